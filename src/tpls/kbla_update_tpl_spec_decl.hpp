@@ -1,0 +1,31 @@
+// kbla::update on Kokkos::Cuda through the hand-written TSMM kernel (src/cuda), Kokkos Kernels style.
+#pragma once
+
+#include <impl/kbla_update_spec.hpp>
+#include <tpls/kbla_cuda_view_traits.hpp>
+
+#if KBLA_ENABLE_CUDA
+namespace kbla {
+namespace Impl {
+
+template <class AView, class CView, class BView>
+struct Update<Kokkos::Cuda, AView, CView, BView, true> {
+  using Scalar = typename BView::non_const_value_type;
+  static void update(const Kokkos::Cuda& exec, const Scalar& alpha, const AView& A, const CView& C,
+                     const Scalar& beta, const BView& B) {
+    const RawMatrix a = raw_matrix(A), c = raw_matrix(C), b = raw_matrix(B);
+    if (!(a.ok && b.ok && c.ok)) {  // no unit stride: portable path
+      UpdatePortable<Kokkos::Cuda, AView, CView, BView>::run(exec, alpha, A, C, beta, B);
+      return;
+    }
+    throw_on_cuda_error(kbla::cuda::tsmm(exec.cuda_stream(), B.extent(0), static_cast<int>(A.extent(1)),
+                                         static_cast<int>(B.extent(1)), raw_value(alpha), raw_pointer(A), a.ld,
+                                         a.layout, raw_pointer(C), c.ld, c.layout, raw_value(beta), raw_pointer(B),
+                                         b.ld, b.layout),
+                        "kbla::update (CUDA tsmm)");
+  }
+};
+
+}  // namespace Impl
+}  // namespace kbla
+#endif
