@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Compiles (does not run: no GPU needed) the CUDA configuration of KokkosBlockLA with nvcc, so that a broken
+# .cu or src/tpls file is caught on a CPU machine. Builds the CUDA Kokkos + Kokkos Kernels first unless the
+# prefix already holds that exact build (scripts/kokkos-cuda.sh keeps an install stamp), so CI pays for it
+# only on a machine that has not built it before.
+#   KBLA_CUDA_PREFIX (default /opt/kbla-deps/kokkos-cuda), BUILD_DIR (default build-cuda-check), JOBS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+prefix=${KBLA_CUDA_PREFIX:-/opt/kbla-deps/kokkos-cuda}
+build=${BUILD_DIR:-build-cuda-check}
+jobs=${JOBS:-$(nproc)}
+start=$(date +%s)
+bash scripts/kokkos-cuda.sh all "$prefix"
+deps_done=$(date +%s)
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
+      -DCMAKE_CXX_COMPILER="$prefix/bin/nvcc_wrapper" -DCMAKE_CUDA_ARCHITECTURES=90 \
+      -DKBLA_ENABLE_TESTS=ON -DKBLA_ENABLE_PERF_TESTS=ON
+cmake --build "$build" -j "$jobs"
+end=$(date +%s)
+echo "check-cuda-build: CUDA configuration compiled (dependencies $((deps_done - start)) s, project $((end - deps_done)) s)"
