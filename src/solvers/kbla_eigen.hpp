@@ -1,0 +1,364 @@
+// kbla::eigen: k extreme eigenpairs of a Hermitian operator by thick-restart block Lanczos (the Hermitian form of
+// block Krylov-Schur), built on kbla::ortho (BCGS2 + CholQR2 through kbla::inner / kbla::update), the operator
+// (a functor on Views, e.g. KokkosSparse::spmv on multivectors; see kbla_crs_operator.hpp) and small host work.
+//
+// Basis V = [locked | active | next block], at most m s + s columns of K rows on the execution space's memory.
+// Expansion: W = A V_c for the newest block V_c, W <- ortho(W against all of V) gives the column block of the
+// projected matrix T (coefficients H) and the sub-diagonal block R. Full re-orthogonalisation every step.
+// When the active basis is full: Rayleigh-Ritz on T (host Householder + QL), residual estimates
+// ||R_last Y_i|| (Krylov-Schur relation), converged wanted pairs are locked (kept in front of the basis,
+// excluded from the projected problem), the best unconverged wanted Ritz vectors plus as many again are kept
+// (thick restart: V <- V Y in place), and the residual block becomes the next block to expand.
+// Block size s >= the largest multiplicity among the wanted eigenvalues finds every copy (a single-vector
+// Lanczos cannot).
+#pragma once
+
+#include <kbla_inner.hpp>
+#include <kbla_update.hpp>
+#include <solvers/kbla_dense_host.hpp>
+#include <solvers/kbla_ortho.hpp>
+#include <solvers/kbla_random.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kbla {
+
+enum class EigenWhich { largest, smallest };  // algebraically largest / smallest
+
+struct EigenProgress {
+  int restart = 0;           // restarts done so far (the report comes after each Rayleigh-Ritz)
+  int converged = 0;         // converged wanted pairs (locked ones included)
+  int nev = 0;
+  double max_residual = 0;   // largest relative residual estimate among the wanted pairs not yet locked
+  double elapsed = 0;        // seconds since the solver started
+  long operator_applications = 0;
+};
+
+struct EigenOptions {
+  int nev = 16;             // k: number of eigenpairs
+  int block_size = 8;       // s: must be >= the largest multiplicity among the wanted eigenvalues
+  int num_blocks = 0;       // m: basis of m * s vectors (+ one block); 0 = auto, max(3 k, k + 4 s) rounded up
+  double tol = 1e-10;       // converged when ||A x - lambda x|| <= tol * |lambda|
+  EigenWhich which = EigenWhich::largest;
+  int max_restarts = 2000;
+  std::uint64_t seed = 1;   // starting block
+  OrthoOptions ortho;
+  std::function<void(const EigenProgress&)> progress;  // called after every Rayleigh-Ritz step
+};
+
+// Wall-clock seconds by phase, each measured between execution-space fences.
+struct EigenTimings {
+  double operator_apply = 0;  // the operator (SpMV)
+  double ortho = 0;           // kbla::ortho: BCGS2 + CholQR2 (inner / update)
+  double rayleigh_ritz = 0;   // projected eigenproblem on the host + basis rotation (restart)
+  double residuals = 0;       // explicit residuals of the returned pairs
+  double total = 0;
+  double ortho_bytes = 0;     // minimum memory traffic of the orthogonalisation (for its bandwidth)
+};
+
+template <class Scalar, class MemorySpace>
+struct EigenResult {
+  std::vector<double> eigenvalues;  // in the wanted order (descending for largest, ascending for smallest)
+  Kokkos::View<Scalar**, Kokkos::LayoutLeft, MemorySpace> eigenvectors;  // n x k, orthonormal columns
+  std::vector<double> residuals;    // explicit ||A x - lambda x|| / |lambda| of each returned pair
+  bool converged = false;           // every estimate <= tol (false when max_restarts ran out)
+  int restarts = 0;
+  int iterations = 0;               // block expansions (operator applications on a block of s vectors)
+  long operator_applications = 0;   // vectors the operator was applied to (residual check included)
+  long operator_calls = 0;
+  int block_size = 0;
+  int basis_size = 0;               // m * s
+  bool dense = false;               // the problem was too small for the Krylov basis: solved densely
+  EigenTimings timings;
+};
+
+namespace Impl {
+
+inline void eigen_check_options(std::int64_t n, const EigenOptions& o) {
+  std::ostringstream os;
+  if (n <= 0) os << "the operator dimension n = " << n << " must be positive";
+  else if (o.nev < 1) os << "k = " << o.nev << " eigenpairs requested; k must be at least 1";
+  else if (o.nev > n) os << "k = " << o.nev << " eigenpairs requested but the matrix has only n = " << n << " rows";
+  else if (o.block_size < 1) os << "block size " << o.block_size << " must be at least 1";
+  else if (!(o.tol > 0) || !std::isfinite(o.tol)) os << "tolerance " << o.tol << " must be positive";
+  else if (o.num_blocks < 0) os << "num_blocks = " << o.num_blocks << " must be >= 0 (0 = automatic)";
+  else if (o.num_blocks > 0 && o.num_blocks * o.block_size < o.nev + 2 * o.block_size)
+    os << "basis of num_blocks * block_size = " << o.num_blocks << " * " << o.block_size << " = "
+       << o.num_blocks * o.block_size << " vectors is too small for k = " << o.nev
+       << ": it needs at least k + 2 * block_size = " << o.nev + 2 * o.block_size;
+  else if (o.max_restarts < 0) os << "max_restarts must be >= 0";
+  if (!os.str().empty()) throw std::invalid_argument("kbla::eigen: " + os.str());
+}
+
+// Positions of ascending values in the wanted order.
+template <class M>
+std::vector<int> wanted_order(const std::vector<M>& ascending, EigenWhich which) {
+  std::vector<int> order(ascending.size());
+  std::iota(order.begin(), order.end(), 0);
+  if (which == EigenWhich::largest) std::reverse(order.begin(), order.end());
+  return order;
+}
+
+}  // namespace Impl
+
+// Eigenpairs of the Hermitian operator `op` of dimension n. `op(X, Y)` must set Y = A X for
+// X, Y = Kokkos::View<Scalar**, Kokkos::LayoutLeft, ExecSpace::memory_space> of n rows and any number of columns
+// (column subviews of a larger View: use X.stride(1), not n, as the leading dimension). Throws
+// std::invalid_argument for bad options (k > n, block size 0, ...).
+template <class Scalar, class ExecSpace, class Operator>
+EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exec, const Operator& op,
+                                                            std::int64_t n, const EigenOptions& options) {
+  using memory_space = typename ExecSpace::memory_space;
+  using MV = Kokkos::View<Scalar**, Kokkos::LayoutLeft, memory_space>;
+  using Small = Kokkos::View<Scalar**, Kokkos::LayoutLeft, memory_space>;
+  using HostSmall = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using M = dense::mag_t<Scalar>;
+  Impl::eigen_check_options(n, options);
+
+  EigenResult<Scalar, memory_space> result;
+  Kokkos::Timer total_timer;
+  const int s = options.block_size, nev = options.nev;
+  const M eps = std::numeric_limits<M>::epsilon();
+  const M guard_factor = std::sqrt(eps);
+  result.block_size = s;
+
+  using SmallU = Kokkos::View<Scalar**, Kokkos::LayoutLeft, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  auto to_device = [](const dense::Matrix<Scalar>& h, const auto& d) {
+    Kokkos::deep_copy(d, HostSmall(const_cast<Scalar*>(h.data()), h.rows(), h.cols()));
+  };
+  auto apply = [&](const MV& X, const MV& Y) {
+    exec.fence();
+    Kokkos::Timer t;
+    op(X, Y);
+    exec.fence();
+    result.timings.operator_apply += t.seconds();
+    result.operator_applications += long(X.extent(1));
+    ++result.operator_calls;
+  };
+
+  int maxdim = options.num_blocks > 0 ? options.num_blocks * s
+                                      : ((std::max(3 * nev, nev + 4 * s) + s - 1) / s) * s;
+  if (std::int64_t(maxdim) + s > n) maxdim = int(std::max<std::int64_t>(0, (n - s) / s * s));
+  const bool use_dense = maxdim < nev + 2 * s;
+
+  std::vector<double> values;  // in locking order, then sorted below
+  MV X;                        // n x nev, columns matching `values`
+
+  if (use_dense) {
+    // Too small for a Krylov basis of this block size: apply the operator to the identity and solve densely.
+    result.dense = true;
+    const int nn = int(n);
+    MV I("kbla::eigen identity", n, n), AI("kbla::eigen dense A", n, n);
+    auto Ih = Kokkos::create_mirror_view(I);
+    for (int i = 0; i < nn; ++i) Ih(i, i) = Scalar(1);
+    Kokkos::deep_copy(I, Ih);
+    apply(I, AI);
+    Kokkos::Timer t;
+    dense::Matrix<Scalar> A(nn, nn), Z;
+    Kokkos::deep_copy(HostSmall(A.data(), nn, nn), AI);
+    for (int j = 0; j < nn; ++j)
+      for (int i = 0; i <= j; ++i) A(i, j) = A(j, i) = (A(i, j) + dense::conj(A(j, i))) / Scalar(2);
+    for (int j = 0; j < nn; ++j)
+      for (int i = 0; i < j; ++i) A(j, i) = dense::conj(A(i, j));
+    std::vector<M> theta;
+    dense::hermitian_eigen(A, theta, Z);
+    const std::vector<int> order = Impl::wanted_order(theta, options.which);
+    dense::Matrix<Scalar> Zk(nn, nev);
+    for (int j = 0; j < nev; ++j) {
+      values.push_back(double(theta[order[j]]));
+      for (int i = 0; i < nn; ++i) Zk(i, j) = Z(i, order[j]);
+    }
+    X = MV("kbla::eigen eigenvectors", n, nev);
+    to_device(Zk, X);
+    result.timings.rayleigh_ritz += t.seconds();
+    result.converged = true;
+    result.basis_size = nn;
+  } else {
+    result.basis_size = maxdim;
+    BlockOrthogonalizer<ExecSpace, Scalar> orth(exec, options.ortho);
+    MV V("kbla::eigen basis", n, maxdim + s);
+    auto cols = [&](int a, int b) -> MV { return Kokkos::subview(V, Kokkos::ALL(), std::make_pair(a, b)); };
+    const Kokkos::View<Scalar*, memory_space> Yd("kbla::eigen rotation", std::size_t(maxdim) * maxdim);
+
+    auto timed_ortho = [&](int p, int c0, int c1) -> const OrthoResult<Scalar>& {
+      exec.fence();
+      Kokkos::Timer t;
+      const OrthoResult<Scalar>& o = orth(cols(0, p), cols(c0, c1));
+      exec.fence();
+      result.timings.ortho += t.seconds();
+      if (!o.complete) throw std::runtime_error("kbla::eigen: the basis could not be extended (n too small?)");
+      return o;
+    };
+
+    fill_random(exec, cols(0, s), options.seed);
+    timed_ortho(0, 0, s);
+
+    dense::Matrix<Scalar> T(maxdim + s, maxdim + s);
+    int nl = 0;      // locked columns at the front of V
+    int nb = s;      // basis columns; the last block [nb - s, nb) is the next to expand
+    int restart = 0;
+    while (true) {
+      // Expand the basis by whole blocks while it stays within maxdim + s columns.
+      while (nb <= maxdim) {
+        const int c = nb - s;
+        apply(cols(c, nb), cols(nb, nb + s));
+        const OrthoResult<Scalar>& o = timed_ortho(nb, nb, nb + s);
+        for (int j = 0; j < s; ++j) {
+          for (int i = nl; i < nb; ++i) T(i, c + j) = o.H(i, j);
+          for (int i = 0; i < s; ++i) T(nb + i, c + j) = o.R(i, j);
+        }
+        nb += s;
+        ++result.iterations;
+      }
+
+      // Rayleigh-Ritz on the active part [nl, top); [top, top + s) is the residual block.
+      exec.fence();
+      Kokkos::Timer rr;
+      const int top = nb - s;
+      const int na = top - nl;
+      dense::Matrix<Scalar> Ta(na, na), Y;
+      for (int j = 0; j < na; ++j)
+        for (int i = 0; i < na; ++i)
+          Ta(i, j) = (T(nl + i, nl + j) + dense::conj(T(nl + j, nl + i))) / Scalar(2);
+      std::vector<M> theta;
+      dense::hermitian_eigen(Ta, theta, Y);
+      const std::vector<int> order = Impl::wanted_order(theta, options.which);
+      M anorm = 0;
+      for (const M t : theta) anorm = std::max(anorm, std::abs(t));
+      dense::Matrix<Scalar> B(s, na);
+      for (int j = 0; j < na; ++j)
+        for (int i = 0; i < s; ++i) B(i, j) = T(top + i, nl + j);
+      const dense::Matrix<Scalar> BY = dense::multiply(B, Y);
+      std::vector<double> rel(na);
+      for (int j = 0; j < na; ++j) {
+        M r2 = 0;
+        for (int i = 0; i < s; ++i) r2 += dense::abs2(BY(i, j));
+        rel[j] = double(std::sqrt(r2) / std::max(std::abs(theta[j]), guard_factor * anorm));
+      }
+      const int k_rem = nev - nl;
+      std::vector<int> conv, unconv;
+      double max_res = 0;
+      for (int w = 0; w < na; ++w) {
+        const int j = order[w];
+        if (w < k_rem) {
+          max_res = std::max(max_res, rel[j]);
+          if (rel[j] <= options.tol) {
+            conv.push_back(j);
+            continue;
+          }
+        }
+        unconv.push_back(j);
+      }
+      const int new_nl = nl + int(conv.size());
+      const bool done = new_nl >= nev;
+      const bool out_of_restarts = !done && restart >= options.max_restarts;
+      if (out_of_restarts) {  // return the best approximations: lock the whole wanted window as it is
+        conv.clear();
+        unconv.clear();
+        for (int w = 0; w < na; ++w) (w < k_rem ? conv : unconv).push_back(order[w]);
+      }
+      const int locked_now = nl + int(conv.size());
+      const int room = top - locked_now - s;
+      const int k_rem2 = nev - locked_now;
+      const int kk = (done || out_of_restarts) ? 0 : std::min(room, k_rem2 + std::max(0, (room - k_rem2) / 2));
+
+      // Rotate the active basis: [newly locked | kept | rest] = V_active * Y(:, perm).
+      std::vector<int> perm = conv;
+      perm.insert(perm.end(), unconv.begin(), unconv.end());
+      dense::Matrix<Scalar> Yp(na, na);
+      for (int j = 0; j < na; ++j)
+        for (int i = 0; i < na; ++i) Yp(i, j) = Y(i, perm[j]);
+      const SmallU Ydn(Yd.data(), na, na);
+      to_device(Yp, Ydn);
+      kbla::update_in_place(exec, Scalar(1), cols(nl, top), Ydn);
+      for (const int j : conv) values.push_back(double(theta[j]));
+
+      if (!done && !out_of_restarts) {
+        T.set_zero();
+        for (int i = 0; i < kk; ++i) T(locked_now + i, locked_now + i) = Scalar(theta[perm[conv.size() + i]]);
+        for (int j = 0; j < kk; ++j)
+          for (int i = 0; i < s; ++i) T(locked_now + kk + i, locked_now + j) = BY(i, perm[conv.size() + j]);
+        Kokkos::deep_copy(exec, cols(locked_now + kk, locked_now + kk + s), cols(top, top + s));
+      }
+      exec.fence();
+      result.timings.rayleigh_ritz += rr.seconds();
+
+      if (options.progress) {
+        EigenProgress p;
+        p.restart = restart;
+        p.converged = new_nl;
+        p.nev = nev;
+        p.max_residual = max_res;
+        p.elapsed = total_timer.seconds();
+        p.operator_applications = result.operator_applications;
+        options.progress(p);
+      }
+      nl = locked_now;
+      if (done || out_of_restarts) {
+        result.converged = done;
+        break;
+      }
+      nb = nl + kk + s;
+      ++restart;
+    }
+    result.restarts = restart;
+    result.timings.ortho_bytes = orth.bytes_moved();
+    X = Kokkos::subview(V, Kokkos::ALL(), std::make_pair(0, nev));
+  }
+
+  // Sort into the wanted order and copy out (eigenvectors = X P for a permutation P).
+  std::vector<int> idx(nev);
+  std::iota(idx.begin(), idx.end(), 0);
+  std::stable_sort(idx.begin(), idx.end(), [&](int a, int b) {
+    return options.which == EigenWhich::largest ? values[a] > values[b] : values[a] < values[b];
+  });
+  dense::Matrix<Scalar> P(nev, nev);
+  for (int j = 0; j < nev; ++j) {
+    P(idx[j], j) = Scalar(1);
+    result.eigenvalues.push_back(values[idx[j]]);
+  }
+  const Small Pd("kbla::eigen permutation", nev, nev);
+  to_device(P, Pd);
+  result.eigenvectors = MV("kbla::eigen eigenvectors", n, nev);
+  kbla::update(exec, Scalar(1), X, Pd, Scalar(0), result.eigenvectors);
+
+  // Explicit residuals: W = A X - X diag(lambda), ||w_j|| / |lambda_j|.
+  {
+    MV W("kbla::eigen residual", n, nev);
+    apply(result.eigenvectors, W);
+    Kokkos::Timer t;
+    dense::Matrix<Scalar> D(nev, nev);
+    M anorm = 0;
+    for (int j = 0; j < nev; ++j) {
+      D(j, j) = Scalar(result.eigenvalues[j]);
+      anorm = std::max(anorm, M(std::abs(result.eigenvalues[j])));
+    }
+    const Small Dd("kbla::eigen diag", nev, nev), Gd("kbla::eigen residual gram", nev, nev);
+    to_device(D, Dd);
+    kbla::update(exec, Scalar(-1), result.eigenvectors, Dd, Scalar(1), W);
+    kbla::inner(exec, Scalar(1), W, W, Scalar(0), Gd);
+    dense::Matrix<Scalar> G(nev, nev);
+    Kokkos::deep_copy(HostSmall(G.data(), nev, nev), Gd);
+    for (int j = 0; j < nev; ++j) {
+      const M denom = std::max(M(std::abs(result.eigenvalues[j])), guard_factor * anorm);
+      result.residuals.push_back(double(std::sqrt(std::max(M(0), dense::real(G(j, j)))) / denom));
+    }
+    result.timings.residuals += t.seconds();
+  }
+  exec.fence();
+  result.timings.total = total_timer.seconds();
+  return result;
+}
+
+}  // namespace kbla

@@ -1,0 +1,291 @@
+// kbla::ortho: block Gram-Schmidt of a K x s block X against an orthonormal K x p basis Q, then an
+// orthonormalisation of X itself, built only on the public calls kbla::inner / kbla::update (the memory-bound
+// part that the library accelerates) plus s x s host work.
+//
+//   X_in = Q H + X_out R,   Q^H X_out = 0,   X_out^H X_out = I   (R upper triangular when X_in has full rank)
+//
+// Algorithm (each "round" is one block classical Gram-Schmidt pass followed by one Cholesky QR):
+//   C = Q^H X (kbla::inner), X <- X - Q C (kbla::update); G = X^H X (kbla::inner); G = R_r^H R_r on the host;
+//   X <- X R_r^{-1} (kbla::update_in_place).
+// Two rounds are BCGS2 + CholQR2: enough for a well-conditioned block (loss of orthogonality O(eps)). When a
+// Cholesky fails or its pivots say the block is ill-conditioned (min R_jj^2 / G_jj < 1e-10), that round uses a
+// shifted Cholesky (G + sigma I, sigma = 11 (K s + s(s+1)) eps tr(G), Fukaya et al. 2020) and rounds continue until
+// a round starts from a Gram matrix within 1e-2 of I: shifted CholQR3 for condition numbers up to ~1e15.
+// The numerical rank comes from the singular values of the accumulated R (one-sided Jacobi on the host): singular
+// values <= rank_tol * (largest column norm of X_in) are dependent directions. With replace_dependent, those
+// directions are replaced by random vectors, and the block is orthogonalised again against Q (R then has zero
+// rows beyond the rank and is no longer triangular).
+#pragma once
+
+#include <kbla_inner.hpp>
+#include <kbla_update.hpp>
+#include <solvers/kbla_dense_host.hpp>
+#include <solvers/kbla_random.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kbla {
+
+struct OrthoOptions {
+  // A direction of X_in orthogonal to Q is dependent when its singular value is <= rank_tol times the largest
+  // column norm of X_in (Q part included): ~1e3 eps, so a block with condition number 1e12 keeps full rank.
+  double rank_tol = 1e-13;
+  int max_rounds = 8;              // projection + CholQR rounds (2 for well-conditioned blocks)
+  bool replace_dependent = true;   // replace dependent directions by random vectors orthogonalised again
+  std::uint64_t seed = 0x6b626c61; // for the random replacement vectors
+};
+
+template <class Scalar>
+struct OrthoResult {
+  int rank = 0;           // numerical rank of the part of X_in orthogonal to Q, 0..s
+  int rounds = 0;         // projection + CholQR rounds run (2 for a well-conditioned block)
+  bool shifted = false;   // a shifted Cholesky was needed (ill-conditioned or rank-deficient block)
+  int replaced = 0;       // directions replaced by random vectors (s - rank when replace_dependent)
+  bool complete = true;   // X_out has s orthonormal columns (false only when K < p + s leaves no room)
+  dense::Matrix<Scalar> H;  // p x s: X_in = Q H + X_out R
+  dense::Matrix<Scalar> R;  // s x s
+};
+
+// Reusable orthogonaliser: keeps its small device and host buffers between calls (allocation-free after the
+// first call of a given size) and counts the memory traffic of the tall & skinny calls it makes.
+template <class ExecSpace, class Scalar>
+class BlockOrthogonalizer {
+ public:
+  using execution_space = ExecSpace;
+  using memory_space = typename ExecSpace::memory_space;
+  using Mag = dense::mag_t<Scalar>;
+  using BlockView = Kokkos::View<Scalar**, Kokkos::LayoutStride, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using ConstBlockView =
+      Kokkos::View<const Scalar**, Kokkos::LayoutStride, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using SmallView = Kokkos::View<Scalar**, Kokkos::LayoutLeft, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using HostSmallView =
+      Kokkos::View<Scalar**, Kokkos::LayoutLeft, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  explicit BlockOrthogonalizer(const ExecSpace& exec = ExecSpace(), const OrthoOptions& options = OrthoOptions())
+      : exec_(exec), options_(options) {}
+
+  const OrthoOptions& options() const { return options_; }
+  // Minimum memory traffic (bytes) of the inner / update calls made so far: each K-row operand read or written
+  // once. Divided by the time spent, it is the achieved bandwidth of the orthogonalisation.
+  double bytes_moved() const { return bytes_; }
+  void reset_bytes() { bytes_ = 0; }
+
+  // Orthogonalise X (K x s, overwritten with X_out) against Q (K x p, orthonormal columns; p may be 0).
+  template <class QView, class XView>
+  const OrthoResult<Scalar>& operator()(const QView& Q, const XView& X) {
+    static_assert(Kokkos::is_view<QView>::value && Kokkos::is_view<XView>::value, "kbla::ortho: Q, X must be Views");
+    static_assert(int(QView::rank) == 2 && int(XView::rank) == 2, "kbla::ortho: Q and X must be rank-2 Views");
+    static_assert(std::is_same<typename XView::non_const_value_type, Scalar>::value &&
+                      std::is_same<typename QView::non_const_value_type, Scalar>::value,
+                  "kbla::ortho: Q and X must hold the orthogonaliser's scalar type");
+    constexpr const char* call = "kbla::ortho";
+    Impl::require_accessible<ExecSpace>(call, "Q", Q);
+    Impl::require_accessible<ExecSpace>(call, "X", X);
+    if (Q.extent(1) > 0 && Q.extent(0) != X.extent(0)) {
+      Impl::throw_invalid(std::string(call) + ": Q is " + Impl::shape_of(Q) + " and X is " + Impl::shape_of(X) +
+                          "; they must have the same number of rows (K)");
+    }
+    Impl::require_no_overlap(call, "X", X, "Q", Q);
+    Bases bases;
+    if (Q.extent(1) > 0) bases.add(ConstBlockView(Q));
+    run(bases, BlockView(X), result_, 0);
+    return result_;
+  }
+
+ private:
+  struct Bases {
+    ConstBlockView v[3];
+    int count = 0;
+    void add(const ConstBlockView& b) {
+      if (count == 3) throw std::logic_error("kbla::ortho: too many bases");
+      v[count++] = b;
+    }
+    int total_cols() const {
+      int p = 0;
+      for (int i = 0; i < count; ++i) p += int(v[i].extent(1));
+      return p;
+    }
+  };
+
+  SmallView device_small(int rows, int cols, int slot) {
+    const std::size_t need = std::size_t(rows) * std::size_t(cols);
+    if (slot_size_ < need || !ws_.data()) {
+      slot_size_ = std::max(need, 2 * slot_size_);
+      ws_ = Kokkos::View<Scalar*, memory_space>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kbla::ortho ws"),
+                                                3 * slot_size_);
+    }
+    return SmallView(ws_.data() + slot * slot_size_, rows, cols);
+  }
+
+  void to_host(const SmallView& d, dense::Matrix<Scalar>& h) {
+    h.resize(int(d.extent(0)), int(d.extent(1)));
+    if (h.rows() * h.cols() == 0) return;
+    Kokkos::deep_copy(HostSmallView(h.data(), h.rows(), h.cols()), d);
+  }
+  void to_device(const dense::Matrix<Scalar>& h, const SmallView& d) {
+    if (h.rows() * h.cols() == 0) return;
+    Kokkos::deep_copy(d, HostSmallView(const_cast<Scalar*>(h.data()), h.rows(), h.cols()));
+  }
+
+  void rotate(const BlockView& X, const dense::Matrix<Scalar>& C) {  // X <- X C (C square)
+    const SmallView Cd = device_small(C.rows(), C.cols(), 1);
+    to_device(C, Cd);
+    kbla::update_in_place(exec_, Scalar(1), X, Cd);
+    bytes_ += 2.0 * double(X.extent(0)) * double(X.extent(1)) * sizeof(Scalar);
+  }
+
+  void run(const Bases& bases, const BlockView& X, OrthoResult<Scalar>& res, int depth) {
+    const std::int64_t K = X.extent(0);
+    const int s = int(X.extent(1));
+    const int p = bases.total_cols();
+    const Scalar one(1), zero(0);
+    const Mag eps = std::numeric_limits<Mag>::epsilon();
+    res.H.resize(p, s);
+    res.R = dense::Matrix<Scalar>::identity(s);
+    res.rounds = 0;
+    res.shifted = false;
+    res.replaced = 0;
+    res.complete = true;
+    res.rank = 0;
+    if (s == 0) return;
+    if (K == 0) {
+      res.complete = false;
+      return;
+    }
+
+    std::vector<Mag> colnorm2(s, Mag(0));
+    dense::Matrix<Scalar> C, G, Rr;
+    Mag xnorm = 0;
+    bool zero_block = false;
+    for (int round = 0; round < std::max(1, options_.max_rounds); ++round) {
+      int row0 = 0;
+      for (int b = 0; b < bases.count; ++b) {
+        const ConstBlockView& Q = bases.v[b];
+        const int pb = int(Q.extent(1));
+        if (pb == 0) continue;
+        const SmallView Cd = device_small(pb, s, 0);
+        kbla::inner(exec_, one, Q, ConstBlockView(X), zero, Cd);
+        kbla::update(exec_, -one, Q, Cd, one, X);
+        bytes_ += double(K) * (2.0 * pb + 3.0 * s) * sizeof(Scalar);
+        to_host(Cd, C);
+        if (round == 0)
+          for (int j = 0; j < s; ++j)
+            for (int i = 0; i < pb; ++i) colnorm2[j] += dense::abs2(C(i, j));
+        const dense::Matrix<Scalar> CR = dense::multiply(C, res.R);
+        for (int j = 0; j < s; ++j)
+          for (int i = 0; i < pb; ++i) res.H(row0 + i, j) += CR(i, j);
+        row0 += pb;
+      }
+      const SmallView Gd = device_small(s, s, 1);
+      kbla::inner(exec_, one, ConstBlockView(X), ConstBlockView(X), zero, Gd);
+      bytes_ += double(K) * s * sizeof(Scalar);
+      to_host(Gd, G);
+      Mag trace = 0;
+      for (int j = 0; j < s; ++j) trace += dense::real(G(j, j));
+      if (round == 0) {
+        for (int j = 0; j < s; ++j) colnorm2[j] += dense::real(G(j, j));
+        xnorm = std::sqrt(*std::max_element(colnorm2.begin(), colnorm2.end()));
+        if (!(trace > Mag(0))) {  // nothing left of X outside span(Q)
+          zero_block = true;
+          break;
+        }
+      }
+      const bool nearly_orthonormal = dense::distance_from_identity(G) <= Mag(1e-2);
+      bool done = nearly_orthonormal && (round >= 1 || p == 0);
+      dense::CholeskyInfo info = dense::cholesky_upper(G, Rr);
+      if (!info.ok || info.min_pivot_ratio < 1e-10) {
+        Mag shift = Mag(11) * (Mag(K) * s + Mag(s) * (s + 1)) * eps * trace;
+        for (int attempt = 0; attempt < 40; ++attempt, shift *= Mag(10)) {
+          info = dense::cholesky_upper(G, Rr, shift);
+          if (info.ok) break;
+        }
+        if (!info.ok) throw std::runtime_error("kbla::ortho: shifted Cholesky failed (NaN or Inf in the block?)");
+        res.shifted = true;
+        done = false;
+      }
+      rotate(X, dense::inverse_upper(Rr));
+      res.R = dense::multiply(Rr, res.R);
+      ++res.rounds;
+      if (done) break;
+    }
+
+    // Numerical rank from the singular values of the accumulated R.
+    std::vector<Mag> sigma;
+    dense::Matrix<Scalar> U;
+    int r = 0;
+    if (!zero_block) {
+      dense::singular_values_left(res.R, sigma, U);
+      const Mag threshold = Mag(options_.rank_tol) * xnorm;
+      while (r < s && sigma[r] > threshold) ++r;
+    }
+    res.rank = r;
+    if (r == s) return;
+
+    // Rank deficient: keep the r significant directions, replace the others.
+    if (zero_block) {
+      res.R.set_zero();
+    } else {
+      rotate(X, U);  // X <- X U, so X_in = Q H + X (U^H R)
+      dense::Matrix<Scalar> R2 = dense::multiply(U, res.R, true);
+      for (int i = r; i < s; ++i)
+        for (int j = 0; j < s; ++j) R2(i, j) = Scalar(0);
+      res.R = R2;
+    }
+    const auto Z = Kokkos::subview(X, Kokkos::ALL(), std::make_pair(r, s));
+    if (!options_.replace_dependent || depth >= 2) {
+      const std::int64_t zc = Z.extent(1);
+      Kokkos::parallel_for(
+          "kbla::ortho zero dependent columns", Kokkos::RangePolicy<ExecSpace>(exec_, 0, K),
+          KOKKOS_LAMBDA(const std::int64_t i) {
+            for (std::int64_t j = 0; j < zc; ++j) Z(i, j) = Scalar(0);
+          });
+      exec_.fence();
+      res.complete = false;
+      return;
+    }
+    fill_random(exec_, Z, options_.seed + 0x9e3779b97f4a7c15ULL * (++replacements_));
+    res.replaced = s - r;
+    // Orthonormalise the whole block again (the kept columns are already orthonormal, the new ones random):
+    // X = Q H2 + X_out R_2, so X_in = Q (H + H2 R) + X_out (R_2 R); rows beyond r of R_2 R stay zero.
+    OrthoResult<Scalar> sub;
+    run(bases, X, sub, depth + 1);
+    for (int j = 0; j < s; ++j)
+      for (int i = 0; i < p; ++i) {
+        Scalar h(0);
+        for (int l = 0; l < s; ++l) h += sub.H(i, l) * res.R(l, j);
+        res.H(i, j) += h;
+      }
+    res.R = dense::multiply(sub.R, res.R);
+    res.rounds += sub.rounds;
+    res.shifted = res.shifted || sub.shifted;
+    res.complete = sub.complete && sub.rank == s;
+  }
+
+  ExecSpace exec_;
+  OrthoOptions options_;
+  OrthoResult<Scalar> result_;
+  Kokkos::View<Scalar*, memory_space> ws_;
+  std::size_t slot_size_ = 0;
+  double bytes_ = 0;
+  std::uint64_t replacements_ = 0;
+};
+
+// One-shot form: orthogonalise X (overwritten) against the orthonormal columns of Q; returns rank, R and H with
+// X_in = Q H + X_out R. For repeated calls keep a BlockOrthogonalizer (it reuses its buffers).
+template <class ExecSpace, class QView, class XView,
+          class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
+OrthoResult<typename XView::non_const_value_type> ortho(const ExecSpace& exec, const QView& Q, const XView& X,
+                                                        const OrthoOptions& options = OrthoOptions()) {
+  BlockOrthogonalizer<ExecSpace, typename XView::non_const_value_type> orthogonalizer(exec, options);
+  return orthogonalizer(Q, X);
+}
+
+}  // namespace kbla

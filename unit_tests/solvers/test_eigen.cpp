@@ -1,0 +1,234 @@
+// kbla::eigen (thick-restart block Lanczos) on the default backend: the 3D Laplacian against its analytic spectrum
+// with repeated eigenvalues, a diagonal matrix with a chosen spectrum (user functor operator), a complex Hermitian
+// matrix, the dense fallback for tiny problems, and option checking.
+#include "solver_test_helpers.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <stdexcept>
+
+using namespace kbla_test;
+
+namespace {
+
+using Crs = KokkosSparse::CrsMatrix<double, int, Exec>;
+
+bool verbose() { return std::getenv("KBLA_TEST_VERBOSE") != nullptr; }
+
+template <class T>
+void print_summary(const char* name, const kbla::EigenResult<T, Mem>& r) {
+  if (!verbose()) return;
+  std::printf("  %s: restarts %d iterations %d op vectors %ld basis %d, time %.3f s (op %.3f ortho %.3f rr %.3f)\n",
+              name, r.restarts, r.iterations, r.operator_applications, r.basis_size, r.timings.total,
+              r.timings.operator_apply, r.timings.ortho, r.timings.rayleigh_ritz);
+}
+
+// Every computed value within rel_tol of the expected one (both in the wanted order), residuals small, and the
+// eigenvectors orthonormal.
+template <class T>
+void check_against(const kbla::EigenResult<T, Mem>& r, const std::vector<double>& expected, double rel_tol,
+                   double residual_tol) {
+  ASSERT_EQ(r.eigenvalues.size(), expected.size());
+  EXPECT_TRUE(r.converged);
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_LE(std::abs(r.eigenvalues[i] - expected[i]), rel_tol * std::abs(expected[i]))
+        << "eigenvalue " << i << ": computed " << r.eigenvalues[i] << " expected " << expected[i];
+    EXPECT_LE(r.residuals[i], residual_tol) << "eigenvalue " << i;
+  }
+  EXPECT_LE(orthogonality_loss(to_host(r.eigenvectors)), 1e-12);
+  EXPECT_GT(r.operator_applications, 0);
+  if (!r.dense) EXPECT_GT(r.iterations, 0);
+}
+
+// Multiplicities: clusters of the computed values (gap 1e-8) must have the analytic sizes, except the last one,
+// which k may cut.
+void check_multiplicities(const std::vector<double>& computed, const std::vector<double>& expected) {
+  auto clusters = [](const std::vector<double>& v) {
+    std::vector<int> sizes;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (i == 0 || std::abs(v[i] - v[i - 1]) > 1e-8 * std::abs(v[i])) sizes.push_back(0);
+      ++sizes.back();
+    }
+    return sizes;
+  };
+  EXPECT_EQ(clusters(computed), clusters(expected));
+}
+
+std::vector<double> laplacian_wanted(int n, int k, kbla::EigenWhich which) {
+  std::vector<double> all = kbla::laplacian_3d_eigenvalues(n);
+  if (which == kbla::EigenWhich::largest) std::reverse(all.begin(), all.end());
+  all.resize(k);
+  return all;
+}
+
+void laplacian_case(int n, int k, int s, kbla::EigenWhich which, int expect_min_multiplicity) {
+  const Crs A = kbla::laplacian_3d<Crs>(n);
+  kbla::EigenOptions opt;
+  opt.nev = k;
+  opt.block_size = s;
+  opt.tol = 1e-10;
+  opt.which = which;
+  const auto r = kbla::eigen(Exec(), A, opt);
+  print_summary("laplacian", r);
+  const std::vector<double> expected = laplacian_wanted(n, k, which);
+  check_against(r, expected, 1e-10, 1.5e-10);
+  check_multiplicities(r.eigenvalues, expected);
+  int max_mult = 0;
+  for (std::size_t i = 0, c = 0; i < expected.size(); ++i) {
+    c = (i > 0 && std::abs(expected[i] - expected[i - 1]) < 1e-9) ? c + 1 : 1;
+    max_mult = std::max<int>(max_mult, int(c));
+  }
+  EXPECT_GE(max_mult, expect_min_multiplicity) << "the case is meant to contain repeated eigenvalues";
+  EXPECT_FALSE(r.dense);
+}
+
+}  // namespace
+
+// n = 10: the 17 largest are 1 + 3 + 3 + 3 + 1 + 6 (multiplicities), the 10 smallest 1 + 3 + 3 + 3.
+TEST(Eigen, Laplacian3dLargestWithSixfoldEigenvalue) { laplacian_case(10, 17, 8, kbla::EigenWhich::largest, 6); }
+TEST(Eigen, Laplacian3dSmallest) { laplacian_case(10, 10, 4, kbla::EigenWhich::smallest, 3); }
+// n = 12, block size equal to the largest multiplicity (6): the 17 smallest are 1 + 3 + 3 + 3 + 1 + 6.
+TEST(Eigen, Laplacian3dSmallestBlockEqualsMultiplicity) { laplacian_case(12, 17, 6, kbla::EigenWhich::smallest, 6); }
+
+namespace {
+
+struct DiagonalOperator {
+  Kokkos::View<double*, Mem> d;
+  template <class XV, class YV>
+  void operator()(const XV& X, const YV& Y) const {
+    const auto dd = d;
+    const std::int64_t cols = X.extent(1);
+    Kokkos::parallel_for(
+        "diag op", Kokkos::RangePolicy<Exec>(0, X.extent(0)), KOKKOS_LAMBDA(const std::int64_t i) {
+          for (std::int64_t j = 0; j < cols; ++j) Y(i, j) = dd(i) * X(i, j);
+        });
+  }
+};
+
+}  // namespace
+
+TEST(Eigen, DiagonalWithChosenSpectrumFunctorOperator) {
+  // 600 values: a 4-fold 50, a double 49.5, 49.2, then 1..48 spread, and a 3-fold -7 and -6.5 at the bottom.
+  const int n = 600;
+  std::vector<double> spectrum;
+  for (int i = 0; i < 4; ++i) spectrum.push_back(50.0);
+  spectrum.push_back(49.5);
+  spectrum.push_back(49.5);
+  spectrum.push_back(49.2);
+  for (int i = 0; i < 3; ++i) spectrum.push_back(-7.0);
+  spectrum.push_back(-6.5);
+  while (int(spectrum.size()) < n) spectrum.push_back(1.0 + 47.0 * (spectrum.size() % 97) / 97.0 + 1e-3 * spectrum.size());
+  std::vector<double> permuted = spectrum;
+  std::mt19937_64 g(3);
+  std::shuffle(permuted.begin(), permuted.end(), g);
+  Kokkos::View<double*, Mem> d("d", n);
+  auto dh = Kokkos::create_mirror_view(d);
+  for (int i = 0; i < n; ++i) dh(i) = permuted[i];
+  Kokkos::deep_copy(d, dh);
+  std::sort(spectrum.begin(), spectrum.end());
+
+  kbla::EigenOptions opt;
+  opt.nev = 7;
+  opt.block_size = 4;
+  opt.tol = 1e-11;
+  auto r = kbla::eigen<double>(Exec(), DiagonalOperator{d}, n, opt);
+  print_summary("diagonal largest", r);
+  check_against(r, std::vector<double>(spectrum.rbegin(), spectrum.rbegin() + 7), 1e-10, 1e-10);
+  check_multiplicities(r.eigenvalues, std::vector<double>(spectrum.rbegin(), spectrum.rbegin() + 7));
+
+  opt.which = kbla::EigenWhich::smallest;
+  opt.nev = 4;
+  r = kbla::eigen<double>(Exec(), DiagonalOperator{d}, n, opt);
+  print_summary("diagonal smallest", r);
+  check_against(r, std::vector<double>(spectrum.begin(), spectrum.begin() + 4), 1e-10, 1e-10);
+}
+
+namespace {
+
+struct DenseOperator {
+  DeviceBlock<Kokkos::complex<double>> A;
+  template <class XV, class YV>
+  void operator()(const XV& X, const YV& Y) const {
+    kbla::update(Exec(), Kokkos::complex<double>(1), A, X, Kokkos::complex<double>(0), Y);  // Y = A X
+  }
+};
+
+}  // namespace
+
+TEST(Eigen, ComplexHermitian) {
+  using T = Kokkos::complex<double>;
+  const int n = 240;
+  std::vector<double> lambda;
+  for (int i = 0; i < n; ++i) lambda.push_back(-3.0 + 6.0 * i / n);
+  lambda[0] = lambda[1] = lambda[2] = -5.0;  // 3-fold smallest
+  lambda[n - 1] = 9.0;
+  lambda[n - 2] = 8.5;
+  const HostMatrix<T> U = orthonormalize(random_matrix<T>(n, n, 17));
+  HostMatrix<T> A(n, n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i <= j; ++i) {
+      T s(0);
+      for (int k = 0; k < n; ++k) s += U(i, k) * T(lambda[k]) * kbla::dense::conj(U(j, k));
+      A(i, j) = s;
+      A(j, i) = kbla::dense::conj(s);
+    }
+  for (int i = 0; i < n; ++i) A(i, i) = T(kbla::dense::real(A(i, i)));
+  kbla::EigenOptions opt;
+  opt.nev = 5;
+  opt.block_size = 4;
+  opt.which = kbla::EigenWhich::smallest;
+  const auto r = kbla::eigen<T>(Exec(), DenseOperator{to_device(A, "A")}, n, opt);
+  print_summary("complex hermitian", r);
+  std::vector<double> sorted = lambda;
+  std::sort(sorted.begin(), sorted.end());
+  check_against(r, std::vector<double>(sorted.begin(), sorted.begin() + 5), 1e-10, 1e-10);
+  check_multiplicities(r.eigenvalues, std::vector<double>(sorted.begin(), sorted.begin() + 5));
+}
+
+TEST(Eigen, TinyProblemFallsBackToDense) {
+  const Crs A = kbla::laplacian_3d<Crs>(3);  // 27 rows
+  kbla::EigenOptions opt;
+  opt.nev = 7;
+  opt.block_size = 8;
+  const auto r = kbla::eigen(Exec(), A, opt);
+  EXPECT_TRUE(r.dense);
+  check_against(r, laplacian_wanted(3, 7, kbla::EigenWhich::largest), 1e-12, 1e-12);
+}
+
+TEST(Eigen, ProgressIsReportedPerRestart) {
+  const Crs A = kbla::laplacian_3d<Crs>(8);
+  kbla::EigenOptions opt;
+  opt.nev = 4;
+  opt.block_size = 4;
+  int calls = 0, last_converged = -1;
+  opt.progress = [&](const kbla::EigenProgress& p) {
+    EXPECT_EQ(p.restart, calls);
+    EXPECT_GE(p.converged, last_converged);
+    EXPECT_EQ(p.nev, 4);
+    last_converged = p.converged;
+    ++calls;
+  };
+  const auto r = kbla::eigen(Exec(), A, opt);
+  EXPECT_EQ(calls, r.restarts + 1);
+  EXPECT_EQ(last_converged, 4);
+}
+
+TEST(Eigen, RejectsBadOptions) {
+  const Crs A = kbla::laplacian_3d<Crs>(3);
+  kbla::EigenOptions opt;
+  opt.nev = 28;  // n = 27
+  EXPECT_THROW(kbla::eigen(Exec(), A, opt), std::invalid_argument);
+  opt.nev = 4;
+  opt.block_size = 0;
+  EXPECT_THROW(kbla::eigen(Exec(), A, opt), std::invalid_argument);
+  opt.block_size = 4;
+  opt.num_blocks = 2;  // 8 < k + 2 s = 12
+  EXPECT_THROW(kbla::eigen(Exec(), A, opt), std::invalid_argument);
+  opt.num_blocks = 0;
+  opt.tol = 0;
+  EXPECT_THROW(kbla::eigen(Exec(), A, opt), std::invalid_argument);
+  opt.tol = 1e-8;
+  opt.nev = 0;
+  EXPECT_THROW(kbla::eigen(Exec(), A, opt), std::invalid_argument);
+}
