@@ -1,0 +1,121 @@
+// Tuning sweep behind src/cuda/tall_skinny_params.hpp: times candidate configurations of the TSMTTSM and TSMM
+// kernels (double, both layouts, K = 2^29/w, beta = 0, median of 7 after warm-up) and prints the best per
+// width as table rows. Driven by scripts/tune_tall_skinny.sh.
+#include <algorithm>
+#include <complex>
+#include <type_traits>
+#include <cstdio>
+#include <vector>
+
+#include "tall_skinny_dispatch.cuh"
+
+using namespace kbla::cuda;
+using namespace kbla::cuda::detail;
+
+#define CK(x)                                                                                  \
+  do {                                                                                         \
+    cudaError_t e_ = (x);                                                                      \
+    if (e_ != cudaSuccess) {                                                                   \
+      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);    \
+      std::exit(2);                                                                            \
+    }                                                                                          \
+  } while (0)
+
+static double *gA, *gB, *gC;
+static cudaEvent_t e0, e1;
+
+template <class F>
+double med(F&& f) {
+  f();
+  f();
+  std::vector<float> t(7);
+  for (auto& x : t) {
+    CK(cudaEventRecord(e0));
+    f();
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaEventElapsedTime(&x, e0, e1));
+  }
+  std::sort(t.begin(), t.end());
+  return t[3];
+}
+
+template <int TM, int TN, int PM, int PN>
+void ts(int w, int lay) {
+  const std::int64_t K = (std::int64_t(1) << 29) / w;
+  const Layout l = lay == 0 ? Layout::RowMajor : Layout::ColMajor;
+  const bool row = lay == 0;
+  auto run = [](const TsmttsmArgs<double, false>& a, int ly, cudaStream_t st) -> cudaError_t {
+    return ly == kLayRR ? launch_tsmttsm<double, false, TM, TN, PM, PN, kLayRR>(a, st)
+                        : launch_tsmttsm<double, false, TM, TN, PM, PN, kLayCC>(a, st);
+  };
+  const double ms = med([&] {
+    CK(tsmttsm_entry<double>(0, K, w, w, 1.0, gA, row ? w : K, l, gB, row ? w : K, l, 0.0, gC, w, l,
+                             TallSkinnyOptions{}, run));
+  });
+  const double bytes = 8.0 * (2.0 * K * w + double(w) * w);
+  std::printf("TUNE tsmttsm %s w=%d X(%d, %d, %d, %d, %d) %.4f ms %.0f GB/s\n", row ? "R" : "C", w, w, TM, TN, PM,
+              PN, ms, bytes / ms / 1e6);
+}
+
+template <int W, int TN, int U, int RK>
+void tm(int lay) {
+  const int w = W;
+  const std::int64_t K = (std::int64_t(1) << 29) / w;
+  const Layout l = lay == 0 ? Layout::RowMajor : Layout::ColMajor;
+  const bool row = lay == 0;
+  auto run = [](const TsmmArgs<double, false>& a, int ly, cudaStream_t st) -> cudaError_t {
+    return ly == kLayRR ? launch_tsmm<double, false, W, W, TN, U, RK, 0>(a, st)
+                        : launch_tsmm<double, false, W, W, TN, U, RK, 1>(a, st);
+  };
+  const double ms = med([&] {
+    CK(tsmm_entry<double>(0, K, w, w, 1.0, gA, row ? w : K, l, gC, w, l, 0.0, gB, row ? w : K, l, 64, run));
+  });
+  const double bytes = 8.0 * (2.0 * K * w + double(w) * w);
+  std::printf("TUNE tsmm %s w=%d X(%d, %d, %d, %d) %.4f ms %.0f GB/s\n", row ? "R" : "C", w, w, TN, U, RK, ms,
+              bytes / ms / 1e6);
+}
+
+template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST>
+void dm(int w, int lay) {
+  using T = std::conditional_t<ZV, std::complex<double>, double>;
+  const std::int64_t K = (std::int64_t(1) << (ZV ? 28 : 29)) / w;
+  const Layout l = lay == 0 ? Layout::RowMajor : Layout::ColMajor;
+  const bool row = lay == 0;
+  auto run = [](const TsmttsmArgs<double, ZV>& a, int, cudaStream_t st) -> cudaError_t {
+    return launch_tsmttsm_dmma<ZV, BM, BN, FM, FN, KC, ST>(a, st);
+  };
+  const T* A = reinterpret_cast<const T*>(gA);
+  const T* B = reinterpret_cast<const T*>(gB);
+  T* C = reinterpret_cast<T*>(gC);
+  const double ms = med([&] {
+    CK(tsmttsm_entry<T>(0, K, w, w, T(1), A, row ? w : K, l, B, row ? w : K, l, T(0), C, w, l,
+                        TallSkinnyOptions{}, run));
+  });
+  const double bytes = double(sizeof(T)) * (2.0 * K * w + double(w) * w);
+  std::printf("TUNE dmma_%s %s w=%d X(%d, %d, %d, %d, %d, %d) %.4f ms %.0f GB/s\n", ZV ? "Z" : "D", row ? "R" : "C", w,
+              BM, BN, FM, FN, KC, ST, ms, bytes / ms / 1e6);
+}
+
+int main() {
+  CK(cudaMalloc(&gA, std::size_t(1) << 32));
+  CK(cudaMalloc(&gB, std::size_t(1) << 32));
+  CK(cudaMalloc(&gC, 1 << 20));
+  CK(cudaMemset(gA, 0x3f, std::size_t(1) << 32));  // 0x3f3f.. = 1.7e-4-ish doubles, finite and not zero
+  CK(cudaMemset(gB, 0x3f, std::size_t(1) << 32));
+  CK(cudaMemset(gC, 0x3f, 1 << 20));
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  for (int lay = 0; lay < 2; ++lay) {
+    ts<8, 8, 1, 1>(8, lay); ts<4, 4, 2, 2>(8, lay); ts<2, 2, 4, 4>(8, lay); ts<4, 8, 2, 1>(8, lay);
+    ts<4, 4, 4, 4>(16, lay); ts<8, 8, 2, 2>(16, lay); ts<2, 2, 8, 8>(16, lay); ts<8, 4, 2, 4>(16, lay);
+    ts<8, 8, 4, 4>(32, lay); ts<4, 4, 8, 8>(32, lay); ts<8, 4, 4, 8>(32, lay);
+    ts<6, 6, 8, 8>(48, lay); ts<8, 8, 6, 6>(48, lay); ts<4, 4, 12, 12>(48, lay);
+    ts<8, 8, 8, 8>(64, lay); ts<4, 4, 16, 16>(64, lay); ts<8, 4, 8, 16>(64, lay);
+    tm<8, 4, 2, 128>(lay); tm<8, 8, 4, 64>(lay); tm<8, 2, 4, 64>(lay); tm<8, 8, 2, 256>(lay);
+    tm<16, 4, 4, 32>(lay); tm<16, 4, 2, 64>(lay); tm<16, 8, 4, 32>(lay); tm<16, 2, 4, 32>(lay);
+    tm<32, 8, 4, 32>(lay); tm<32, 4, 4, 32>(lay); tm<32, 8, 2, 64>(lay); tm<32, 4, 8, 16>(lay);
+    tm<64, 8, 4, 16>(lay); tm<64, 8, 2, 32>(lay); tm<64, 4, 4, 16>(lay); tm<64, 8, 8, 8>(lay);
+  }
+  return 0;
+}

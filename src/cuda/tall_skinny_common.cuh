@@ -1,0 +1,96 @@
+// Shared pieces of the tall & skinny CUDA kernels: element types (real or complex as a 2-vector), the
+// per-device caches (SM count, workspace), and small device helpers. No Kokkos in here.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "kbla_cuda_tall_skinny.hpp"
+
+namespace kbla {
+namespace cuda {
+namespace detail {
+
+// Device complex: same layout as std::complex<S> / Kokkos::complex<S>, aligned like the 2-vector loads need.
+template <class S>
+struct alignas(2 * sizeof(S)) cpx {
+  S x, y;
+};
+
+// Scalar traits: S is the real type, CPLX whether elements are complex (2 consecutive S).
+template <class T>
+struct ScalarOf {
+  using S = T;
+  static constexpr bool cplx = false;
+};
+template <class S_>
+struct ScalarOf<std::complex<S_>> {
+  using S = S_;
+  static constexpr bool cplx = true;
+};
+
+// Element type for loads/stores.
+template <class S, bool CPLX>
+using Elem = std::conditional_t<CPLX, cpx<S>, S>;
+
+template <class S, bool CPLX>
+struct Coef {  // alpha or beta as passed to a kernel
+  S re, im;
+};
+
+// Number of SMs of the current device, queried once per device and cached.
+int sm_count();
+int current_device();
+
+// Per (device, stream, slot) workspace, cached and grown on demand (the old buffer is freed after
+// synchronising the stream). Slot 0 is zero-kept: it is zero when created or grown, and every kernel that
+// uses it leaves it zero again. Slot 1 is scratch (deterministic partials, in-place temporaries).
+cudaError_t workspace(cudaStream_t stream, int slot, std::size_t bytes, void** ptr);
+
+// Occupancy of a kernel, cached by the caller in a function-local static keyed by device.
+template <class F>
+int blocks_per_sm(F kernel, int threads, std::size_t dyn_smem) {
+  int n = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, dyn_smem) != cudaSuccess || n < 1) n = 1;
+  return n;
+}
+
+constexpr int kMaxDevices = 64;
+
+// ---------------------------------------------------------------------------------------------------------
+// Device helpers
+template <class S>
+__device__ __forceinline__ S zero_of() {
+  return S(0);
+}
+
+template <class S>
+__device__ __forceinline__ void set_zero(S& v) {
+  v = S(0);
+}
+template <class S>
+__device__ __forceinline__ void set_zero(cpx<S>& v) {
+  v.x = S(0);
+  v.y = S(0);
+}
+
+// read-only load through the non-coherent path
+template <class S>
+__device__ __forceinline__ S ldg(const S* p) {
+  return __ldg(p);
+}
+__device__ __forceinline__ cpx<double> ldg(const cpx<double>* p) {
+  double2 v = __ldg(reinterpret_cast<const double2*>(p));
+  return {v.x, v.y};
+}
+__device__ __forceinline__ cpx<float> ldg(const cpx<float>* p) {
+  float2 v = __ldg(reinterpret_cast<const float2*>(p));
+  return {v.x, v.y};
+}
+
+}  // namespace detail
+}  // namespace cuda
+}  // namespace kbla

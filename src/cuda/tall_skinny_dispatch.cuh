@@ -1,0 +1,241 @@
+// Argument checking and the type-independent parts of the host entry points. Each per-type .cu file
+// passes a `run` callable that picks the configuration from tall_skinny_params.hpp.
+#pragma once
+#include <algorithm>
+#include <cstdlib>
+
+#include "tall_skinny_params.hpp"
+#include "tsmm_kernel.cuh"
+#include "tsmttsm_dmma.cuh"
+#include "tsmttsm_kernel.cuh"
+
+namespace kbla {
+namespace cuda {
+namespace detail {
+
+template <class T>
+inline bool aligned_elem(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % alignof(Elem<typename ScalarOf<T>::S, ScalarOf<T>::cplx>) == 0;
+}
+
+template <class T>
+Coef<typename ScalarOf<T>::S, ScalarOf<T>::cplx> coef(const T& v) {
+  if constexpr (ScalarOf<T>::cplx) return {v.real(), v.imag()};
+  else return {v, T(0)};
+}
+
+// DMMA path switch (KBLA_TS_NO_DMMA=1 in the environment turns it off, for A/B measurements)
+inline bool dmma_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("KBLA_TS_NO_DMMA");
+    return !(e && e[0] == '1');
+  }();
+  return on;
+}
+
+inline int lay_of(Layout a, Layout b) {
+  if (a == Layout::RowMajor && b == Layout::RowMajor) return kLayRR;
+  if (a == Layout::ColMajor && b == Layout::ColMajor) return kLayCC;
+  return kLayGEN;
+}
+
+inline bool ld_ok(std::int64_t ld, Layout l, std::int64_t rows, std::int64_t cols) {
+  return l == Layout::RowMajor ? ld >= std::max<std::int64_t>(cols, 1) : ld >= std::max<std::int64_t>(rows, 1);
+}
+
+template <class T, class Run>
+cudaError_t tsmttsm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A,
+                          std::int64_t lda, Layout la, const T* B, std::int64_t ldb, Layout lb, T beta, T* C,
+                          std::int64_t ldc, Layout lc, const TallSkinnyOptions& opt, Run run) {
+  using S = typename ScalarOf<T>::S;
+  constexpr bool CP = ScalarOf<T>::cplx;
+  using E = Elem<S, CP>;
+  if (K < 0 || M < 1 || N < 1 || C == nullptr) return cudaErrorInvalidValue;
+  if (!ld_ok(ldc, lc, M, N)) return cudaErrorInvalidValue;
+  if (!aligned_elem<T>(C)) return cudaErrorMisalignedAddress;
+  TsmttsmArgs<S, CP> a{};
+  a.C = reinterpret_cast<E*>(C);
+  a.ldc = ldc;
+  a.crow = lc == Layout::RowMajor;
+  a.K = K;
+  a.M = M;
+  a.N = N;
+  a.alpha = coef(alpha);
+  a.beta = coef(beta);
+  a.beta_zero = (beta == T(0));
+  a.deterministic = opt.deterministic;
+  if (K == 0) {
+    const std::int64_t n = std::int64_t(M) * N;
+    scale_kernel<S, CP><<<unsigned((n + 255) / 256), 256, 0, stream>>>(a.C, ldc, a.crow, M, N, a.beta, a.beta_zero);
+    return cudaGetLastError();
+  }
+  if (A == nullptr || B == nullptr) return cudaErrorInvalidValue;
+  if (!ld_ok(lda, la, K, M) || !ld_ok(ldb, lb, K, N)) return cudaErrorInvalidValue;
+  if (!aligned_elem<T>(A) || !aligned_elem<T>(B)) return cudaErrorMisalignedAddress;
+  a.A = reinterpret_cast<const E*>(A);
+  a.B = reinterpret_cast<const E*>(B);
+  a.ask = la == Layout::RowMajor ? lda : 1;
+  a.asm_ = la == Layout::RowMajor ? 1 : lda;
+  a.bsk = lb == Layout::RowMajor ? ldb : 1;
+  a.bsm = lb == Layout::RowMajor ? 1 : ldb;
+  return run(a, lay_of(la, lb), stream);
+}
+
+template <class T, class Run>
+cudaError_t tsmm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda,
+                       Layout la, const T* C, std::int64_t ldc, Layout lc, T beta, T* B, std::int64_t ldb,
+                       Layout lb, int max_inplace_width, Run run) {
+  using S = typename ScalarOf<T>::S;
+  constexpr bool CP = ScalarOf<T>::cplx;
+  using E = Elem<S, CP>;
+  if (K < 0 || M < 1 || N < 1) return cudaErrorInvalidValue;
+  if (K == 0) return cudaSuccess;
+  if (A == nullptr || B == nullptr || C == nullptr) return cudaErrorInvalidValue;
+  if (!ld_ok(lda, la, K, M) || !ld_ok(ldb, lb, K, N) || !ld_ok(ldc, lc, M, N)) return cudaErrorInvalidValue;
+  if (!aligned_elem<T>(A) || !aligned_elem<T>(B) || !aligned_elem<T>(C)) return cudaErrorMisalignedAddress;
+  const bool inplace = static_cast<const void*>(A) == static_cast<const void*>(B);
+  if (inplace && (M != N || la != lb || lda != ldb)) return cudaErrorInvalidValue;
+  TsmmArgs<S, CP> a{};
+  a.A = reinterpret_cast<const E*>(A);
+  a.ask = la == Layout::RowMajor ? lda : 1;
+  a.asm_ = la == Layout::RowMajor ? 1 : lda;
+  a.C = reinterpret_cast<const E*>(C);
+  a.ldc = ldc;
+  a.crow = lc == Layout::RowMajor;
+  a.B = reinterpret_cast<E*>(B);
+  a.bsk = lb == Layout::RowMajor ? ldb : 1;
+  a.bsn = lb == Layout::RowMajor ? 1 : ldb;
+  a.K = K;
+  a.M = M;
+  a.N = N;
+  a.alpha = coef(alpha);
+  a.beta = coef(beta);
+  a.beta_zero = (beta == T(0));
+  const int lay = lay_of(la, lb);
+  if (!inplace || N <= max_inplace_width) return run(a, lay, stream);
+
+  // In place and wider than one tile: blocks of other column tiles would overwrite rows still being read.
+  // Copy chunks of rows of A to scratch and run out of place from there.
+  const std::int64_t es = sizeof(E);
+  std::int64_t kc = std::max<std::int64_t>(1, (std::int64_t(256) << 20) / (es * M));
+  kc = std::min(kc, K);
+  void* tmp = nullptr;
+  cudaError_t err = workspace(stream, 1, std::size_t(kc) * M * es, &tmp);
+  if (err != cudaSuccess) return err;
+  for (std::int64_t k0 = 0; k0 < K; k0 += kc) {
+    const std::int64_t kn = std::min(kc, K - k0);
+    TsmmArgs<S, CP> c = a;
+    c.K = kn;
+    if (la == Layout::RowMajor) {
+      err = cudaMemcpy2DAsync(tmp, M * es, A + k0 * lda, lda * es, M * es, kn, cudaMemcpyDeviceToDevice, stream);
+      c.ask = M;
+      c.B = a.B + k0 * ldb;
+    } else {
+      err = cudaMemcpy2DAsync(tmp, kn * es, A + k0, lda * es, kn * es, M, cudaMemcpyDeviceToDevice, stream);
+      c.asm_ = kn;
+      c.B = a.B + k0;
+    }
+    if (err != cudaSuccess) return err;
+    c.A = static_cast<const E*>(tmp);
+    err = run(c, lay, stream);
+    if (err != cudaSuccess) return err;
+  }
+  return cudaSuccess;
+}
+
+}  // namespace detail
+}  // namespace cuda
+}  // namespace kbla
+
+// Overloads of tsmttsm_impl / tsmm_impl for one type from its tables (used once per .cu file);
+// tall_skinny_api.cu defines the templates of the contract on top of them.
+namespace kbla {
+namespace cuda {
+namespace detail {
+#define KBLA_TS_IMPL_DECL(T)                                                                                 \
+  cudaError_t tsmttsm_impl(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A,           \
+                           std::int64_t lda, Layout layoutA, const T* B, std::int64_t ldb, Layout layoutB,   \
+                           T beta, T* C, std::int64_t ldc, Layout layoutC, const TallSkinnyOptions& options); \
+  cudaError_t tsmm_impl(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A,              \
+                        std::int64_t lda, Layout layoutA, const T* C, std::int64_t ldc, Layout layoutC,      \
+                        T beta, T* B, std::int64_t ldb, Layout layoutB);
+KBLA_TS_IMPL_DECL(float)
+KBLA_TS_IMPL_DECL(double)
+KBLA_TS_IMPL_DECL(std::complex<float>)
+KBLA_TS_IMPL_DECL(std::complex<double>)
+}  // namespace detail
+}  // namespace cuda
+}  // namespace kbla
+
+#define KBLA_TS_DEFINE_TSMTTSM(T, TABLE, GEN, PRE)                                                                 \
+  namespace kbla {                                                                                           \
+  namespace cuda {                                                                                           \
+  namespace detail {                                                                                         \
+  cudaError_t tsmttsm_impl(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A,             \
+                         std::int64_t lda, Layout layoutA, const T* B, std::int64_t ldb, Layout layoutB,     \
+                         T beta, T* C, std::int64_t ldc, Layout layoutC, const TallSkinnyOptions& options) { \
+    using S_ = ScalarOf<T>::S;                                                                       \
+    constexpr bool CP_ = ScalarOf<T>::cplx;                                                          \
+    auto run = [](const TsmttsmArgs<S_, CP_>& a, int lay, cudaStream_t st) -> cudaError_t {          \
+      const int w = a.M > a.N ? a.M : a.N;                                                                    \
+      PRE                                                                                                    \
+      if (lay == kLayRR) {                                                                           \
+        TABLE(KBLA_TS_X_RR)                                                                                  \
+      } else if (lay == kLayCC) {                                                                    \
+        TABLE(KBLA_TS_X_CC)                                                                                  \
+      } else {                                                                                               \
+        GEN(KBLA_TS_X_GEN)                                                                                   \
+      }                                                                                                      \
+      return cudaErrorNotSupported;                                                                          \
+    };                                                                                                       \
+    return tsmttsm_entry<T>(stream, K, M, N, alpha, A, lda, layoutA, B, ldb, layoutB, beta, C, ldc, \
+                                    layoutC, options, run);                                                  \
+  }                                                                                                          \
+  }                                                                                                          \
+  }                                                                                                          \
+  }
+#define KBLA_TS_X_RR(W, TM, TN, PM, PN) \
+  if (w <= W || W == 64) return launch_tsmttsm<S_, CP_, TM, TN, PM, PN, kLayRR>(a, st);
+#define KBLA_TS_X_CC(W, TM, TN, PM, PN) \
+  if (w <= W || W == 64) return launch_tsmttsm<S_, CP_, TM, TN, PM, PN, kLayCC>(a, st);
+#define KBLA_TS_X_GEN(W, TM, TN, PM, PN) \
+  if (w <= W || W == 64) return launch_tsmttsm<S_, CP_, TM, TN, PM, PN, kLayGEN>(a, st);
+
+#define KBLA_TS_DEFINE_TSMM(T, TABLE, GEN)                                                                    \
+  namespace kbla {                                                                                           \
+  namespace cuda {                                                                                           \
+  namespace detail {                                                                                         \
+  cudaError_t tsmm_impl(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A,                \
+                      std::int64_t lda, Layout layoutA, const T* C, std::int64_t ldc, Layout layoutC, T beta,  \
+                      T* B, std::int64_t ldb, Layout layoutB) {                                              \
+    using S_ = ScalarOf<T>::S;                                                                       \
+    constexpr bool CP_ = ScalarOf<T>::cplx;                                                          \
+    auto run = [](const TsmmArgs<S_, CP_>& a, int lay, cudaStream_t st) -> cudaError_t {             \
+      const int w = a.M > a.N ? a.M : a.N;                                                                    \
+      if (lay == kLayRR) {                                                                           \
+        TABLE(KBLA_TM_X_RR)                                                                                  \
+      } else if (lay == kLayCC) {                                                                    \
+        TABLE(KBLA_TM_X_CC)                                                                                  \
+      } else {                                                                                               \
+        GEN(KBLA_TM_X_GEN)                                                                                   \
+      }                                                                                                      \
+      return cudaErrorNotSupported;                                                                          \
+    };                                                                                                       \
+    return tsmm_entry<T>(stream, K, M, N, alpha, A, lda, layoutA, C, ldc, layoutC, beta, B, ldb,    \
+                                 layoutB, 64, run);                                                          \
+  }                                                                                                          \
+  }                                                                                                          \
+  }                                                                                                          \
+  }
+#define KBLA_TM_X_RR(W, TN, U, RK) \
+  if (w <= W || W == 64) return launch_tsmm<S_, CP_, W, W, TN, U, RK, 0>(a, st);
+#define KBLA_TM_X_CC(W, TN, U, RK) \
+  if (w <= W || W == 64) return launch_tsmm<S_, CP_, W, W, TN, U, RK, 1>(a, st);
+#define KBLA_TM_X_GEN(W, TN, U, RK) \
+  if (w <= W || W == 64) return launch_tsmm<S_, CP_, W, W, TN, U, RK, 2>(a, st);
+
+#define KBLA_TS_X_DMMA(WMIN, WMAX, BM, BN, FM, FN, KC, ST) \
+  if (w >= WMIN && w <= WMAX) return launch_tsmttsm_dmma<CP_, BM, BN, FM, FN, KC, ST>(a, st);
+#define KBLA_TS_PRE_NONE
+#define KBLA_TS_PRE_DMMA(TABLE) \
+  if (!a.deterministic && dmma_enabled()) { TABLE(KBLA_TS_X_DMMA) }

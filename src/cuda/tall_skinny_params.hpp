@@ -1,0 +1,51 @@
+// Parameter tables of the tall & skinny kernels (sm_90). Data only: each X(...) row is one compiled
+// configuration; a call uses the first row whose class width W covers its width (max(M, N), complex widths
+// for complex types), or the last row tiled over columns for wider matrices.
+//
+// Provenance: initial rows chosen by the register / shared-memory model of NOTES.md (perf_tests/tall_skinny);
+// rows marked "tuned" were picked by scripts/tune_tall_skinny.sh (perf_tests/tall_skinny/tune.cu) on the
+// device run recorded in perf_tests/tall_skinny/NOTES.md.
+#pragma once
+
+// ---- TSMTTSM: X(W, TM, TN, PM, PN)  thread tile TM x TN, PM x PN threads per row, MT = TM*PM >= W ----
+#define KBLA_TSMTTSM_D(X)                                                                                    \
+  X(1, 1, 1, 1, 1) X(2, 2, 2, 1, 1) X(3, 3, 3, 1, 1) X(4, 4, 4, 1, 1) X(5, 5, 5, 1, 1) X(6, 6, 6, 1, 1)   \
+  X(8, 4, 4, 2, 2) X(10, 5, 5, 2, 2) X(12, 6, 6, 2, 2) X(16, 4, 4, 4, 4) X(20, 5, 5, 4, 4)                \
+  X(24, 6, 6, 4, 4) X(32, 8, 8, 4, 4) X(40, 5, 5, 8, 8) X(48, 6, 6, 8, 8) X(56, 7, 7, 8, 8)               \
+  X(64, 8, 8, 8, 8)
+#define KBLA_TSMTTSM_Z(X)                                                                                    \
+  X(1, 1, 1, 1, 1) X(2, 2, 2, 1, 1) X(3, 3, 3, 1, 1) X(4, 2, 2, 2, 2) X(6, 3, 3, 2, 2) X(8, 4, 4, 2, 2)   \
+  X(12, 3, 3, 4, 4) X(16, 4, 4, 4, 4) X(24, 3, 3, 8, 8) X(32, 4, 4, 8, 8) X(48, 3, 3, 16, 16)             \
+  X(64, 4, 4, 16, 16)
+#define KBLA_TSMTTSM_S(X)                                                                                    \
+  X(1, 1, 1, 1, 1) X(2, 2, 2, 1, 1) X(4, 4, 4, 1, 1) X(8, 4, 4, 2, 2) X(16, 4, 4, 4, 4) X(32, 8, 8, 4, 4) \
+  X(64, 8, 8, 8, 8)
+#define KBLA_TSMTTSM_C(X)                                                                                    \
+  X(1, 1, 1, 1, 1) X(2, 2, 2, 1, 1) X(4, 2, 2, 2, 2) X(8, 4, 4, 2, 2) X(16, 4, 4, 4, 4) X(32, 4, 4, 8, 8) \
+  X(64, 4, 4, 16, 16)
+// mixed layouts (A row-major and B column-major or the reverse): runtime strides, fewer classes
+#define KBLA_TSMTTSM_GEN_REAL(X) X(8, 4, 4, 2, 2) X(16, 4, 4, 4, 4) X(32, 8, 8, 4, 4) X(64, 8, 8, 8, 8)
+#define KBLA_TSMTTSM_GEN_CPLX(X) X(8, 4, 4, 2, 2) X(16, 4, 4, 4, 4) X(32, 4, 4, 8, 8) X(64, 4, 4, 16, 16)
+
+// ---- TSMM: X(W, TN, U, RK)  MT = NT = W, PN = W/TN threads per row, U rows per thread, RK*PN threads ----
+#define KBLA_TSMM_D(X)                                                                                       \
+  X(1, 1, 4, 256) X(2, 2, 2, 256) X(3, 3, 2, 256) X(4, 4, 2, 256) X(5, 5, 2, 128) X(6, 6, 2, 128)          \
+  X(8, 4, 2, 128) X(10, 5, 2, 128) X(12, 6, 2, 128) X(16, 4, 4, 32) X(20, 5, 4, 32) X(24, 6, 4, 32)       \
+  X(32, 8, 4, 32) X(40, 5, 4, 32) X(48, 6, 4, 32) X(56, 7, 4, 16) X(64, 8, 4, 16)
+#define KBLA_TSMM_Z(X)                                                                                       \
+  X(1, 1, 4, 256) X(2, 2, 2, 256) X(3, 3, 2, 128) X(4, 2, 2, 128) X(6, 3, 2, 128) X(8, 4, 2, 64)          \
+  X(12, 3, 4, 32) X(16, 4, 4, 32) X(24, 3, 4, 32) X(32, 4, 4, 16) X(48, 6, 2, 32) X(64, 4, 2, 16)
+#define KBLA_TSMM_S(X)                                                                                       \
+  X(1, 1, 4, 256) X(2, 2, 2, 256) X(4, 4, 2, 256) X(8, 4, 2, 128) X(16, 4, 4, 32) X(32, 8, 4, 32)         \
+  X(64, 8, 4, 16)
+#define KBLA_TSMM_C(X)                                                                                       \
+  X(1, 1, 4, 256) X(2, 2, 2, 256) X(4, 2, 2, 128) X(8, 4, 2, 64) X(16, 4, 4, 32) X(32, 4, 4, 16)          \
+  X(64, 4, 2, 16)
+#define KBLA_TSMM_GEN_REAL(X) X(8, 4, 2, 128) X(16, 4, 4, 32) X(32, 8, 4, 32) X(64, 8, 4, 16)
+#define KBLA_TSMM_GEN_CPLX(X) X(8, 4, 2, 64) X(16, 4, 4, 32) X(32, 4, 4, 16) X(64, 4, 2, 16)
+
+// ---- TSMTTSM on FP64 tensor cores (double, complex double; non-deterministic mode):
+//      X(Wmin, Wmax, BM, BN, FM, FN, KC, ST)  block tile BM x BN of the real product P (complex: 2W x 2W),
+//      warp tile 8FM x 8FN, KC rows per cp.async stage, ST stages ----
+#define KBLA_TSMTTSM_DMMA_D(X) X(33, 64, 64, 64, 4, 4, 32, 3) X(65, 1 << 30, 128, 128, 4, 8, 16, 4)
+#define KBLA_TSMTTSM_DMMA_Z(X) X(12, 32, 64, 64, 4, 4, 32, 3) X(33, 1 << 30, 128, 128, 4, 8, 16, 4)

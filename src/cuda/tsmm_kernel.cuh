@@ -1,0 +1,268 @@
+// TSMM kernel: B = alpha * A * C + beta * B, A: K x M, C: M x N, B: K x N (K >> M, N); B may be A. No Kokkos.
+//
+// Following Ernst et al. 2020: alpha*C is staged once per block in shared memory; the rows are walked by a
+// grid-stride loop over chunks of KB = RK*U rows (only enough blocks to fill the GPU); the chunk of A is
+// staged in shared memory by cp.async (double buffered: the next chunk is in flight while this one is used),
+// which also makes in-place X <- X*C safe (a row is fully read before any of it is written); PN threads share
+// an output row and each computes U rows x TN columns with the transposed mapping (n = pn + j*PN), so that
+// neighbouring threads write neighbouring elements (full 32-byte sectors); each C value read from shared
+// memory is used for U rows (the K loop unrolled U times).
+// Widths above the tile: N by grid.y column tiles, M by a loop over M chunks inside the block.
+#pragma once
+#include "tall_skinny_common.cuh"
+
+namespace kbla {
+namespace cuda {
+namespace detail {
+
+template <class S, bool CPLX>
+struct TsmmArgs {
+  using E = Elem<S, CPLX>;
+  const E* A;
+  std::int64_t ask, asm_;
+  const E* C;
+  std::int64_t ldc;
+  bool crow;
+  E* B;
+  std::int64_t bsk, bsn;
+  std::int64_t K;
+  int M, N;
+  Coef<S, CPLX> alpha, beta;
+  bool beta_zero;
+};
+
+template <int MT, int NT, int TN, int U, int RK>
+struct TsmmShape {
+  static constexpr int PN = NT / TN;
+  static constexpr int BT = RK * PN;
+  static constexpr int KB = RK * U;
+  static constexpr int AS = MT + ((MT % 2 == 0) ? 1 : 0);  // odd row stride: conflict-free column reads
+  template <class E>
+  static constexpr std::size_t smem_bytes() {
+    return (std::size_t(MT) * NT + 2 * std::size_t(KB) * AS) * sizeof(E);
+  }
+};
+
+template <int BYTES>
+__device__ __forceinline__ void cp_async(void* smem, const void* gmem, bool pred) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  const int src_size = pred ? BYTES : 0;  // 0: zero-fill, nothing read
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(gmem), "n"(BYTES), "r"(src_size)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+template <class S>
+__device__ __forceinline__ void fma_plain(S& acc, S a, S c) {
+  acc = fma(a, c, acc);
+}
+template <class S>
+__device__ __forceinline__ void fma_plain(cpx<S>& acc, cpx<S> a, cpx<S> c) {
+  acc.x = fma(a.x, c.x, acc.x);
+  acc.x = fma(-a.y, c.y, acc.x);
+  acc.y = fma(a.x, c.y, acc.y);
+  acc.y = fma(a.y, c.x, acc.y);
+}
+template <class S, bool CPLX>
+__device__ __forceinline__ Elem<S, CPLX> scale(const Coef<S, CPLX>& s, const Elem<S, CPLX>& v) {
+  if constexpr (CPLX) return {s.re * v.x - s.im * v.y, s.re * v.y + s.im * v.x};
+  else return s.re * v;
+}
+
+template <class S, bool CPLX, int MT, int NT, int TN, int U, int RK, int LAY>
+__global__ void __launch_bounds__(TsmmShape<MT, NT, TN, U, RK>::BT) tsmm_kernel(const TsmmArgs<S, CPLX> p) {
+  using E = Elem<S, CPLX>;
+  using Sh = TsmmShape<MT, NT, TN, U, RK>;
+  constexpr int PN = Sh::PN, BT = Sh::BT, KB = Sh::KB, AS = Sh::AS;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  E* Cs = reinterpret_cast<E*>(smem_raw);  // [MT][NT]
+  E* As = Cs + MT * NT;                    // [2][KB][AS]
+
+  const int tid = threadIdx.x;
+  const bool arow = (LAY == 0) || (LAY == 2 && p.asm_ == 1 && p.ask != 1);
+  bool brow;
+  if constexpr (LAY == 0) brow = true;
+  else if constexpr (LAY == 1) brow = false;
+  else brow = (p.bsn == 1 && p.bsk != 1);
+  int rk, pn;
+  if (brow) {
+    rk = tid / PN;
+    pn = tid % PN;
+  } else {
+    rk = tid % RK;
+    pn = tid / RK;
+  }
+  std::int64_t ask = p.ask, asm_ = p.asm_, bsk = p.bsk, bsn = p.bsn;
+  if constexpr (LAY == 0) {
+    asm_ = 1;
+    bsn = 1;
+  } else if constexpr (LAY == 1) {
+    ask = 1;
+    bsk = 1;
+  }
+  const int n0 = blockIdx.y * NT;
+  const std::int64_t K = p.K;
+  const int M = p.M, N = p.N;
+  const std::int64_t nchunks = (K + KB - 1) / KB;
+  const int mch = (M + MT - 1) / MT;
+
+  auto load_c = [&](int mc) {
+    for (int idx = tid; idx < MT * NT; idx += BT) {
+      const int m = idx / NT, n = idx % NT;
+      const int gm = mc * MT + m, gn = n0 + n;
+      E v;
+      set_zero(v);
+      if (gm < M && gn < N) {
+        const E* src = p.C + (p.crow ? std::int64_t(gm) * p.ldc + gn : gm + std::int64_t(gn) * p.ldc);
+        v = scale<S, CPLX>(p.alpha, *src);
+      }
+      Cs[idx] = v;
+    }
+  };
+  auto load_a = [&](std::int64_t chunk, int mc, int buf) {
+    E* dst = As + buf * (KB * AS);
+    const std::int64_t k0 = chunk * KB;
+    constexpr int NL = (KB * MT + BT - 1) / BT;
+#pragma unroll
+    for (int l = 0; l < NL; ++l) {
+      const int idx = tid + l * BT;
+      if ((KB * MT) % BT == 0 || idx < KB * MT) {
+        int row, col;
+        if (arow) {
+          row = idx / MT;
+          col = idx % MT;
+        } else {
+          row = idx % KB;
+          col = idx / KB;
+        }
+        const std::int64_t k = k0 + row;
+        const int m = mc * MT + col;
+        const bool v = (k < K) && (m < M);
+        const E* src = v ? p.A + k * ask + std::int64_t(m) * asm_ : p.A;
+        cp_async<sizeof(E)>(dst + row * AS + col, src, v);
+      }
+    }
+  };
+
+  E acc[U][TN];
+  auto compute = [&](int buf) {
+    const E* a_s = As + buf * (KB * AS);
+#pragma unroll
+    for (int m = 0; m < MT; ++m) {
+      E cv[TN];
+#pragma unroll
+      for (int j = 0; j < TN; ++j) cv[j] = Cs[m * NT + pn + j * PN];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const E av = a_s[(rk + u * RK) * AS + m];
+#pragma unroll
+        for (int j = 0; j < TN; ++j) fma_plain(acc[u][j], av, cv[j]);
+      }
+    }
+  };
+  auto store = [&](std::int64_t chunk) {
+    const std::int64_t k0 = chunk * KB;
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const std::int64_t k = k0 + rk + u * RK;
+      if (k < K) {
+        E* row = p.B + k * bsk;
+#pragma unroll
+        for (int j = 0; j < TN; ++j) {
+          const int n = n0 + pn + j * PN;
+          if (n < N) {
+            E* d = row + std::int64_t(n) * bsn;
+            E o = acc[u][j];
+            if (!p.beta_zero) {
+              const E old = *d;
+              const E bo = scale<S, CPLX>(p.beta, old);
+              if constexpr (CPLX) {
+                o.x += bo.x;
+                o.y += bo.y;
+              } else {
+                o += bo;
+              }
+            }
+            *d = o;
+          }
+        }
+      }
+    }
+  };
+  auto zero_acc = [&]() {
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int j = 0; j < TN; ++j) set_zero(acc[u][j]);
+  };
+
+  std::int64_t chunk = blockIdx.x;
+  if (mch == 1) {
+    load_c(0);
+    int buf = 0;
+    if (chunk < nchunks) load_a(chunk, 0, 0);
+    cp_async_commit();
+    for (; chunk < nchunks; chunk += gridDim.x) {
+      const std::int64_t next = chunk + gridDim.x;
+      if (next < nchunks) load_a(next, 0, buf ^ 1);
+      cp_async_commit();
+      cp_async_wait<1>();
+      __syncthreads();
+      zero_acc();
+      compute(buf);
+      store(chunk);
+      __syncthreads();
+      buf ^= 1;
+    }
+    cp_async_wait<0>();
+  } else {
+    for (; chunk < nchunks; chunk += gridDim.x) {
+      zero_acc();
+      for (int mc = 0; mc < mch; ++mc) {
+        __syncthreads();
+        load_c(mc);
+        load_a(chunk, mc, 0);
+        cp_async_commit();
+        cp_async_wait<0>();
+        __syncthreads();
+        compute(0);
+      }
+      store(chunk);
+    }
+  }
+}
+
+template <class S, bool CPLX, int MT, int NT, int TN, int U, int RK, int LAY>
+cudaError_t launch_tsmm(const TsmmArgs<S, CPLX>& a, cudaStream_t stream, int max_blocks_override = 0) {
+  using Sh = TsmmShape<MT, NT, TN, U, RK>;
+  using E = Elem<S, CPLX>;
+  auto kern = tsmm_kernel<S, CPLX, MT, NT, TN, U, RK, LAY>;
+  constexpr std::size_t smem = Sh::template smem_bytes<E>();
+  static int occ[kMaxDevices] = {0};
+  const int dev = current_device();
+  if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
+  if (occ[dev] == 0) {
+    if (smem > 48 * 1024) {
+      cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+      if (e != cudaSuccess) return e;
+    }
+    occ[dev] = blocks_per_sm(kern, Sh::BT, smem);
+  }
+  const int gy = (a.N + NT - 1) / NT;
+  std::int64_t fill = std::int64_t(sm_count()) * occ[dev];
+  if (max_blocks_override > 0) fill = max_blocks_override;
+  std::int64_t gx = fill / gy;
+  const std::int64_t nchunks = (a.K + Sh::KB - 1) / Sh::KB;
+  if (gx > nchunks) gx = nchunks;
+  if (gx < 1) gx = 1;
+  kern<<<dim3(unsigned(gx), unsigned(gy), 1), Sh::BT, smem, stream>>>(a);
+  return cudaGetLastError();
+}
+
+}  // namespace detail
+}  // namespace cuda
+}  // namespace kbla

@@ -1,0 +1,3 @@
+// TSMTTSM for double (configurations: KBLA_TSMTTSM_D and KBLA_TSMTTSM_DMMA_D in tall_skinny_params.hpp).
+#include "tall_skinny_dispatch.cuh"
+KBLA_TS_DEFINE_TSMTTSM(double, KBLA_TSMTTSM_D, KBLA_TSMTTSM_GEN_REAL, KBLA_TS_PRE_DMMA(KBLA_TSMTTSM_DMMA_D))

@@ -1,0 +1,244 @@
+// TSMTTSM on the FP64 tensor cores (mma.sync m8n8k4 f64, DMMA) for double and complex double at wide widths,
+// where the SIMT FP64 units cannot keep up with the bandwidth (complex from width ~32, real near 64).
+// Complex is handled as the real product P = A'^T B' of the interleaved real views (A' is K x 2M), then
+// C = alpha * (P_rr + P_ii + i (P_ri - P_ir)) + beta * C in the last block's epilogue.
+// Chunks of KC rows of A' and B' stream through shared memory with cp.async (S stages in flight); each warp
+// owns an (8 FM) x (8 FN) tile of P in DMMA accumulators; the block covers the whole BM x BN tile, so each
+// P entry has exactly one owner per block and goes to the zero-kept workspace by one atomic add; the last
+// block of a tile writes C (as the SIMT kernel does). Non-deterministic mode only.
+#pragma once
+#include "tsmm_kernel.cuh"  // cp_async helpers
+#include "tsmttsm_kernel.cuh"
+
+namespace kbla {
+namespace cuda {
+namespace detail {
+
+struct DmmaArgs {
+  const double* A;
+  const double* B;
+  void* C;  // double or cpx<double>
+  std::int64_t ldc;
+  bool crow;
+  std::int64_t K;
+  int M, N;    // logical (complex) sizes
+  int Mr, Nr;  // real-view widths
+  std::int64_t ars, ac1, ac2, brs, bc1, bc2;  // real-view offsets: k*rs + (j&1)*c1 + (j>>1)*c2
+  bool ajfast, bjfast;                        // consecutive j are (nearly) contiguous
+  double al_re, al_im, be_re, be_im;
+  bool beta_zero;
+  double* W;  // Mr x Nr accumulators (kept zero)
+  unsigned* counters;
+};
+
+__device__ __forceinline__ void dmma(double& d0, double& d1, double a, double b) {
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
+               : "+d"(d0), "+d"(d1)
+               : "d"(a), "d"(b));
+}
+
+template <int BM, int BN, int FM, int FN, int KC, int ST>
+struct DmmaShape {
+  static constexpr int WM = BM / (8 * FM), WN = BN / (8 * FN);
+  static constexpr int NW = WM * WN, BT = 32 * NW;
+  static constexpr int LDA = BM + ((4 - BM % 16) + 16) % 16;  // row stride = 4 (mod 16) doubles
+  static constexpr int LDB = BN + ((4 - BN % 16) + 16) % 16;
+  static constexpr std::size_t smem = std::size_t(ST) * KC * (LDA + LDB) * sizeof(double);
+};
+
+template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST>
+__global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST>::BT, 1) tsmttsm_dmma_kernel(const DmmaArgs p) {
+  using Sh = DmmaShape<BM, BN, FM, FN, KC, ST>;
+  constexpr int BT = Sh::BT, LDA = Sh::LDA, LDB = Sh::LDB;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  double* As = reinterpret_cast<double*>(smem_raw);  // [ST][KC][LDA]
+  double* Bs = As + ST * KC * LDA;                    // [ST][KC][LDB]
+  __shared__ bool s_last;
+
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  const int wm = warp % Sh::WM, wn = warp / Sh::WM;
+  const int pm0 = blockIdx.y * BM, pn0 = blockIdx.z * BN;
+  const std::int64_t K = p.K;
+  const std::int64_t nchunks = (K + KC - 1) / KC;
+
+  auto load_stage = [&](std::int64_t chunk, int st) {
+    const std::int64_t k0 = chunk * KC;
+    double* as = As + st * KC * LDA;
+    double* bs = Bs + st * KC * LDB;
+#pragma unroll 4
+    for (int idx = tid; idx < KC * BM; idx += BT) {
+      const int kk = p.ajfast ? idx / BM : idx % KC, j = p.ajfast ? idx % BM : idx / KC;
+      const std::int64_t k = k0 + kk;
+      const int gj = pm0 + j;
+      const bool v = k < K && gj < p.Mr;
+      const double* src = v ? p.A + k * p.ars + (gj & 1) * p.ac1 + std::int64_t(gj >> 1) * p.ac2 : p.A;
+      cp_async<8>(as + kk * LDA + j, src, v);
+    }
+#pragma unroll 4
+    for (int idx = tid; idx < KC * BN; idx += BT) {
+      const int kk = p.bjfast ? idx / BN : idx % KC, j = p.bjfast ? idx % BN : idx / KC;
+      const std::int64_t k = k0 + kk;
+      const int gj = pn0 + j;
+      const bool v = k < K && gj < p.Nr;
+      const double* src = v ? p.B + k * p.brs + (gj & 1) * p.bc1 + std::int64_t(gj >> 1) * p.bc2 : p.B;
+      cp_async<8>(bs + kk * LDB + j, src, v);
+    }
+  };
+
+  double acc[FM][FN][2];
+#pragma unroll
+  for (int i = 0; i < FM; ++i)
+#pragma unroll
+    for (int j = 0; j < FN; ++j) acc[i][j][0] = acc[i][j][1] = 0.0;
+
+  // pipeline over this block's chunks: chunk_i = blockIdx.x + i * gridDim.x
+  const std::int64_t my = nchunks > blockIdx.x ? (nchunks - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+#pragma unroll
+  for (int s = 0; s < ST - 1; ++s) {
+    if (s < my) load_stage(blockIdx.x + std::int64_t(s) * gridDim.x, s);
+    cp_async_commit();
+  }
+  for (std::int64_t i = 0; i < my; ++i) {
+    cp_async_wait<ST - 2>();
+    __syncthreads();
+    {
+      const std::int64_t nx = i + ST - 1;
+      if (nx < my) load_stage(blockIdx.x + nx * gridDim.x, int(nx % ST));
+      cp_async_commit();
+    }
+    const int st = int(i % ST);
+    const double* as = As + st * KC * LDA + wm * 8 * FM + g;
+    const double* bs = Bs + st * KC * LDB + wn * 8 * FN + g;
+#pragma unroll
+    for (int ks = 0; ks < KC / 4; ++ks) {
+      double a[FM], b[FN];
+#pragma unroll
+      for (int ii = 0; ii < FM; ++ii) a[ii] = as[(4 * ks + t) * LDA + 8 * ii];
+#pragma unroll
+      for (int jj = 0; jj < FN; ++jj) b[jj] = bs[(4 * ks + t) * LDB + 8 * jj];
+#pragma unroll
+      for (int ii = 0; ii < FM; ++ii)
+#pragma unroll
+        for (int jj = 0; jj < FN; ++jj) dmma(acc[ii][jj][0], acc[ii][jj][1], a[ii], b[jj]);
+    }
+  }
+  cp_async_wait<0>();
+
+  // one owner per P entry: straight to the workspace
+  const int Mr = p.Mr, Nr = p.Nr;
+#pragma unroll
+  for (int ii = 0; ii < FM; ++ii)
+#pragma unroll
+    for (int jj = 0; jj < FN; ++jj) {
+      const int r = pm0 + wm * 8 * FM + 8 * ii + g;
+      const int c = pn0 + wn * 8 * FN + 8 * jj + 2 * t;
+      if (r < Mr) {
+        if (c < Nr) atomicAdd(p.W + std::int64_t(r) * Nr + c, acc[ii][jj][0]);
+        if (c + 1 < Nr) atomicAdd(p.W + std::int64_t(r) * Nr + c + 1, acc[ii][jj][1]);
+      }
+    }
+  __threadfence();
+  __syncthreads();
+  const int tile = blockIdx.y * gridDim.z + blockIdx.z;
+  if (tid == 0) s_last = (atomicAdd(p.counters + tile, 1u) == gridDim.x - 1);
+  __syncthreads();
+  if (!s_last) return;
+  __threadfence();
+  constexpr int CM = ZV ? BM / 2 : BM, CN = ZV ? BN / 2 : BN;
+  for (int e = tid; e < CM * CN; e += BT) {
+    const int m = (ZV ? pm0 / 2 : pm0) + e / CN, n = (ZV ? pn0 / 2 : pn0) + e % CN;
+    if (m >= p.M || n >= p.N) continue;
+    const std::int64_t off = p.crow ? std::int64_t(m) * p.ldc + n : m + std::int64_t(n) * p.ldc;
+    if constexpr (ZV) {
+      double* w0 = p.W + std::int64_t(2 * m) * Nr + 2 * n;
+      double* w1 = w0 + Nr;
+      const double rr = __ldcg(w0), ri = __ldcg(w0 + 1), ir = __ldcg(w1), ii = __ldcg(w1 + 1);
+      const double sr = rr + ii, si = ri - ir;
+      double outr = p.al_re * sr - p.al_im * si, outi = p.al_re * si + p.al_im * sr;
+      cpx<double>* cp = static_cast<cpx<double>*>(p.C) + off;
+      if (!p.beta_zero) {
+        const cpx<double> o = *cp;
+        outr += p.be_re * o.x - p.be_im * o.y;
+        outi += p.be_re * o.y + p.be_im * o.x;
+      }
+      *cp = cpx<double>{outr, outi};
+      __stcg(w0, 0.0);
+      __stcg(w0 + 1, 0.0);
+      __stcg(w1, 0.0);
+      __stcg(w1 + 1, 0.0);
+    } else {
+      double* w = p.W + std::int64_t(m) * Nr + n;
+      double out = p.al_re * __ldcg(w);
+      double* cp = static_cast<double*>(p.C) + off;
+      if (!p.beta_zero) out += p.be_re * (*cp);
+      *cp = out;
+      __stcg(w, 0.0);
+    }
+  }
+  if (tid == 0) p.counters[tile] = 0u;
+}
+
+// Launch on a TsmttsmArgs (real or complex double), non-deterministic mode.
+template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST>
+cudaError_t launch_tsmttsm_dmma(const TsmttsmArgs<double, ZV>& a, cudaStream_t stream) {
+  using Sh = DmmaShape<BM, BN, FM, FN, KC, ST>;
+  static_assert(BM % (8 * FM) == 0 && BN % (8 * FN) == 0 && KC % 4 == 0, "bad DMMA shape");
+  auto kern = tsmttsm_dmma_kernel<ZV, BM, BN, FM, FN, KC, ST>;
+  static int occ[kMaxDevices] = {0};
+  const int dev = current_device();
+  if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
+  if (occ[dev] == 0) {
+    cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Sh::smem));
+    if (e != cudaSuccess) return e;
+    occ[dev] = blocks_per_sm(kern, Sh::BT, Sh::smem);
+  }
+  DmmaArgs d{};
+  const int f = ZV ? 2 : 1;
+  d.A = reinterpret_cast<const double*>(a.A);
+  d.B = reinterpret_cast<const double*>(a.B);
+  d.C = a.C;
+  d.ldc = a.ldc;
+  d.crow = a.crow;
+  d.K = a.K;
+  d.M = a.M;
+  d.N = a.N;
+  d.Mr = f * a.M;
+  d.Nr = f * a.N;
+  // real view of element (k, m) part q: doubles at f*(k*ask + m*asm) + q; j = f*m + q
+  auto view = [&](std::int64_t sk, std::int64_t sm, std::int64_t& rs, std::int64_t& c1, std::int64_t& c2, bool& jf) {
+    rs = f * sk;
+    if (ZV) {
+      c1 = 1;
+      c2 = 2 * sm;
+    } else {
+      c1 = sm;
+      c2 = 2 * sm;
+    }
+    jf = (sm == 1) || (sk != 1 && sm < sk);
+  };
+  view(a.ask, a.asm_, d.ars, d.ac1, d.ac2, d.ajfast);
+  view(a.bsk, a.bsm, d.brs, d.bc1, d.bc2, d.bjfast);
+  d.al_re = a.alpha.re;
+  d.al_im = a.alpha.im;
+  d.be_re = a.beta.re;
+  d.be_im = a.beta.im;
+  d.beta_zero = a.beta_zero;
+  const int ty = (d.Mr + BM - 1) / BM, tz = (d.Nr + BN - 1) / BN;
+  std::int64_t gx = std::int64_t(sm_count()) * occ[dev] / (std::int64_t(ty) * tz);
+  const std::int64_t nchunks = (a.K + KC - 1) / KC;
+  if (gx > nchunks) gx = nchunks;
+  if (gx < 1) gx = 1;
+  const std::size_t cnt_bytes = ((std::size_t(ty) * tz * sizeof(unsigned) + 255) / 256) * 256;
+  void* ws = nullptr;
+  cudaError_t err = workspace(stream, 0, cnt_bytes + std::size_t(d.Mr) * d.Nr * sizeof(double), &ws);
+  if (err != cudaSuccess) return err;
+  d.counters = static_cast<unsigned*>(ws);
+  d.W = reinterpret_cast<double*>(static_cast<char*>(ws) + cnt_bytes);
+  kern<<<dim3(unsigned(gx), unsigned(ty), unsigned(tz)), Sh::BT, Sh::smem, stream>>>(d);
+  return cudaGetLastError();
+}
+
+}  // namespace detail
+}  // namespace cuda
+}  // namespace kbla

@@ -1,0 +1,391 @@
+// TSMTTSM kernel: C = alpha * A^H * B + beta * C, A: K x M, B: K x N (K >> M, N). No Kokkos in here.
+//
+// Following Ernst et al. 2020 (shared/seeds/tall-skinny-gemm-gpu-ernst2020.txt):
+//  - grid-stride loop over the rows k, launching only as many blocks as fill the GPU;
+//  - each thread owns a TM x TN tile of the (padded) MT x NT result tile, with the transposed mapping
+//    (entry (i, j) of thread (pm, pn) is m = pm + i*PM, n = pn + j*PN), so that neighbouring threads load
+//    neighbouring columns of a row (row-major) or, with the threads ordered row-fastest, neighbouring rows
+//    of a column (column-major);
+//  - leap-frogging: the next row is loaded into a second set of registers while the current one is used;
+//  - block-local reduction, then one global combine per block: lanes that share a tile are summed with a
+//    fixed xor-shuffle tree, warps in a fixed order through shared memory (deterministic inside the block, at
+//    the cost of <= 8 barriers); then either global atomics into a zero-kept workspace with the last block
+//    writing C = alpha*W + beta*C (default), or per-block partials reduced in a fixed order by a second
+//    kernel (options.deterministic).
+// Widths above the tile (M > MT or N > NT) are covered by grid.y / grid.z column tiles.
+#pragma once
+#include "tall_skinny_common.cuh"
+
+namespace kbla {
+namespace cuda {
+namespace detail {
+
+enum : int { kLayRR = 0, kLayCC = 1, kLayGEN = 2 };
+
+template <class S, bool CPLX>
+struct TsmttsmArgs {
+  using E = Elem<S, CPLX>;
+  const E* A;
+  const E* B;
+  E* C;
+  std::int64_t ask, asm_, bsk, bsm;  // element (k, m) of A at A[k*ask + m*asm_]
+  std::int64_t ldc;
+  std::int64_t K;
+  int M, N;
+  bool crow;  // C row-major
+  Coef<S, CPLX> alpha, beta;
+  bool beta_zero;
+  bool deterministic;
+  S* W;                 // default: M*N accumulators (kept zero); deterministic: gridDim.x * M*N partials
+  unsigned* counters;   // per column tile (kept zero)
+};
+
+template <class S>
+__device__ __forceinline__ void fma_conj(S& acc, S a, S b) {
+  acc = fma(a, b, acc);
+}
+template <class S>
+__device__ __forceinline__ void fma_conj(cpx<S>& acc, cpx<S> a, cpx<S> b) {
+  // acc += conj(a) * b
+  acc.x = fma(a.x, b.x, acc.x);
+  acc.x = fma(a.y, b.y, acc.x);
+  acc.y = fma(a.x, b.y, acc.y);
+  acc.y = fma(-a.y, b.x, acc.y);
+}
+
+template <class S>
+__device__ __forceinline__ void add_to(S& d, S v) {
+  d += v;
+}
+template <class S>
+__device__ __forceinline__ void add_to(cpx<S>& d, cpx<S> v) {
+  d.x += v.x;
+  d.y += v.y;
+}
+template <class S>
+__device__ __forceinline__ S shfl_xor(S v, int o) {
+  return __shfl_xor_sync(0xffffffffu, v, o);
+}
+template <class S>
+__device__ __forceinline__ cpx<S> shfl_xor(cpx<S> v, int o) {
+  return {__shfl_xor_sync(0xffffffffu, v.x, o), __shfl_xor_sync(0xffffffffu, v.y, o)};
+}
+
+// out = alpha * w + beta * c  (beta_zero: c is not read)
+template <class S, bool CPLX>
+__device__ __forceinline__ void epilogue_store(Elem<S, CPLX>* c, const S* w, const Coef<S, CPLX>& alpha,
+                                               const Coef<S, CPLX>& beta, bool beta_zero) {
+  if constexpr (CPLX) {
+    S wr = w[0], wi = w[1];
+    S r = alpha.re * wr - alpha.im * wi, i = alpha.re * wi + alpha.im * wr;
+    if (!beta_zero) {
+      cpx<S> o = *c;
+      r += beta.re * o.x - beta.im * o.y;
+      i += beta.re * o.y + beta.im * o.x;
+    }
+    *c = cpx<S>{r, i};
+  } else {
+    S r = alpha.re * w[0];
+    if (!beta_zero) r += beta.re * (*c);
+    *c = r;
+  }
+}
+
+template <int TM, int TN, int PM, int PN>
+struct TsmttsmShape {
+  static constexpr int P = PM * PN;
+  static constexpr int R = P >= 256 ? 1 : 256 / P;
+  static constexpr int BT = R * P;
+  static constexpr int MT = TM * PM;
+  static constexpr int NT = TN * PN;
+};
+
+template <class S, bool CPLX, int TM, int TN, int PM, int PN, int LAY>
+__global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
+    tsmttsm_kernel(const TsmttsmArgs<S, CPLX> p) {
+  using E = Elem<S, CPLX>;
+  using Sh = TsmttsmShape<TM, TN, PM, PN>;
+  constexpr int P = Sh::P, R = Sh::R, BT = Sh::BT, MT = Sh::MT, NT = Sh::NT;
+  constexpr int NS = CPLX ? 2 : 1;  // scalars per element
+  // lanes of a warp that share a tile, summed by an xor tree
+  constexpr int SH = (LAY == kLayRR) ? ((P < 32 && 32 % P == 0) ? 32 / P : 1)
+                                     : (((R & (R - 1)) == 0) ? (R < 32 ? R : 32) : 1);
+  constexpr int G = R / SH;  // groups left after the shuffle, summed through shared memory
+  __shared__ E red[G > 1 ? P * TM * TN : 1];
+  __shared__ bool s_last;
+
+  const int tid = threadIdx.x;
+  int r, pidx;
+  if constexpr (LAY == kLayRR) {
+    pidx = tid % P;
+    r = tid / P;
+  } else {
+    r = tid % R;
+    pidx = tid / R;
+  }
+  const int pm = pidx % PM, pn = pidx / PM;
+  const int m0 = blockIdx.y * MT + pm, n0 = blockIdx.z * NT + pn;
+  const std::int64_t K = p.K;
+
+  bool mv[TM], nv[TN];
+#pragma unroll
+  for (int i = 0; i < TM; ++i) mv[i] = (m0 + i * PM) < p.M;
+#pragma unroll
+  for (int j = 0; j < TN; ++j) nv[j] = (n0 + j * PN) < p.N;
+
+  // strides in elements
+  std::int64_t ask, asm_, bsk, bsm;
+  if constexpr (LAY == kLayRR) {
+    ask = p.ask;
+    asm_ = 1;
+    bsk = p.bsk;
+    bsm = 1;
+  } else if constexpr (LAY == kLayCC) {
+    ask = 1;
+    asm_ = p.asm_;
+    bsk = 1;
+    bsm = p.bsm;
+  } else {
+    ask = p.ask;
+    asm_ = p.asm_;
+    bsk = p.bsk;
+    bsm = p.bsm;
+  }
+
+  const std::int64_t gstride = std::int64_t(gridDim.x) * R;
+  std::int64_t k = std::int64_t(blockIdx.x) * R + r;
+  const E* pa = p.A + k * ask + std::int64_t(m0) * asm_;
+  const E* pb = p.B + k * bsk + std::int64_t(n0) * bsm;
+  const std::int64_t adv_a = gstride * ask, adv_b = gstride * bsk;
+
+  E acc[TM][TN];
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) set_zero(acc[i][j]);
+
+  E a[TM], b[TN];
+  {
+    const bool kv = k < K;
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+      if (kv && mv[i]) a[i] = ldg(pa + std::int64_t(i * PM) * asm_);
+      else set_zero(a[i]);
+    }
+#pragma unroll
+    for (int j = 0; j < TN; ++j) {
+      if (kv && nv[j]) b[j] = ldg(pb + std::int64_t(j * PN) * bsm);
+      else set_zero(b[j]);
+    }
+  }
+  for (; k < K; k += gstride) {
+    // leap-frog: load the next row while this one is used
+    pa += adv_a;
+    pb += adv_b;
+    const bool kv = (k + gstride) < K;
+    E an[TM], bn[TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+      if (kv && mv[i]) an[i] = ldg(pa + std::int64_t(i * PM) * asm_);
+      else set_zero(an[i]);
+    }
+#pragma unroll
+    for (int j = 0; j < TN; ++j) {
+      if (kv && nv[j]) bn[j] = ldg(pb + std::int64_t(j * PN) * bsm);
+      else set_zero(bn[j]);
+    }
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+      for (int j = 0; j < TN; ++j) fma_conj(acc[i][j], a[i], b[j]);
+#pragma unroll
+    for (int i = 0; i < TM; ++i) a[i] = an[i];
+#pragma unroll
+    for (int j = 0; j < TN; ++j) b[j] = bn[j];
+  }
+
+  // ---- block reduction (fixed order) ----
+  if constexpr (SH > 1) {
+    constexpr int first = (LAY == kLayRR) ? P : 1;
+#pragma unroll
+    for (int o = first; o < first * SH; o *= 2)
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) add_to(acc[i][j], shfl_xor(acc[i][j], o));
+  }
+  const bool leader = (r % SH) == 0;
+  const int grp = r / SH;
+  if constexpr (G > 1) {
+    for (int s = 0; s < G; ++s) {
+      if (leader && grp == s) {
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+          for (int j = 0; j < TN; ++j) {
+            E& d = red[(i * TN + j) * P + pidx];
+            if (s == 0) d = acc[i][j];
+            else add_to(d, acc[i][j]);
+          }
+      }
+      __syncthreads();
+    }
+  }
+
+  // ---- global combine ----
+  const int M = p.M, N = p.N;
+  const std::int64_t MN = std::int64_t(M) * N;
+  const int tile = blockIdx.y * gridDim.z + blockIdx.z;
+  auto entry = [&](int e, int& gm, int& gn) {  // e enumerates (i, j, pidx)
+    const int pi = e % P, ij = e / P;
+    const int i = ij / TN, j = ij % TN;
+    gm = blockIdx.y * MT + (pi % PM) + i * PM;
+    gn = blockIdx.z * NT + (pi / PM) + j * PN;
+  };
+  S* dst = p.deterministic ? p.W + std::int64_t(blockIdx.x) * MN * NS : p.W;
+  auto put = [&](int gm, int gn, const E& v) {
+    S* w = dst + (std::int64_t(gm) * N + gn) * NS;
+    if (p.deterministic) {
+      if constexpr (CPLX) {
+        w[0] = v.x;
+        w[1] = v.y;
+      } else {
+        w[0] = v;
+      }
+    } else {
+      if constexpr (CPLX) {
+        atomicAdd(w, v.x);
+        atomicAdd(w + 1, v.y);
+      } else {
+        atomicAdd(w, v);
+      }
+    }
+  };
+  if constexpr (G > 1) {
+    for (int e = tid; e < P * TM * TN; e += BT) {
+      int gm, gn;
+      entry(e, gm, gn);
+      if (gm < M && gn < N) put(gm, gn, red[e]);
+    }
+  } else {
+    if (leader) {
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j)
+          if (mv[i] && nv[j]) put(m0 + i * PM, n0 + j * PN, acc[i][j]);
+    }
+  }
+  if (p.deterministic) return;  // the second kernel finishes
+
+  __threadfence();
+  __syncthreads();
+  if (tid == 0) {
+    const unsigned ticket = atomicAdd(p.counters + tile, 1u);
+    s_last = (ticket == gridDim.x - 1);
+  }
+  __syncthreads();
+  if (!s_last) return;
+  __threadfence();
+  for (int e = tid; e < P * TM * TN; e += BT) {
+    int gm, gn;
+    entry(e, gm, gn);
+    if (gm < M && gn < N) {
+      S* w = p.W + (std::int64_t(gm) * N + gn) * NS;
+      S wv[NS];
+#pragma unroll
+      for (int s = 0; s < NS; ++s) wv[s] = __ldcg(w + s);
+      E* c = p.C + (p.crow ? std::int64_t(gm) * p.ldc + gn : gm + std::int64_t(gn) * p.ldc);
+      epilogue_store<S, CPLX>(c, wv, p.alpha, p.beta, p.beta_zero);
+#pragma unroll
+      for (int s = 0; s < NS; ++s) __stcg(w + s, S(0));
+    }
+  }
+  if (tid == 0) p.counters[tile] = 0u;
+}
+
+// Deterministic second pass: one warp per entry of C, blocks summed lane-strided then by a fixed xor tree.
+template <class S, bool CPLX>
+__global__ void __launch_bounds__(256) tsmttsm_reduce_kernel(const TsmttsmArgs<S, CPLX> p, int nparts) {
+  constexpr int NS = CPLX ? 2 : 1;
+  const std::int64_t MN = std::int64_t(p.M) * p.N;
+  const std::int64_t e = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const int lane = threadIdx.x % 32;
+  if (e >= MN) return;
+  S s[NS];
+#pragma unroll
+  for (int q = 0; q < NS; ++q) s[q] = S(0);
+  for (int b = lane; b < nparts; b += 32)
+#pragma unroll
+    for (int q = 0; q < NS; ++q) s[q] += p.W[(std::int64_t(b) * MN + e) * NS + q];
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2)
+#pragma unroll
+    for (int q = 0; q < NS; ++q) s[q] += __shfl_xor_sync(0xffffffffu, s[q], o);
+  if (lane == 0) {
+    const int gm = int(e / p.N), gn = int(e % p.N);
+    Elem<S, CPLX>* c = p.C + (p.crow ? std::int64_t(gm) * p.ldc + gn : gm + std::int64_t(gn) * p.ldc);
+    epilogue_store<S, CPLX>(c, s, p.alpha, p.beta, p.beta_zero);
+  }
+}
+
+// C = beta * C (K == 0)
+template <class S, bool CPLX>
+__global__ void scale_kernel(Elem<S, CPLX>* C, std::int64_t ldc, bool crow, int M, int N, Coef<S, CPLX> beta,
+                             bool beta_zero) {
+  const std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= std::int64_t(M) * N) return;
+  const int gm = int(e / N), gn = int(e % N);
+  Elem<S, CPLX>* c = C + (crow ? std::int64_t(gm) * ldc + gn : gm + std::int64_t(gn) * ldc);
+  S zero[2] = {S(0), S(0)};
+  Coef<S, CPLX> a0{S(0), S(0)};
+  epilogue_store<S, CPLX>(c, zero, a0, beta, beta_zero);
+}
+
+// Host launcher for one configuration.
+template <class S, bool CPLX, int TM, int TN, int PM, int PN, int LAY>
+cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_blocks_override = 0) {
+  using Sh = TsmttsmShape<TM, TN, PM, PN>;
+  constexpr int NS = CPLX ? 2 : 1;
+  auto kern = tsmttsm_kernel<S, CPLX, TM, TN, PM, PN, LAY>;
+  static int occ[kMaxDevices] = {0};
+  const int dev = current_device();
+  if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
+  if (occ[dev] == 0) occ[dev] = blocks_per_sm(kern, Sh::BT, 0);
+  const int ty = (a.M + Sh::MT - 1) / Sh::MT, tz = (a.N + Sh::NT - 1) / Sh::NT;
+  std::int64_t fill = std::int64_t(sm_count()) * occ[dev];
+  if (max_blocks_override > 0) fill = max_blocks_override;
+  std::int64_t gx = fill / (std::int64_t(ty) * tz);
+  if (gx < 1) gx = 1;
+  const std::int64_t need = (a.K + Sh::R - 1) / Sh::R;
+  if (gx > need) gx = need;
+  if (gx < 1) gx = 1;
+  const std::int64_t MN = std::int64_t(a.M) * a.N;
+  cudaError_t err;
+  void* ws = nullptr;
+  if (a.deterministic) {  // scratch: gx partial results
+    err = workspace(stream, 1, std::size_t(gx) * MN * NS * sizeof(S), &ws);
+    if (err != cudaSuccess) return err;
+    a.counters = nullptr;
+    a.W = static_cast<S*>(ws);
+  } else {  // zero-kept: [counters: ty*tz, rounded to 256 B][W: M*N accumulators]
+    const std::size_t cnt_bytes = ((std::size_t(ty) * tz * sizeof(unsigned) + 255) / 256) * 256;
+    err = workspace(stream, 0, cnt_bytes + std::size_t(MN) * NS * sizeof(S), &ws);
+    if (err != cudaSuccess) return err;
+    a.counters = static_cast<unsigned*>(ws);
+    a.W = reinterpret_cast<S*>(static_cast<char*>(ws) + cnt_bytes);
+  }
+  kern<<<dim3(unsigned(gx), unsigned(ty), unsigned(tz)), Sh::BT, 0, stream>>>(a);
+  err = cudaGetLastError();
+  if (err != cudaSuccess) return err;
+  if (a.deterministic) {
+    const std::int64_t threads = MN * 32;
+    tsmttsm_reduce_kernel<S, CPLX><<<unsigned((threads + 255) / 256), 256, 0, stream>>>(a, int(gx));
+    err = cudaGetLastError();
+  }
+  return err;
+}
+
+}  // namespace detail
+}  // namespace cuda
+}  // namespace kbla

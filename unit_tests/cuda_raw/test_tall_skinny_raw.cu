@@ -1,0 +1,376 @@
+// Raw-kernel test of kbla::cuda::tsmttsm / tsmm against a CPU long-double reference. No Kokkos.
+// Usage: kbla_cuda_raw_tests [--quick]   (--quick: a reduced set, for compute-sanitizer)
+// Prints one line per failure and a final "N passed, N failed"; exit code 0 iff nothing failed.
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "kbla_cuda_tall_skinny.hpp"
+
+using kbla::cuda::Layout;
+using kbla::cuda::TallSkinnyOptions;
+
+static int g_pass = 0, g_fail = 0;
+static std::mt19937_64 g_rng(12345);
+
+#define CK(x)                                                                                 \
+  do {                                                                                        \
+    cudaError_t e_ = (x);                                                                     \
+    if (e_ != cudaSuccess) {                                                                  \
+      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);   \
+      std::exit(2);                                                                           \
+    }                                                                                         \
+  } while (0)
+
+template <class T>
+struct Tr {
+  using R = T;
+  using L = long double;
+  static constexpr bool cplx = false;
+  static const char* name() { return std::is_same<T, float>::value ? "S" : "D"; }
+};
+template <class R_>
+struct Tr<std::complex<R_>> {
+  using R = R_;
+  using L = std::complex<long double>;
+  static constexpr bool cplx = true;
+  static const char* name() { return std::is_same<R_, float>::value ? "C" : "Z"; }
+};
+
+template <class T>
+T rnd() {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  if constexpr (Tr<T>::cplx) return T(typename Tr<T>::R(u(g_rng)), typename Tr<T>::R(u(g_rng)));
+  else return T(u(g_rng));
+}
+template <class T>
+T nanv() {
+  using R = typename Tr<T>::R;
+  if constexpr (Tr<T>::cplx) return T(std::numeric_limits<R>::quiet_NaN(), std::numeric_limits<R>::quiet_NaN());
+  else return std::numeric_limits<R>::quiet_NaN();
+}
+template <class T>
+typename Tr<T>::L toL(T v) {
+  if constexpr (Tr<T>::cplx) return typename Tr<T>::L(v.real(), v.imag());
+  else return (long double)v;
+}
+template <class L>
+long double absL(L v) {
+  return std::abs(v);
+}
+template <class L>
+L conjL(L v) {
+  if constexpr (std::is_same<L, long double>::value) return v;
+  else return std::conj(v);
+}
+template <class T>
+bool finite(T v) {
+  if constexpr (Tr<T>::cplx) return std::isfinite(v.real()) && std::isfinite(v.imag());
+  else return std::isfinite(v);
+}
+
+// element (i, j) of a matrix with `rows` rows stored with layout l and leading dimension ld
+inline std::size_t at(Layout l, std::int64_t ld, std::int64_t i, std::int64_t j) {
+  return l == Layout::RowMajor ? std::size_t(i * ld + j) : std::size_t(i + j * ld);
+}
+inline std::size_t extent(Layout l, std::int64_t ld, std::int64_t rows, std::int64_t cols) {
+  if (rows == 0 || cols == 0) return 1;
+  return l == Layout::RowMajor ? std::size_t((rows - 1) * ld + cols) : std::size_t((cols - 1) * ld + rows);
+}
+
+template <class T>
+struct DevBuf {
+  T* p = nullptr;
+  std::size_t n = 0;
+  explicit DevBuf(std::size_t n_) : n(n_) { CK(cudaMalloc(&p, n * sizeof(T))); }
+  ~DevBuf() { cudaFree(p); }
+  void up(const std::vector<T>& h) { CK(cudaMemcpy(p, h.data(), n * sizeof(T), cudaMemcpyHostToDevice)); }
+  void down(std::vector<T>& h) {
+    h.resize(n);
+    CK(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
+  }
+};
+
+static const char* ln(Layout l) { return l == Layout::RowMajor ? "R" : "C"; }
+
+template <class T>
+void report(bool ok, const std::string& what, double worst) {
+  if (ok) ++g_pass;
+  else {
+    ++g_fail;
+    if (g_fail <= 60) std::printf("FAIL %s%s worst err/tol %.3g\n", Tr<T>::name(), what.c_str(), worst);
+  }
+}
+
+// C = alpha A^H B + beta C
+template <class T>
+void test_tsmttsm(std::int64_t K, int M, int N, Layout la, Layout lb, Layout lc, int pad, T alpha, T beta,
+                  bool det = false) {
+  using L = typename Tr<T>::L;
+  const std::int64_t lda = (la == Layout::RowMajor ? M : K) + pad, ldb = (lb == Layout::RowMajor ? N : K) + pad,
+                     ldc = (lc == Layout::RowMajor ? N : M) + pad;
+  const std::size_t na = extent(la, lda, K, M), nb = extent(lb, ldb, K, N), nc = extent(lc, ldc, M, N);
+  std::vector<T> A(na), B(nb), C0(nc), C;
+  for (auto& v : A) v = rnd<T>();
+  for (auto& v : B) v = rnd<T>();
+  const bool bz = beta == T(0);
+  for (auto& v : C0) v = bz ? nanv<T>() : rnd<T>();
+  DevBuf<T> dA(na), dB(nb), dC(nc);
+  dA.up(A);
+  dB.up(B);
+  dC.up(C0);
+  TallSkinnyOptions opt;
+  opt.deterministic = det;
+  CK(kbla::cuda::tsmttsm<T>(0, K, M, N, alpha, dA.p, lda, la, dB.p, ldb, lb, beta, dC.p, ldc, lc, opt));
+  CK(cudaDeviceSynchronize());
+  dC.down(C);
+  const long double eps = std::numeric_limits<typename Tr<T>::R>::epsilon();
+  std::vector<double> ratio(std::size_t(M) * N);
+#pragma omp parallel for schedule(dynamic)
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      L s = 0;
+      long double sa = 0;
+      for (std::int64_t k = 0; k < K; ++k) {
+        const L a = toL(A[at(la, lda, k, m)]), b = toL(B[at(lb, ldb, k, n)]);
+        s += conjL(a) * b;
+        sa += absL(a) * absL(b);
+      }
+      L ref = toL(alpha) * s;
+      long double mag = absL(toL(alpha)) * sa;
+      if (!bz) {
+        ref += toL(beta) * toL(C0[at(lc, ldc, m, n)]);
+        mag += absL(toL(beta)) * absL(toL(C0[at(lc, ldc, m, n)]));
+      }
+      const T got = C[at(lc, ldc, m, n)];
+      const long double tol = 4 * (K + 8) * eps * mag + 1e-30L;
+      const long double err = absL(toL(got) - ref);
+      ratio[std::size_t(m) * N + n] = finite(got) ? double(err / tol) : INFINITY;
+    }
+  double worst = 0;
+  for (double r : ratio) worst = std::max(worst, r);
+  bool ok = worst <= 1.0;
+  // untouched padding of C (ld > rows) must stay as it was
+  if (ok && pad > 0)
+    for (std::size_t i = 0; i < nc && ok; ++i) {
+      const std::int64_t r = lc == Layout::RowMajor ? i / ldc : i % ldc, c = lc == Layout::RowMajor ? i % ldc : i / ldc;
+      const bool inside = lc == Layout::RowMajor ? c < N : r < M;
+      if (!inside && std::memcmp(&C[i], &C0[i], sizeof(T)) != 0) ok = false;
+    }
+  char buf[256];
+  std::snprintf(buf, sizeof buf, " tsmttsm K=%lld M=%d N=%d A%s B%s C%s pad=%d beta0=%d det=%d", (long long)K, M, N,
+                ln(la), ln(lb), ln(lc), pad, int(bz), int(det));
+  if (det && ok) {  // a second run must give the same bits
+    dC.up(C0);
+    CK(kbla::cuda::tsmttsm<T>(0, K, M, N, alpha, dA.p, lda, la, dB.p, ldb, lb, beta, dC.p, ldc, lc, opt));
+    CK(cudaDeviceSynchronize());
+    std::vector<T> C2;
+    dC.down(C2);
+    if (std::memcmp(C.data(), C2.data(), nc * sizeof(T)) != 0) {
+      ok = false;
+      std::printf("  (deterministic runs differ)\n");
+    }
+  }
+  report<T>(ok, buf, worst);
+}
+
+// B = alpha A C + beta B   (inplace: B is A, M == N)
+template <class T>
+void test_tsmm(std::int64_t K, int M, int N, Layout la, Layout lc, Layout lb, int pad, T alpha, T beta,
+               bool inplace = false) {
+  using L = typename Tr<T>::L;
+  if (inplace) lb = la;
+  const std::int64_t lda = (la == Layout::RowMajor ? M : K) + pad, ldc = (lc == Layout::RowMajor ? N : M) + pad;
+  const std::int64_t ldb = inplace ? lda : (lb == Layout::RowMajor ? N : K) + pad;
+  const std::size_t na = extent(la, lda, K, M), nc = extent(lc, ldc, M, N), nb = extent(lb, ldb, K, N);
+  std::vector<T> A(na), Cm(nc), B0(nb), B;
+  for (auto& v : A) v = rnd<T>();
+  for (auto& v : Cm) v = rnd<T>();
+  const bool bz = beta == T(0);
+  if (inplace) B0 = A;
+  else
+    for (auto& v : B0) v = bz ? nanv<T>() : rnd<T>();
+  DevBuf<T> dA(na), dC(nc), dB(nb);
+  dA.up(A);
+  dC.up(Cm);
+  T* bptr = dA.p;
+  if (!inplace) {
+    dB.up(B0);
+    bptr = dB.p;
+  }
+  CK(kbla::cuda::tsmm<T>(0, K, M, N, alpha, dA.p, lda, la, dC.p, ldc, lc, beta, bptr, ldb, lb));
+  CK(cudaDeviceSynchronize());
+  if (inplace) dA.down(B);
+  else dB.down(B);
+  const long double eps = std::numeric_limits<typename Tr<T>::R>::epsilon();
+  std::vector<double> ratio(std::size_t(K) * N);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < K; ++k)
+    for (int n = 0; n < N; ++n) {
+      L s = 0;
+      long double sa = 0;
+      for (int m = 0; m < M; ++m) {
+        const L a = toL(A[at(la, lda, k, m)]), c = toL(Cm[at(lc, ldc, m, n)]);
+        s += a * c;
+        sa += absL(a) * absL(c);
+      }
+      L ref = toL(alpha) * s;
+      long double mag = absL(toL(alpha)) * sa;
+      if (!bz) {
+        ref += toL(beta) * toL(B0[at(lb, ldb, k, n)]);
+        mag += absL(toL(beta)) * absL(toL(B0[at(lb, ldb, k, n)]));
+      }
+      const T got = B[at(lb, ldb, k, n)];
+      const long double tol = 4 * (M + 8) * eps * mag + 1e-30L;
+      const long double err = absL(toL(got) - ref);
+      ratio[std::size_t(k) * N + n] = finite(got) ? double(err / tol) : INFINITY;
+    }
+  double worst = 0;
+  for (double r : ratio) worst = std::max(worst, r);
+  bool ok = worst <= 1.0;
+  if (ok && pad > 0)
+    for (std::size_t i = 0; i < nb && ok; ++i) {
+      const std::int64_t r = lb == Layout::RowMajor ? i / ldb : i % ldb, c = lb == Layout::RowMajor ? i % ldb : i / ldb;
+      const bool inside = lb == Layout::RowMajor ? c < N : r < K;
+      if (!inside && std::memcmp(&B[i], &B0[i], sizeof(T)) != 0) ok = false;
+    }
+  char buf[256];
+  std::snprintf(buf, sizeof buf, " tsmm K=%lld M=%d N=%d A%s C%s B%s pad=%d beta0=%d inplace=%d", (long long)K, M, N,
+                ln(la), ln(lc), ln(lb), pad, int(bz), int(inplace));
+  report<T>(ok, buf, worst);
+}
+
+template <class T>
+T cval(double re, double im) {
+  if constexpr (Tr<T>::cplx) return T(typename Tr<T>::R(re), typename Tr<T>::R(im));
+  else return T(re);
+}
+
+// --tiny: a handful of cases per type that still reach every kernel family (SIMT, DMMA, in place,
+// deterministic, tiled), for compute-sanitizer
+template <class T>
+void tiny_suite() {
+  const Layout R = Layout::RowMajor, C = Layout::ColMajor;
+  const T al = cval<T>(0.75, -0.5), be = cval<T>(-1.25, 0.375), zero = cval<T>(0, 0);
+  for (int w : {1, 5, 16, 40, 64}) {
+    test_tsmttsm<T>(1000, w, w, R, R, R, 0, al, be);
+    test_tsmttsm<T>(999, w, w, C, C, C, 1, al, zero);
+    test_tsmm<T>(1000, w, w, R, R, R, 0, al, zero);
+    test_tsmm<T>(999, w, w, C, C, C, 1, al, be);
+  }
+  test_tsmttsm<T>(500, 7, 70, R, C, R, 0, al, be);
+  test_tsmttsm<T>(300, 96, 96, C, C, C, 0, al, be);
+  test_tsmm<T>(300, 70, 96, R, C, C, 0, al, be);
+  test_tsmm<T>(513, 8, 8, R, R, R, 0, al, zero, true);
+  test_tsmm<T>(300, 96, 96, C, C, C, 0, al, be, true);
+  test_tsmttsm<T>(3001, 16, 16, R, R, R, 0, al, be, true);
+  test_tsmttsm<T>(0, 4, 4, R, R, R, 0, al, be);
+}
+
+template <class T>
+void suite(bool quick) {
+  const Layout R = Layout::RowMajor, C = Layout::ColMajor;
+  const T one = cval<T>(1, 0), zero = cval<T>(0, 0);
+  const T al = cval<T>(0.75, -0.5), be = cval<T>(-1.25, 0.375);
+  const int wmax = quick ? 8 : 64;
+  // every width 1..64, square, both layouts, beta = 0 with NaN output and beta != 0
+  for (int w = 1; w <= wmax; ++w)
+    for (Layout l : {R, C}) {
+      const std::int64_t K = quick ? 301 : 1001;
+      test_tsmttsm<T>(K, w, w, l, l, l, 0, al, (w % 2) ? zero : be);
+      test_tsmm<T>(K, w, w, l, l, l, 0, al, (w % 2) ? be : zero);
+    }
+  // M != N, mixed layouts, strided (ld > rows)
+  const int shapes[][2] = {{1, 7}, {7, 1}, {3, 64}, {64, 5}, {33, 17}, {17, 40}, {70, 20}, {20, 130}};
+  for (auto& s : shapes) {
+    if (quick && (s[0] > 40 || s[1] > 40)) continue;
+    test_tsmttsm<T>(777, s[0], s[1], R, R, R, 0, al, be);
+    test_tsmttsm<T>(777, s[0], s[1], C, C, C, 3, al, zero);
+    test_tsmttsm<T>(777, s[0], s[1], R, C, C, 1, one, be);
+    test_tsmttsm<T>(777, s[0], s[1], C, R, R, 2, al, be);
+    test_tsmm<T>(777, s[0], s[1], R, R, R, 0, al, be);
+    test_tsmm<T>(777, s[0], s[1], C, C, C, 3, al, zero);
+    test_tsmm<T>(777, s[0], s[1], R, C, C, 1, one, be);
+    test_tsmm<T>(777, s[0], s[1], C, R, R, 2, al, be);
+  }
+  // odd K, K below the block count, K = 0
+  for (std::int64_t K : {0, 1, 2, 7, 33, 129, 4097}) {
+    for (int w : {1, 4, 13, 32}) {
+      if (quick && w > 13) continue;
+      test_tsmttsm<T>(K, w, w, R, R, R, 0, al, be);
+      test_tsmttsm<T>(K, w, w, C, C, C, 1, al, zero);
+      test_tsmm<T>(K, w, w, R, R, R, 0, al, be);
+      test_tsmm<T>(K, w, w, C, C, C, 1, al, zero);
+    }
+  }
+  // a larger K (many blocks, long grid-stride loops)
+  if (!quick)
+    for (int w : {1, 3, 8, 24, 64}) {
+      const std::int64_t K = w <= 8 ? 400003 : 40003;
+      test_tsmttsm<T>(K, w, w, R, R, R, 0, al, be);
+      test_tsmttsm<T>(K, w, w, C, C, C, 0, al, zero);
+      test_tsmm<T>(K, w, w, R, R, R, 0, al, zero);
+      test_tsmm<T>(K, w, w, C, C, C, 0, al, be);
+    }
+  // wider than one tile
+  if (!quick)
+    for (int w : {96, 128, 256, 512}) {
+      const std::int64_t K = w >= 256 ? 300 : 1000;
+      test_tsmttsm<T>(K, w, w, R, R, R, 0, al, be);
+      test_tsmttsm<T>(K, w, w, C, C, C, 2, al, zero);
+      test_tsmm<T>(K, w, w, R, R, R, 0, al, zero);
+      test_tsmm<T>(K, w, w, C, C, C, 2, al, be);
+    }
+  // in place X <- alpha X C + beta X
+  for (int w : {1, 2, 3, 5, 8, 16, 31, 48, 64, 96}) {
+    if (quick && w > 16) continue;
+    test_tsmm<T>(quick ? 513 : 5003, w, w, R, R, R, 0, al, zero, true);
+    test_tsmm<T>(quick ? 513 : 5003, w, w, C, R, C, 2, al, be, true);
+  }
+  // deterministic mode (bitwise equal across two runs)
+  for (int w : {1, 4, 16, 64}) {
+    if (quick && w > 16) continue;
+    test_tsmttsm<T>(quick ? 3001 : 100001, w, w, R, R, R, 0, al, be, true);
+    test_tsmttsm<T>(quick ? 3001 : 100001, w, w, C, C, C, 0, al, zero, true);
+  }
+  if (!quick) test_tsmttsm<T>(5000, 130, 70, C, C, R, 1, al, be, true);
+}
+
+int main(int argc, char** argv) {
+  bool quick = false, tiny = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--quick") quick = true;
+    if (std::string(argv[i]) == "--tiny") tiny = true;
+    if (std::string(argv[i]) == "--version") {
+      std::printf("kbla_cuda_raw_tests\n");
+      return 0;
+    }
+  }
+  int dev = 0;
+  cudaDeviceProp prop;
+  CK(cudaGetDevice(&dev));
+  CK(cudaGetDeviceProperties(&prop, dev));
+  std::printf("device %s, %d SMs%s\n", prop.name, prop.multiProcessorCount,
+              tiny ? " (tiny set)" : quick ? " (quick set)" : "");
+  if (tiny) {
+    tiny_suite<double>();
+    tiny_suite<std::complex<double>>();
+    tiny_suite<float>();
+    tiny_suite<std::complex<float>>();
+  } else {
+    suite<double>(quick);
+    suite<std::complex<double>>(quick);
+    suite<float>(quick);
+    suite<std::complex<float>>(quick);
+  }
+  std::printf("%d passed, %d failed\n", g_pass, g_fail);
+  return g_fail == 0 ? 0 : 1;
+}
