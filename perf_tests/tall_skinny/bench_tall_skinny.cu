@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -40,7 +41,7 @@ using kbla::cuda::Layout;
 
 static const double kPeakFP64 = 67.0e12;  // FP64 tensor cores, H100/H200 SXM; float would be 2x (not measured)
 static double g_bw_read = 0, g_bw_copy = 0;
-static int g_reps = 10;
+static int g_reps = 10;  // timed repetitions per case (median), after 2 warm-up calls
 static cublasHandle_t g_handle;
 static cudaEvent_t g_e0, g_e1;
 
@@ -215,13 +216,15 @@ static std::string nvsmi(const char* q) {
 }
 
 int main(int argc, char** argv) {
-  bool quick = false;
-  std::string out = "tall_skinny.json";
+  bool quick = false, do_ramp = true;
+  std::string out = "tall_skinny.json", types = "DZ";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick") quick = true;
     else if (a == "--out" && i + 1 < argc) out = argv[++i];
     else if (a == "--reps" && i + 1 < argc) g_reps = std::atoi(argv[++i]);
+    else if (a == "--types" && i + 1 < argc) types = argv[++i];  // D, Z or DZ
+    else if (a == "--no-ramp") do_ramp = false;
   }
   int dev = 0;
   CK(cudaGetDevice(&dev));
@@ -280,10 +283,13 @@ int main(int argc, char** argv) {
   std::printf("%-4s %-8s %-3s %5s %11s | %7s %7s | %7s %7s | %6s | %s\n", "type", "op", "lay", "w", "K", "kbla%",
               "GF/s", "cublas%", "GF/s", "ratio", "check");
   double minratio = 1e9, maxratio = 0;
+  const auto t_start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count(); };
   for (int cplx = 0; cplx < 2; ++cplx)
     for (int op = 0; op < 2; ++op)
       for (Layout l : {Layout::RowMajor, Layout::ColMajor})
         for (int w : widths) {
+          if (types.find(cplx ? 'Z' : 'D') == std::string::npos) continue;
           const std::int64_t K = (std::int64_t(1) << (cplx ? 28 : 29)) / w;
           Res r0, r1;
           double chk;
@@ -302,13 +308,15 @@ int main(int argc, char** argv) {
           const char* tn = cplx ? "Z" : "D";
           const char* on = op ? "tsmm" : "tsmttsm";
           const char* ln = l == Layout::RowMajor ? "R" : "C";
-          std::printf("%-4s %-8s %-3s %5d %11lld | %6.1f%% %7.0f | %6.1f%% %7.0f | %6.2f | %.1e%s\n", tn, on, ln, w,
-                      (long long)K, r0.pct, r0.gfs, r1.pct, r1.gfs, ratio, chk, chk > 1e-10 ? " CHECK!" : "");
+          std::printf("%-4s %-8s %-3s %5d %11lld | %6.1f%% %7.0f | %6.1f%% %7.0f | %6.2f | %.1e%s %6.1fs\n", tn, on, ln,
+                      w, (long long)K, r0.pct, r0.gfs, r1.pct, r1.gfs, ratio, chk, chk > 1e-10 ? " CHECK!" : "",
+                      elapsed());
           std::fprintf(f, "%s{\"type\":\"%s\",\"op\":\"%s\",\"layout\":\"%s\",\"M\":%d,\"N\":%d,\"K\":%lld,\"kbla\":%s,"
                           "\"cublas\":%s,\"ratio_vs_cublas\":%.4g,\"check_rel_diff\":%.3g}",
                        first ? "" : ",\n", tn, on, ln, w, w, (long long)K, js(r0).c_str(), js(r1).c_str(), ratio, chk);
           first = false;
           std::fflush(stdout);
+          std::fflush(f);
         }
   std::fprintf(f, "\n],\n\"ramp\":[\n");
   first = true;
@@ -317,6 +325,7 @@ int main(int argc, char** argv) {
       for (Layout l : {Layout::RowMajor, Layout::ColMajor})
         for (int w : {4, 16, 64})
           for (int e = 10; e <= 27; e += (quick ? 3 : 1)) {
+            if (!do_ramp || types.find(cplx ? 'Z' : 'D') == std::string::npos) continue;
             const std::int64_t K = std::int64_t(1) << e;
             const int reps = e < 20 ? 4 * g_reps : g_reps;
             Res r0 = cplx ? measure<std::complex<double>>(op, 0, l, K, w, w, reps) : measure<double>(op, 0, l, K, w, w, reps);
@@ -325,6 +334,7 @@ int main(int argc, char** argv) {
                          first ? "" : ",\n", cplx ? "Z" : "D", op ? "tsmm" : "tsmttsm",
                          l == Layout::RowMajor ? "R" : "C", w, (long long)K, js(r0).c_str(), js(r1).c_str());
             first = false;
+            std::fflush(f);
             if (e == 20)
               std::printf("ramp %s %-8s %s w=%2d K=2^20: kbla %.1f%%  cublas %.1f%%\n", cplx ? "Z" : "D",
                           op ? "tsmm" : "tsmttsm", l == Layout::RowMajor ? "R" : "C", w, r0.pct, r1.pct);

@@ -83,7 +83,7 @@ void dm(int w, int lay) {
   const Layout l = lay == 0 ? Layout::RowMajor : Layout::ColMajor;
   const bool row = lay == 0;
   auto run = [](const TsmttsmArgs<double, ZV>& a, int, cudaStream_t st) -> cudaError_t {
-    return launch_tsmttsm_dmma<ZV, BM, BN, FM, FN, KC, ST>(a, st);
+    return launch_tsmttsm_dmma<ZV, BM, BN, FM, FN, KC, ST>(a, st);  // picks smem layout / copy width
   };
   const T* A = reinterpret_cast<const T*>(gA);
   const T* B = reinterpret_cast<const T*>(gB);
@@ -107,15 +107,15 @@ int main() {
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
   for (int lay = 0; lay < 2; ++lay) {
-    ts<8, 8, 1, 1>(8, lay); ts<4, 4, 2, 2>(8, lay); ts<2, 2, 4, 4>(8, lay); ts<4, 8, 2, 1>(8, lay);
-    ts<4, 4, 4, 4>(16, lay); ts<8, 8, 2, 2>(16, lay); ts<2, 2, 8, 8>(16, lay); ts<8, 4, 2, 4>(16, lay);
-    ts<8, 8, 4, 4>(32, lay); ts<4, 4, 8, 8>(32, lay); ts<8, 4, 4, 8>(32, lay);
-    ts<6, 6, 8, 8>(48, lay); ts<8, 8, 6, 6>(48, lay); ts<4, 4, 12, 12>(48, lay);
-    ts<8, 8, 8, 8>(64, lay); ts<4, 4, 16, 16>(64, lay); ts<8, 4, 8, 16>(64, lay);
-    tm<8, 4, 2, 128>(lay); tm<8, 8, 4, 64>(lay); tm<8, 2, 4, 64>(lay); tm<8, 8, 2, 256>(lay);
-    tm<16, 4, 4, 32>(lay); tm<16, 4, 2, 64>(lay); tm<16, 8, 4, 32>(lay); tm<16, 2, 4, 32>(lay);
-    tm<32, 8, 4, 32>(lay); tm<32, 4, 4, 32>(lay); tm<32, 8, 2, 64>(lay); tm<32, 4, 8, 16>(lay);
-    tm<64, 8, 4, 16>(lay); tm<64, 8, 2, 32>(lay); tm<64, 4, 4, 16>(lay); tm<64, 8, 8, 8>(lay);
+    // run 1 (SIMT candidates) is recorded in NOTES.md; run 2 sweeps the DMMA tiles
+    ts<8, 8, 1, 1>(8, lay); ts<8, 8, 2, 2>(16, lay);
+    for (int w : {12, 16}) { dm<false, 16, 16, 1, 1, 64, 4>(w, lay); dm<false, 16, 16, 1, 1, 32, 6>(w, lay); }
+    for (int w : {24, 32}) { dm<false, 32, 32, 2, 2, 32, 4>(w, lay); dm<false, 32, 32, 1, 1, 32, 4>(w, lay); dm<false, 32, 32, 2, 2, 64, 3>(w, lay); }
+    for (int w : {40, 48, 64}) { dm<false, 64, 64, 4, 4, 32, 3>(w, lay); dm<false, 64, 64, 2, 2, 32, 3>(w, lay); dm<false, 64, 64, 4, 4, 16, 4>(w, lay); }
+    for (int w : {6, 8}) { dm<true, 16, 16, 1, 1, 64, 4>(w, lay); }
+    for (int w : {12, 16}) { dm<true, 32, 32, 2, 2, 32, 4>(w, lay); dm<true, 32, 32, 1, 1, 32, 4>(w, lay); }
+    for (int w : {24, 32}) { dm<true, 64, 64, 4, 4, 32, 3>(w, lay); dm<true, 64, 64, 2, 2, 32, 3>(w, lay); }
+    for (int w : {48, 64}) { dm<true, 128, 128, 4, 8, 16, 4>(w, lay); dm<true, 128, 128, 4, 4, 16, 4>(w, lay); dm<true, 128, 128, 4, 8, 32, 3>(w, lay); }
   }
   return 0;
 }

@@ -24,6 +24,21 @@ Coef<typename ScalarOf<T>::S, ScalarOf<T>::cplx> coef(const T& v) {
   else return {v, T(0)};
 }
 
+#define KBLA_TS_CUBLAS_DECL(T)                                                                               \
+  cudaError_t cublas_tsmttsm(cudaStream_t s, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda, \
+                             Layout la, const T* B, std::int64_t ldb, Layout lb, T beta, T* C, std::int64_t ldc,  \
+                             Layout lc);                                                                         \
+  cudaError_t cublas_tsmm(cudaStream_t s, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda,    \
+                          Layout la, const T* C, std::int64_t ldc, Layout lc, T beta, T* B, std::int64_t ldb,     \
+                          Layout lb);
+KBLA_TS_CUBLAS_DECL(float)
+KBLA_TS_CUBLAS_DECL(double)
+KBLA_TS_CUBLAS_DECL(std::complex<float>)
+KBLA_TS_CUBLAS_DECL(std::complex<double>)
+bool cublas_enabled();  // KBLA_TS_NO_CUBLAS=1 turns the wide-width fallback off
+constexpr int kCublasAbove = 64;  // widths above this go to cuBLAS where it applies (NOTES.md, run 1)
+
+
 // DMMA path switch (KBLA_TS_NO_DMMA=1 in the environment turns it off, for A/B measurements)
 inline bool dmma_enabled() {
   static const bool on = [] {
@@ -72,6 +87,10 @@ cudaError_t tsmttsm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T a
   if (A == nullptr || B == nullptr) return cudaErrorInvalidValue;
   if (!ld_ok(lda, la, K, M) || !ld_ok(ldb, lb, K, N)) return cudaErrorInvalidValue;
   if (!aligned_elem<T>(A) || !aligned_elem<T>(B)) return cudaErrorMisalignedAddress;
+  if (std::max(M, N) > kCublasAbove && cublas_enabled()) {
+    const cudaError_t e = cublas_tsmttsm(stream, K, M, N, alpha, A, lda, la, B, ldb, lb, beta, C, ldc, lc);
+    if (e != cudaErrorNotSupported) return e;
+  }
   a.A = reinterpret_cast<const E*>(A);
   a.B = reinterpret_cast<const E*>(B);
   a.ask = la == Layout::RowMajor ? lda : 1;
@@ -95,6 +114,10 @@ cudaError_t tsmm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T alph
   if (!aligned_elem<T>(A) || !aligned_elem<T>(B) || !aligned_elem<T>(C)) return cudaErrorMisalignedAddress;
   const bool inplace = static_cast<const void*>(A) == static_cast<const void*>(B);
   if (inplace && (M != N || la != lb || lda != ldb)) return cudaErrorInvalidValue;
+  if (!inplace && std::max(M, N) > kCublasAbove && cublas_enabled()) {
+    const cudaError_t e = cublas_tsmm(stream, K, M, N, alpha, A, lda, la, C, ldc, lc, beta, B, ldb, lb);
+    if (e != cudaErrorNotSupported) return e;
+  }
   TsmmArgs<S, CP> a{};
   a.A = reinterpret_cast<const E*>(A);
   a.ask = la == Layout::RowMajor ? lda : 1;
@@ -235,7 +258,10 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
   if (w <= W || W == 64) return launch_tsmm<S_, CP_, W, W, TN, U, RK, 2>(a, st);
 
 #define KBLA_TS_X_DMMA(WMIN, WMAX, BM, BN, FM, FN, KC, ST) \
-  if (w >= WMIN && w <= WMAX) return launch_tsmttsm_dmma<CP_, BM, BN, FM, FN, KC, ST>(a, st);
+  if (w >= WMIN && w <= WMAX) {                                                            \
+    const cudaError_t e_ = launch_tsmttsm_dmma<CP_, BM, BN, FM, FN, KC, ST>(a, st);          \
+    if (e_ != cudaErrorNotSupported) return e_;                                               \
+  }
 #define KBLA_TS_PRE_NONE
 #define KBLA_TS_PRE_DMMA(TABLE) \
   if (!a.deterministic && dmma_enabled()) { TABLE(KBLA_TS_X_DMMA) }

@@ -3,15 +3,16 @@
 // for complex types), or the last row tiled over columns for wider matrices.
 //
 // Provenance: initial rows chosen by the register / shared-memory model of NOTES.md (perf_tests/tall_skinny);
-// rows marked "tuned" were picked by scripts/tune_tall_skinny.sh (perf_tests/tall_skinny/tune.cu) on the
-// device run recorded in perf_tests/tall_skinny/NOTES.md.
+// rows marked in NOTES.md as tuned were picked by scripts/tune_tall_skinny.sh (perf_tests/tall_skinny/tune.cu)
+// on the H100 device runs recorded in perf_tests/tall_skinny/NOTES.md (run 1: SIMT TSMTTSM D widths 8, 16, 48;
+// TSMM candidates all within 2 % of the initial rows, which were kept).
 #pragma once
 
 // ---- TSMTTSM: X(W, TM, TN, PM, PN)  thread tile TM x TN, PM x PN threads per row, MT = TM*PM >= W ----
 #define KBLA_TSMTTSM_D(X)                                                                                    \
   X(1, 1, 1, 1, 1) X(2, 2, 2, 1, 1) X(3, 3, 3, 1, 1) X(4, 4, 4, 1, 1) X(5, 5, 5, 1, 1) X(6, 6, 6, 1, 1)   \
-  X(8, 4, 4, 2, 2) X(10, 5, 5, 2, 2) X(12, 6, 6, 2, 2) X(16, 4, 4, 4, 4) X(20, 5, 5, 4, 4)                \
-  X(24, 6, 6, 4, 4) X(32, 8, 8, 4, 4) X(40, 5, 5, 8, 8) X(48, 6, 6, 8, 8) X(56, 7, 7, 8, 8)               \
+  X(8, 8, 8, 1, 1) X(10, 5, 5, 2, 2) X(12, 6, 6, 2, 2) X(16, 8, 8, 2, 2) X(20, 5, 5, 4, 4)                \
+  X(24, 6, 6, 4, 4) X(32, 8, 8, 4, 4) X(40, 5, 5, 8, 8) X(48, 8, 8, 6, 6) X(56, 7, 7, 8, 8)               \
   X(64, 8, 8, 8, 8)
 #define KBLA_TSMTTSM_Z(X)                                                                                    \
   X(1, 1, 1, 1, 1) X(2, 2, 2, 1, 1) X(3, 3, 3, 1, 1) X(4, 2, 2, 2, 2) X(6, 3, 3, 2, 2) X(8, 4, 4, 2, 2)   \
@@ -47,5 +48,9 @@
 // ---- TSMTTSM on FP64 tensor cores (double, complex double; non-deterministic mode):
 //      X(Wmin, Wmax, BM, BN, FM, FN, KC, ST)  block tile BM x BN of the real product P (complex: 2W x 2W),
 //      warp tile 8FM x 8FN, KC rows per cp.async stage, ST stages ----
-#define KBLA_TSMTTSM_DMMA_D(X) X(33, 64, 64, 64, 4, 4, 32, 3) X(65, 1 << 30, 128, 128, 4, 8, 16, 4)
-#define KBLA_TSMTTSM_DMMA_Z(X) X(12, 32, 64, 64, 4, 4, 32, 3) X(33, 1 << 30, 128, 128, 4, 8, 16, 4)
+#define KBLA_TSMTTSM_DMMA_D(X)                                                                              \
+  X(9, 16, 16, 16, 1, 1, 64, 4) X(17, 32, 32, 32, 2, 2, 32, 4) X(33, 64, 64, 64, 4, 4, 32, 3)              \
+  X(65, 1 << 30, 128, 128, 4, 8, 16, 4)
+#define KBLA_TSMTTSM_DMMA_Z(X)                                                                              \
+  X(5, 8, 16, 16, 1, 1, 64, 4) X(9, 16, 32, 32, 2, 2, 32, 4) X(17, 32, 64, 64, 4, 4, 32, 3)                 \
+  X(33, 1 << 30, 128, 128, 4, 8, 16, 4)

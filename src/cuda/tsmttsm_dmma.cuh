@@ -37,22 +37,76 @@ __device__ __forceinline__ void dmma(double& d0, double& d1, double a, double b)
                : "d"(a), "d"(b));
 }
 
-template <int BM, int BN, int FM, int FN, int KC, int ST>
+template <int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ>
 struct DmmaShape {
   static constexpr int WM = BM / (8 * FM), WN = BN / (8 * FN);
   static constexpr int NW = WM * WN, BT = 32 * NW;
-  static constexpr int LDA = BM + ((4 - BM % 16) + 16) % 16;  // row stride = 4 (mod 16) doubles
-  static constexpr int LDB = BN + ((4 - BN % 16) + 16) % 16;
-  static constexpr std::size_t smem = std::size_t(ST) * KC * (LDA + LDB) * sizeof(double);
+  static constexpr int pad4(int x) { return x + ((4 - x % 16) + 16) % 16; }  // stride = 4 (mod 16) doubles
+  // smem rows: [k][j] (row stride LDA/LDB over j) or, KMAJ, [j][k] (row stride LDK over k)
+  static constexpr int LDA = KMAJ ? pad4(KC) : pad4(BM);
+  static constexpr int LDB = KMAJ ? pad4(KC) : pad4(BN);
+  static constexpr int SA = KMAJ ? BM * LDA : KC * LDA;  // doubles per stage
+  static constexpr int SB = KMAJ ? BN * LDB : KC * LDB;
+  static constexpr std::size_t smem = std::size_t(ST) * (SA + SB) * sizeof(double);
 };
 
-template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST>
-__global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST>::BT, 1) tsmttsm_dmma_kernel(const DmmaArgs p) {
-  using Sh = DmmaShape<BM, BN, FM, FN, KC, ST>;
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int bytes) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(bytes) : "memory");
+}
+
+// One operand's chunk (KC rows x BJ real columns starting at j0) into shared memory.
+// Real view: element (k, j) at base[k*rs + (j&1)*c1 + (j>>1)*c2]. VEC = 2: 16-byte copies of pairs (pairs of
+// columns j, j+1 when !KMAJ, which needs c1 == 1; pairs of rows k, k+1 when KMAJ, which needs rs == 1).
+template <int BJ, int KC, int BT, int LD, bool KMAJ, int VEC>
+__device__ __forceinline__ void dmma_load(double* s, const double* base, std::int64_t k0, int j0, std::int64_t K,
+                                          int Jr, std::int64_t rs, std::int64_t c1, std::int64_t c2, bool jfast,
+                                          int tid) {
+  if constexpr (!KMAJ && VEC == 2) {
+    constexpr int NP = KC * BJ / 2;
+#pragma unroll 4
+    for (int idx = tid; idx < NP; idx += BT) {
+      const int kk = jfast ? idx / (BJ / 2) : idx % KC, jp = jfast ? idx % (BJ / 2) : idx / KC;
+      const std::int64_t k = k0 + kk;
+      const int gj = j0 + 2 * jp;
+      const int bytes = (k < K) ? (gj + 1 < Jr ? 16 : (gj < Jr ? 8 : 0)) : 0;
+      const double* src = bytes ? base + k * rs + std::int64_t(gj >> 1) * c2 : base;
+      cp_async16(s + kk * LD + 2 * jp, src, bytes);
+    }
+  } else if constexpr (KMAJ && VEC == 2) {
+    constexpr int NP = KC / 2 * BJ;
+#pragma unroll 4
+    for (int idx = tid; idx < NP; idx += BT) {
+      const int kp = idx % (KC / 2), j = idx / (KC / 2);
+      const std::int64_t k = k0 + 2 * kp;
+      const int gj = j0 + j;
+      const int bytes = (gj < Jr) ? (k + 1 < K ? 16 : (k < K ? 8 : 0)) : 0;
+      const double* src = bytes ? base + k + (gj & 1) * c1 + std::int64_t(gj >> 1) * c2 : base;
+      cp_async16(s + j * LD + 2 * kp, src, bytes);
+    }
+  } else {
+    constexpr int NE = KC * BJ;
+#pragma unroll 4
+    for (int idx = tid; idx < NE; idx += BT) {
+      const bool jf = !KMAJ && jfast;
+      const int kk = jf ? idx / BJ : idx % KC, j = jf ? idx % BJ : idx / KC;
+      const std::int64_t k = k0 + kk;
+      const int gj = j0 + j;
+      const bool v = k < K && gj < Jr;
+      const double* src = v ? base + k * rs + (gj & 1) * c1 + std::int64_t(gj >> 1) * c2 : base;
+      cp_async<8>(s + (KMAJ ? j * LD + kk : kk * LD + j), src, v);
+    }
+  }
+}
+
+template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ, int VEC>
+__global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1)
+    tsmttsm_dmma_kernel(const DmmaArgs p) {
+  using Sh = DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>;
   constexpr int BT = Sh::BT, LDA = Sh::LDA, LDB = Sh::LDB;
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  double* As = reinterpret_cast<double*>(smem_raw);  // [ST][KC][LDA]
-  double* Bs = As + ST * KC * LDA;                    // [ST][KC][LDB]
+  double* As = reinterpret_cast<double*>(smem_raw);  // [ST][SA]
+  double* Bs = As + ST * Sh::SA;                      // [ST][SB]
   __shared__ bool s_last;
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -64,26 +118,8 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST>::BT, 1) tsmt
 
   auto load_stage = [&](std::int64_t chunk, int st) {
     const std::int64_t k0 = chunk * KC;
-    double* as = As + st * KC * LDA;
-    double* bs = Bs + st * KC * LDB;
-#pragma unroll 4
-    for (int idx = tid; idx < KC * BM; idx += BT) {
-      const int kk = p.ajfast ? idx / BM : idx % KC, j = p.ajfast ? idx % BM : idx / KC;
-      const std::int64_t k = k0 + kk;
-      const int gj = pm0 + j;
-      const bool v = k < K && gj < p.Mr;
-      const double* src = v ? p.A + k * p.ars + (gj & 1) * p.ac1 + std::int64_t(gj >> 1) * p.ac2 : p.A;
-      cp_async<8>(as + kk * LDA + j, src, v);
-    }
-#pragma unroll 4
-    for (int idx = tid; idx < KC * BN; idx += BT) {
-      const int kk = p.bjfast ? idx / BN : idx % KC, j = p.bjfast ? idx % BN : idx / KC;
-      const std::int64_t k = k0 + kk;
-      const int gj = pn0 + j;
-      const bool v = k < K && gj < p.Nr;
-      const double* src = v ? p.B + k * p.brs + (gj & 1) * p.bc1 + std::int64_t(gj >> 1) * p.bc2 : p.B;
-      cp_async<8>(bs + kk * LDB + j, src, v);
-    }
+    dmma_load<BM, KC, BT, LDA, KMAJ, VEC>(As + st * Sh::SA, p.A, k0, pm0, K, p.Mr, p.ars, p.ac1, p.ac2, p.ajfast, tid);
+    dmma_load<BN, KC, BT, LDB, KMAJ, VEC>(Bs + st * Sh::SB, p.B, k0, pn0, K, p.Nr, p.brs, p.bc1, p.bc2, p.bjfast, tid);
   };
 
   double acc[FM][FN][2];
@@ -108,15 +144,15 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST>::BT, 1) tsmt
       cp_async_commit();
     }
     const int st = int(i % ST);
-    const double* as = As + st * KC * LDA + wm * 8 * FM + g;
-    const double* bs = Bs + st * KC * LDB + wn * 8 * FN + g;
+    const double* as = As + st * Sh::SA + (KMAJ ? (wm * 8 * FM + g) * LDA + t : t * LDA + wm * 8 * FM + g);
+    const double* bs = Bs + st * Sh::SB + (KMAJ ? (wn * 8 * FN + g) * LDB + t : t * LDB + wn * 8 * FN + g);
 #pragma unroll
     for (int ks = 0; ks < KC / 4; ++ks) {
       double a[FM], b[FN];
 #pragma unroll
-      for (int ii = 0; ii < FM; ++ii) a[ii] = as[(4 * ks + t) * LDA + 8 * ii];
+      for (int ii = 0; ii < FM; ++ii) a[ii] = KMAJ ? as[8 * ii * LDA + 4 * ks] : as[4 * ks * LDA + 8 * ii];
 #pragma unroll
-      for (int jj = 0; jj < FN; ++jj) b[jj] = bs[(4 * ks + t) * LDB + 8 * jj];
+      for (int jj = 0; jj < FN; ++jj) b[jj] = KMAJ ? bs[8 * jj * LDB + 4 * ks] : bs[4 * ks * LDB + 8 * jj];
 #pragma unroll
       for (int ii = 0; ii < FM; ++ii)
 #pragma unroll
@@ -180,11 +216,11 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST>::BT, 1) tsmt
 }
 
 // Launch on a TsmttsmArgs (real or complex double), non-deterministic mode.
-template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST>
-cudaError_t launch_tsmttsm_dmma(const TsmttsmArgs<double, ZV>& a, cudaStream_t stream) {
-  using Sh = DmmaShape<BM, BN, FM, FN, KC, ST>;
+template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ, int VEC>
+cudaError_t launch_tsmttsm_dmma_v(const TsmttsmArgs<double, ZV>& a, cudaStream_t stream) {
+  using Sh = DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>;
   static_assert(BM % (8 * FM) == 0 && BN % (8 * FN) == 0 && KC % 4 == 0, "bad DMMA shape");
-  auto kern = tsmttsm_dmma_kernel<ZV, BM, BN, FM, FN, KC, ST>;
+  auto kern = tsmttsm_dmma_kernel<ZV, BM, BN, FM, FN, KC, ST, KMAJ, VEC>;
   static int occ[kMaxDevices] = {0};
   const int dev = current_device();
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
@@ -237,6 +273,33 @@ cudaError_t launch_tsmttsm_dmma(const TsmttsmArgs<double, ZV>& a, cudaStream_t s
   d.W = reinterpret_cast<double*>(static_cast<char*>(ws) + cnt_bytes);
   kern<<<dim3(unsigned(gx), unsigned(ty), unsigned(tz)), Sh::BT, Sh::smem, stream>>>(d);
   return cudaGetLastError();
+}
+
+// Picks the shared-memory layout and copy width: row-major (real or complex) and column-major complex stage
+// [k][j] with 16-byte copies of column pairs; column-major real stages [j][k] with 16-byte copies of row
+// pairs; 8-byte copies where the pairs are not 16-byte aligned (odd leading dimension of a real matrix).
+// Mixed layouts are not taken here (cudaErrorNotSupported: the caller uses the SIMT kernel).
+template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST>
+cudaError_t launch_tsmttsm_dmma(const TsmttsmArgs<double, ZV>& a, cudaStream_t stream) {
+  const bool arow = a.asm_ == 1 && a.ask != 1, brow = a.bsm == 1 && a.bsk != 1;
+  const bool acol = a.ask == 1, bcol = a.bsk == 1;
+  auto al16 = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+  if (ZV) {
+    if ((arow && brow) || (acol && bcol)) return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 2>(a, stream);
+    return cudaErrorNotSupported;
+  } else {
+    if (arow && brow) {
+      const bool v2 = al16(a.A) && al16(a.B) && a.ask % 2 == 0 && a.bsk % 2 == 0;
+      return v2 ? launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 2>(a, stream)
+                : launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 1>(a, stream);
+    }
+    if (acol && bcol) {
+      const bool v2 = al16(a.A) && al16(a.B) && a.asm_ % 2 == 0 && a.bsm % 2 == 0;
+      return v2 ? launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, true, 2>(a, stream)
+                : launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, true, 1>(a, stream);
+    }
+    return cudaErrorNotSupported;
+  }
 }
 
 }  // namespace detail
