@@ -48,7 +48,7 @@ struct EigenProgress {
 struct EigenOptions {
   int nev = 16;             // k: number of eigenpairs
   int block_size = 8;       // s: must be >= the largest multiplicity among the wanted eigenvalues
-  int num_blocks = 0;       // m: basis of m * s vectors (+ one block); 0 = auto, max(3 k, k + 4 s) rounded up
+  int num_blocks = 0;       // m: basis of m * s vectors (+ one block); 0 = auto, ceil(2 k / s) + 8
   double tol = 1e-10;       // converged when ||A x - lambda x|| <= tol * |lambda|
   EigenWhich which = EigenWhich::largest;
   int max_restarts = 2000;
@@ -147,8 +147,10 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
     ++result.operator_calls;
   };
 
-  int maxdim = options.num_blocks > 0 ? options.num_blocks * s
-                                      : ((std::max(3 * nev, nev + 4 * s) + s - 1) / s) * s;
+  // Default basis: 2k vectors plus 8 blocks. A block Krylov space of m blocks has polynomial degree m only, so
+  // the number of blocks, not the number of vectors, sets the convergence per restart (m = 6 needed 3x the
+  // iterations of m = 12 for k = 16, s = 8 on the 3D Laplacian).
+  int maxdim = options.num_blocks > 0 ? options.num_blocks * s : ((2 * nev + s - 1) / s + 8) * s;
   if (std::int64_t(maxdim) + s > n) maxdim = int(std::max<std::int64_t>(0, (n - s) / s * s));
   const bool use_dense = maxdim < nev + 2 * s;
 
@@ -269,6 +271,10 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
         for (int w = 0; w < na; ++w) (w < k_rem ? conv : unconv).push_back(order[w]);
       }
       const int locked_now = nl + int(conv.size());
+      // Thick restart: keep the unconverged wanted Ritz vectors plus half of the remaining room. The basis then
+      // grows by whole blocks up to at most maxdim, so its size (and with it the number kept) varies from one
+      // restart to the next; measured on the 3D Laplacian this converges faster than a fixed split, whose
+      // restart filter keeps the same zeros cycle after cycle.
       const int room = top - locked_now - s;
       const int k_rem2 = nev - locked_now;
       const int kk = (done || out_of_restarts) ? 0 : std::min(room, k_rem2 + std::max(0, (room - k_rem2) / 2));
