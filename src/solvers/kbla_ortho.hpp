@@ -125,11 +125,6 @@ class BlockOrthogonalizer {
     return SmallView(ws_.data() + slot * slot_size_, rows, cols);
   }
 
-  void to_host(const SmallView& d, dense::Matrix<Scalar>& h) {
-    h.resize(int(d.extent(0)), int(d.extent(1)));
-    if (h.rows() * h.cols() == 0) return;
-    Kokkos::deep_copy(HostSmallView(h.data(), h.rows(), h.cols()), d);
-  }
   void to_device(const dense::Matrix<Scalar>& h, const SmallView& d) {
     if (h.rows() * h.cols() == 0) return;
     Kokkos::deep_copy(d, HostSmallView(const_cast<Scalar*>(h.data()), h.rows(), h.cols()));
@@ -166,16 +161,35 @@ class BlockOrthogonalizer {
     Mag xnorm = 0;
     bool zero_block = false;
     for (int round = 0; round < std::max(1, options_.max_rounds); ++round) {
+      // Device coefficients of this round, one column-major block after the other: C_b = Q_b^H X for each basis,
+      // then G = X^H X; one transfer brings them all to the host (one synchronisation per round).
+      Scalar* const coeffs = device_small(p + s, s, 0).data();
       int row0 = 0;
       for (int b = 0; b < bases.count; ++b) {
         const ConstBlockView& Q = bases.v[b];
         const int pb = int(Q.extent(1));
         if (pb == 0) continue;
-        const SmallView Cd = device_small(pb, s, 0);
+        const SmallView Cd(coeffs + std::size_t(row0) * s, pb, s);
         kbla::inner(exec_, one, Q, ConstBlockView(X), zero, Cd);
         kbla::update(exec_, -one, Q, Cd, one, X);
         bytes_ += double(K) * (2.0 * pb + 3.0 * s) * sizeof(Scalar);
-        to_host(Cd, C);
+        row0 += pb;
+      }
+      const SmallView Gd(coeffs + std::size_t(p) * s, s, s);
+      kbla::inner(exec_, one, ConstBlockView(X), ConstBlockView(X), zero, Gd);
+      bytes_ += double(K) * s * sizeof(Scalar);
+      host_coeffs_.resize(std::size_t(p + s) * s);
+      Kokkos::deep_copy(
+          Kokkos::View<Scalar*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host_coeffs_.data(),
+                                                                                             host_coeffs_.size()),
+          Kokkos::View<Scalar*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(coeffs, host_coeffs_.size()));
+      row0 = 0;
+      for (int b = 0; b < bases.count; ++b) {
+        const int pb = int(bases.v[b].extent(1));
+        if (pb == 0) continue;
+        C.resize(pb, s);
+        std::copy(host_coeffs_.begin() + std::size_t(row0) * s, host_coeffs_.begin() + std::size_t(row0 + pb) * s,
+                  C.data());
         if (round == 0)
           for (int j = 0; j < s; ++j)
             for (int i = 0; i < pb; ++i) colnorm2[j] += dense::abs2(C(i, j));
@@ -184,10 +198,8 @@ class BlockOrthogonalizer {
           for (int i = 0; i < pb; ++i) res.H(row0 + i, j) += CR(i, j);
         row0 += pb;
       }
-      const SmallView Gd = device_small(s, s, 1);
-      kbla::inner(exec_, one, ConstBlockView(X), ConstBlockView(X), zero, Gd);
-      bytes_ += double(K) * s * sizeof(Scalar);
-      to_host(Gd, G);
+      G.resize(s, s);
+      std::copy(host_coeffs_.begin() + std::size_t(p) * s, host_coeffs_.end(), G.data());
       Mag trace = 0;
       for (int j = 0; j < s; ++j) trace += dense::real(G(j, j));
       if (round == 0) {
@@ -241,12 +253,7 @@ class BlockOrthogonalizer {
     }
     const auto Z = Kokkos::subview(X, Kokkos::ALL(), std::make_pair(r, s));
     if (!options_.replace_dependent || depth >= 2) {
-      const std::int64_t zc = Z.extent(1);
-      Kokkos::parallel_for(
-          "kbla::ortho zero dependent columns", Kokkos::RangePolicy<ExecSpace>(exec_, 0, K),
-          KOKKOS_LAMBDA(const std::int64_t i) {
-            for (std::int64_t j = 0; j < zc; ++j) Z(i, j) = Scalar(0);
-          });
+      fill_zero(exec_, Z);
       exec_.fence();
       res.complete = false;
       return;
@@ -273,6 +280,7 @@ class BlockOrthogonalizer {
   OrthoOptions options_;
   OrthoResult<Scalar> result_;
   Kokkos::View<Scalar*, memory_space> ws_;
+  std::vector<Scalar> host_coeffs_;
   std::size_t slot_size_ = 0;
   double bytes_ = 0;
   std::uint64_t replacements_ = 0;

@@ -1,4 +1,4 @@
-// Reproducible random block vectors on any execution space: a counter-based hash (splitmix64) of (seed, row,
+// Reproducible random block vectors (and zero fill) on any execution space: a counter-based hash (splitmix64) of (seed, row,
 // column), uniform in [-1, 1) (both parts for complex). The same seed gives the same block on every backend.
 #pragma once
 
@@ -47,6 +47,18 @@ void fill_random(const ExecSpace& exec, const XView& X, std::uint64_t seed) {
           const std::uint64_t key = s ^ Impl::splitmix64(std::uint64_t(i) * 0x100000001b3ULL + std::uint64_t(j));
           X(i, j) = Impl::RandomValue<Scalar>::get(key);
         }
+      });
+}
+
+// X <- 0 for any layout (deep_copy of a scalar does not take LayoutStride Views on every Kokkos version).
+template <class ExecSpace, class XView>
+void fill_zero(const ExecSpace& exec, const XView& X) {
+  using Scalar = typename XView::non_const_value_type;
+  const std::int64_t rows = X.extent(0), cols = X.extent(1);
+  if (rows == 0 || cols == 0) return;
+  Kokkos::parallel_for(
+      "kbla::fill_zero", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows), KOKKOS_LAMBDA(const std::int64_t i) {
+        for (std::int64_t j = 0; j < cols; ++j) X(i, j) = Scalar(0);
       });
 }
 

@@ -91,7 +91,7 @@ TEST(Eigen, Laplacian3dSmallest) { laplacian_case(10, 10, 4, kbla::EigenWhich::s
 // n = 12, block size equal to the largest multiplicity (6): the 17 smallest are 1 + 3 + 3 + 3 + 1 + 6.
 TEST(Eigen, Laplacian3dSmallestBlockEqualsMultiplicity) { laplacian_case(12, 17, 6, kbla::EigenWhich::smallest, 6); }
 
-namespace {
+namespace kbla_test {  // named: nvcc refuses device lambdas in members of classes in anonymous namespaces
 
 struct DiagonalOperator {
   Kokkos::View<double*, Mem> d;
@@ -106,7 +106,7 @@ struct DiagonalOperator {
   }
 };
 
-}  // namespace
+}  // namespace kbla_test
 
 TEST(Eigen, DiagonalWithChosenSpectrumFunctorOperator) {
   // 600 values: a 4-fold 50, a double 49.5, 49.2, then 1..48 spread, and a 3-fold -7 and -6.5 at the bottom.
@@ -144,7 +144,7 @@ TEST(Eigen, DiagonalWithChosenSpectrumFunctorOperator) {
   check_against(r, std::vector<double>(spectrum.begin(), spectrum.begin() + 4), 1e-10, 1e-10);
 }
 
-namespace {
+namespace kbla_test {
 
 struct DenseOperator {
   DeviceBlock<Kokkos::complex<double>> A;
@@ -154,7 +154,7 @@ struct DenseOperator {
   }
 };
 
-}  // namespace
+}  // namespace kbla_test
 
 TEST(Eigen, ComplexHermitian) {
   using T = Kokkos::complex<double>;
