@@ -76,7 +76,16 @@ __global__ void copy_kernel(const double2* __restrict__ p, double2* __restrict__
 
 template <class F>
 double median_ms(F&& f, int reps, int warm = 2) {
-  for (int i = 0; i < warm; ++i) f(i);
+  {  // a pathologically slow call (seen: some cuBLAS shapes) is timed once, not 12 times
+    CK(cudaEventRecord(g_e0));
+    f(0);
+    CK(cudaEventRecord(g_e1));
+    CK(cudaEventSynchronize(g_e1));
+    float t0 = 0;
+    CK(cudaEventElapsedTime(&t0, g_e0, g_e1));
+    if (t0 > 250.f) return t0;
+  }
+  for (int i = 1; i < warm; ++i) f(i);
   std::vector<float> t(reps);
   for (int i = 0; i < reps; ++i) {
     CK(cudaEventRecord(g_e0));

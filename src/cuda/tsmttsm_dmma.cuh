@@ -284,7 +284,7 @@ cudaError_t launch_tsmttsm_dmma(const TsmttsmArgs<double, ZV>& a, cudaStream_t s
   const bool arow = a.asm_ == 1 && a.ask != 1, brow = a.bsm == 1 && a.bsk != 1;
   const bool acol = a.ask == 1, bcol = a.bsk == 1;
   auto al16 = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
-  if (ZV) {
+  if constexpr (ZV) {
     if ((arow && brow) || (acol && bcol)) return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 2>(a, stream);
     return cudaErrorNotSupported;
   } else {
