@@ -335,6 +335,8 @@ int main(int argc, char** argv) {
         for (int w : {4, 16, 64})
           for (int e = 10; e <= 27; e += (quick ? 3 : 1)) {
             if (!do_ramp || types.find(cplx ? 'Z' : 'D') == std::string::npos) continue;
+            // A and B must fit the 4 GiB buffers: K <= 2^29/w (D), 2^28/w (Z); larger K are skipped
+            if ((std::int64_t(1) << e) * w > (std::int64_t(1) << (cplx ? 28 : 29))) continue;
             const std::int64_t K = std::int64_t(1) << e;
             const int reps = e < 20 ? 4 * g_reps : g_reps;
             Res r0 = cplx ? measure<std::complex<double>>(op, 0, l, K, w, w, reps) : measure<double>(op, 0, l, K, w, w, reps);

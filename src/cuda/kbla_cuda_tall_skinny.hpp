@@ -1,7 +1,7 @@
 // Raw-pointer API of the tall & skinny CUDA kernels (no Kokkos in here: the kernels can be read, built and
 // tested alone; src/tpls turns Views into these arguments).
 //
-//   tsmttsm: C = alpha * op(A)^H * B + beta * C    A: K x M, B: K x N, C: M x N   (K >> M, N)
+//   tsmttsm: C = alpha * A^H * B + beta * C    A: K x M, B: K x N, C: M x N   (K >> M, N)
 //   tsmm:    B = alpha * A * C + beta * B          A: K x M, C: M x N, B: K x N   (B may be A when M == N)
 //
 // Every matrix is (pointer, leading dimension, layout): element (i, j) is at p[i + j*ld] for ColMajor

@@ -55,6 +55,17 @@ __device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int byt
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(bytes) : "memory");
 }
 
+// 16 bytes when both elements exist; otherwise 8-byte copies, so that nothing past the last element is touched
+// (a 16-byte cp.async with src-size 8 still faulted past the end of an allocation: run 3, NOTES.md)
+__device__ __forceinline__ void cp_async_pair(double* dst, const double* src, int bytes) {
+  if (bytes == 16) {
+    cp_async16(dst, src, 16);
+  } else {
+    cp_async<8>(dst, src, bytes == 8);
+    cp_async<8>(dst + 1, src, false);
+  }
+}
+
 // One operand's chunk (KC rows x BJ real columns starting at j0) into shared memory.
 // Real view: element (k, j) at base[k*rs + (j&1)*c1 + (j>>1)*c2]. VEC = 2: 16-byte copies of pairs (pairs of
 // columns j, j+1 when !KMAJ, which needs c1 == 1; pairs of rows k, k+1 when KMAJ, which needs rs == 1).
@@ -71,7 +82,7 @@ __device__ __forceinline__ void dmma_load(double* s, const double* base, std::in
       const int gj = j0 + 2 * jp;
       const int bytes = (k < K) ? (gj + 1 < Jr ? 16 : (gj < Jr ? 8 : 0)) : 0;
       const double* src = bytes ? base + k * rs + std::int64_t(gj >> 1) * c2 : base;
-      cp_async16(s + kk * LD + 2 * jp, src, bytes);
+      cp_async_pair(s + kk * LD + 2 * jp, src, bytes);
     }
   } else if constexpr (KMAJ && VEC == 2) {
     constexpr int NP = KC / 2 * BJ;
@@ -82,7 +93,7 @@ __device__ __forceinline__ void dmma_load(double* s, const double* base, std::in
       const int gj = j0 + j;
       const int bytes = (gj < Jr) ? (k + 1 < K ? 16 : (k < K ? 8 : 0)) : 0;
       const double* src = bytes ? base + k + (gj & 1) * c1 + std::int64_t(gj >> 1) * c2 : base;
-      cp_async16(s + j * LD + 2 * kp, src, bytes);
+      cp_async_pair(s + j * LD + 2 * kp, src, bytes);
     }
   } else {
     constexpr int NE = KC * BJ;
