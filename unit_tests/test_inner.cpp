@@ -1,0 +1,205 @@
+// kbla::inner (C = alpha * A^H * B + beta * C) against the naive host reference, on the default execution space.
+#include "kbla_test_helpers.hpp"
+
+namespace {
+
+using namespace kbla_test;
+
+template <class Cfg>
+class InnerTest : public ::testing::Test {};
+TYPED_TEST_SUITE(InnerTest, Configs);
+
+struct InnerCase {
+  long long K;
+  int M, N;
+  Coef alpha = Coef::General;
+  Coef beta = Coef::General;
+  bool nan_output = false;  // C starts as NaN (only meaningful with beta = 0)
+  bool deterministic = false;
+  bool default_instance = false;  // the overload without an execution space argument
+};
+
+template <class Cfg>
+void run_inner(Maker& mk, const InnerCase& c) {
+  using Scalar = typename Cfg::scalar;
+  using Dev = typename Cfg::device;
+  auto A = mk.matrix<Scalar, typename Cfg::layout_a, Dev>(int(c.K), c.M);
+  auto B = mk.matrix<Scalar, typename Cfg::layout_b, Dev>(int(c.K), c.N);
+  auto C = mk.matrix<Scalar, typename Cfg::layout_c, Dev>(c.M, c.N, c.nan_output ? Fill::NaN : Fill::Random);
+  const Scalar alpha = coefficient<Scalar>(mk, c.alpha), beta = coefficient<Scalar>(mk, c.beta);
+  std::ostringstream trace;
+  trace << "inner K=" << c.K << " M=" << c.M << " N=" << c.N << " alpha=" << str(to_cld(alpha))
+        << " beta=" << str(to_cld(beta))
+        << (c.nan_output ? " C=NaN" : "") << (c.deterministic ? " deterministic" : "") << "\n  A: " << A.description
+        << "\n  B: " << B.description << "\n  C: " << C.description;
+  SCOPED_TRACE(trace.str());
+
+  kbla::InnerOptions options;
+  options.deterministic = c.deterministic;
+  if (c.default_instance) {
+    kbla::inner(alpha, A.view, B.view, beta, C.view);
+  } else {
+    kbla::inner(typename Cfg::exec(), alpha, A.view, B.view, beta, C.view, options);
+  }
+  const Dense result = C.now();
+  EXPECT_TRUE(matches(result, reference('C', 'N', to_cld(alpha), A.initial(), B.initial(), to_cld(beta), C.initial()),
+                      arith<Scalar>()));
+  EXPECT_TRUE(A.unchanged());
+  EXPECT_TRUE(B.unchanged());
+  EXPECT_TRUE(C.outside_unchanged());
+  if (c.alpha == Coef::Zero || c.K == 0) {
+    if (c.beta == Coef::Zero) EXPECT_TRUE(all_zero(result));
+    if (c.beta == Coef::One) EXPECT_TRUE(C.unchanged());  // BLAS: C is not touched at all
+  }
+
+  if (c.deterministic) {  // a second run from the same C must give the same bits
+    const auto first = C.bytes();
+    C.reset();
+    kbla::inner(typename Cfg::exec(), alpha, A.view, B.view, beta, C.view, options);
+    EXPECT_TRUE(same_bits(first, C.bytes())) << "deterministic inner differs between runs";
+  }
+}
+
+const std::pair<int, int> kSmallWidths[] = {{1, 1}, {3, 5}, {5, 3}, {8, 8}, {13, 1}, {1, 17}};
+
+template <class TypeParam>
+void SmallWidthsOverK() {
+  Maker mk(__LINE__);  // a different random stream per part
+  for (long long K : {1, 2, 7, 100, 511, 512, 513, 1000, 4099})
+    for (auto mn : kSmallWidths) run_inner<TypeParam>(mk, {K, mn.first, mn.second});
+}
+
+template <class TypeParam>
+void WideBlocks() {
+  Maker mk(__LINE__);  // a different random stream per part
+  const InnerCase cases[] = {{1000, 16, 16}, {777, 31, 33}, {600, 64, 64}, {3000, 64, 1},   {3000, 1, 64},
+                             {200, 96, 96},   {700, 96, 20},  {100, 130, 130}, {1500, 130, 5}, {1500, 5, 130}};
+  for (const auto& c : cases) run_inner<TypeParam>(mk, c);
+}
+
+// Fewer rows than threads, warps or teams (on a GPU: K < number of blocks the kernel would like to launch).
+template <class TypeParam>
+void TinyK() {
+  Maker mk(__LINE__);  // a different random stream per part
+  for (long long K : {1, 2, 3, 5})
+    for (auto mn : {std::make_pair(1, 1), std::make_pair(8, 8), std::make_pair(64, 64), std::make_pair(7, 40)})
+      run_inner<TypeParam>(mk, {K, mn.first, mn.second});
+}
+
+template <class TypeParam>
+void LargeK() {
+  Maker mk(__LINE__);  // a different random stream per part
+  const InnerCase cases[] = {{30011, 4, 3}, {20000, 8, 8}, {50021, 1, 2}, {12345, 16, 3}};
+  for (const auto& c : cases) run_inner<TypeParam>(mk, c);
+}
+
+template <class TypeParam>
+void AlphaBetaKinds() {
+  Maker mk(__LINE__);  // a different random stream per part
+  for (Coef a : {Coef::Zero, Coef::One, Coef::General})
+    for (Coef b : {Coef::Zero, Coef::One, Coef::General}) {
+      SCOPED_TRACE(std::string("alpha ") + coef_name(a) + ", beta " + coef_name(b));
+      InnerCase c{777, 5, 6, a, b};
+      run_inner<TypeParam>(mk, c);
+      if (b == Coef::Zero) {
+        c.nan_output = true;
+        run_inner<TypeParam>(mk, c);
+      }
+    }
+}
+
+// beta = 0: whatever C holds (NaN here) must not reach the result.
+template <class TypeParam>
+void BetaZeroIgnoresNaNInC() {
+  Maker mk(__LINE__);  // a different random stream per part
+  for (InnerCase c : {InnerCase{1, 3, 2}, InnerCase{513, 7, 9}, InnerCase{20011, 4, 4}, InnerCase{300, 64, 64}}) {
+    c.beta = Coef::Zero;
+    c.nan_output = true;
+    run_inner<TypeParam>(mk, c);
+    c.deterministic = true;
+    run_inner<TypeParam>(mk, c);
+  }
+}
+
+// K = 0: C = beta * C (BLAS); beta = 0 gives zeros even over NaN, beta = 1 leaves C bitwise alone.
+template <class TypeParam>
+void EmptyInnerDimension() {
+  Maker mk(__LINE__);  // a different random stream per part
+  for (Coef b : {Coef::Zero, Coef::One, Coef::General})
+    for (bool det : {false, true}) {
+      InnerCase c{0, 4, 3, Coef::General, b};
+      c.deterministic = det;
+      c.nan_output = b == Coef::Zero;
+      run_inner<TypeParam>(mk, c);
+    }
+}
+
+// M = 0 or N = 0: nothing to compute, nothing written (the NaN guards around C stay bitwise the same).
+template <class TypeParam>
+void EmptyOutput() {
+  using Scalar = typename TypeParam::scalar;
+  using Dev = typename TypeParam::device;
+  Maker mk(__LINE__);  // a different random stream per part
+  for (auto mn : {std::make_pair(0, 3), std::make_pair(3, 0), std::make_pair(0, 0)}) {
+    for (long long K : {0, 50}) {
+      SCOPED_TRACE("M=" + std::to_string(mn.first) + " N=" + std::to_string(mn.second) + " K=" + std::to_string(K));
+      auto A = mk.matrix<Scalar, typename TypeParam::layout_a, Dev>(int(K), mn.first);
+      auto B = mk.matrix<Scalar, typename TypeParam::layout_b, Dev>(int(K), mn.second);
+      auto C = mk.matrix<Scalar, typename TypeParam::layout_c, Dev>(mn.first, mn.second);
+      EXPECT_NO_THROW(kbla::inner(typename TypeParam::exec(), mk.coefficient<Scalar>(), A.view, B.view,
+                                  mk.coefficient<Scalar>(), C.view));
+      EXPECT_TRUE(C.unchanged());
+      EXPECT_TRUE(A.unchanged());
+      EXPECT_TRUE(B.unchanged());
+    }
+  }
+}
+
+// InnerOptions{deterministic = true}: matches the reference, and two runs give the same bits.
+template <class TypeParam>
+void DeterministicIsReproducible() {
+  Maker mk(__LINE__);  // a different random stream per part
+  const InnerCase cases[] = {{1, 3, 3}, {5000, 6, 7}, {30011, 2, 5}, {2000, 64, 64}, {700, 130, 9}};
+  for (InnerCase c : cases) {
+    c.deterministic = true;
+    run_inner<TypeParam>(mk, c);
+  }
+}
+
+template <class TypeParam>
+void DefaultInstanceOverload() {
+  Maker mk(__LINE__);  // a different random stream per part
+  InnerCase c{2049, 6, 5};
+  c.default_instance = true;
+  run_inner<TypeParam>(mk, c);
+}
+
+
+// Few typed tests, each running several parts: gtest's typed-test registration costs compile time per
+// (test, type) pair, so parts are grouped (a failing part names itself in the trace).
+#define KBLA_PART(name) \
+  do {                   \
+    SCOPED_TRACE(#name); \
+    name<TypeParam>();   \
+  } while (0)
+
+TYPED_TEST(InnerTest, Shapes) {
+  KBLA_PART(SmallWidthsOverK);
+  KBLA_PART(WideBlocks);
+  KBLA_PART(TinyK);
+  KBLA_PART(LargeK);
+  KBLA_PART(DefaultInstanceOverload);
+}
+TYPED_TEST(InnerTest, SpecialCoefficients) {
+  KBLA_PART(AlphaBetaKinds);
+  KBLA_PART(BetaZeroIgnoresNaNInC);
+}
+TYPED_TEST(InnerTest, EmptyExtents) {
+  KBLA_PART(EmptyInnerDimension);
+  KBLA_PART(EmptyOutput);
+}
+TYPED_TEST(InnerTest, Deterministic) {
+  KBLA_PART(DeterministicIsReproducible);
+}
+
+}  // namespace

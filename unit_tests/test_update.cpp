@@ -1,0 +1,224 @@
+// kbla::update (B = alpha * A * C + beta * B) and its in-place forms against the naive host reference, on the
+// default execution space. Config's layout_a is A's (or X's) layout, layout_b the small C's, layout_c B's.
+#include "kbla_test_helpers.hpp"
+
+namespace {
+
+using namespace kbla_test;
+
+template <class Cfg>
+class UpdateTest : public ::testing::Test {};
+TYPED_TEST_SUITE(UpdateTest, Configs);
+
+struct UpdateCase {
+  long long K;
+  int M, N;
+  Coef alpha = Coef::General;
+  Coef beta = Coef::General;
+  bool nan_output = false;  // B starts as NaN (only meaningful with beta = 0)
+  bool default_instance = false;
+};
+
+template <class Cfg>
+void run_update(Maker& mk, const UpdateCase& c) {
+  using Scalar = typename Cfg::scalar;
+  using Dev = typename Cfg::device;
+  auto A = mk.matrix<Scalar, typename Cfg::layout_a, Dev>(int(c.K), c.M);
+  auto C = mk.matrix<Scalar, typename Cfg::layout_b, Dev>(c.M, c.N);
+  auto B = mk.matrix<Scalar, typename Cfg::layout_c, Dev>(int(c.K), c.N, c.nan_output ? Fill::NaN : Fill::Random);
+  const Scalar alpha = coefficient<Scalar>(mk, c.alpha), beta = coefficient<Scalar>(mk, c.beta);
+  std::ostringstream trace;
+  trace << "update K=" << c.K << " M=" << c.M << " N=" << c.N << " alpha=" << str(to_cld(alpha))
+        << " beta=" << str(to_cld(beta))
+        << (c.nan_output ? " B=NaN" : "") << "\n  A: " << A.description << "\n  C: " << C.description
+        << "\n  B: " << B.description;
+  SCOPED_TRACE(trace.str());
+
+  if (c.default_instance) {
+    kbla::update(alpha, A.view, C.view, beta, B.view);
+  } else {
+    kbla::update(typename Cfg::exec(), alpha, A.view, C.view, beta, B.view);
+  }
+  const Dense result = B.now();
+  EXPECT_TRUE(matches(result, reference('N', 'N', to_cld(alpha), A.initial(), C.initial(), to_cld(beta), B.initial()),
+                      arith<Scalar>()));
+  EXPECT_TRUE(A.unchanged());
+  EXPECT_TRUE(C.unchanged());
+  EXPECT_TRUE(B.outside_unchanged());
+  if (c.alpha == Coef::Zero || c.M == 0) {
+    if (c.beta == Coef::Zero) EXPECT_TRUE(all_zero(result));
+    if (c.beta == Coef::One) EXPECT_TRUE(B.unchanged());
+  }
+}
+
+// X <- alpha * X * C + beta * X, through update(exec, alpha, X, C, beta, X) or update_in_place (beta = 0).
+template <class Cfg>
+void run_in_place(Maker& mk, long long K, int M, Coef beta_kind, bool through_update_in_place) {
+  using Scalar = typename Cfg::scalar;
+  using Dev = typename Cfg::device;
+  auto X = mk.matrix<Scalar, typename Cfg::layout_a, Dev>(int(K), M);
+  auto C = mk.matrix<Scalar, typename Cfg::layout_b, Dev>(M, M);
+  const Scalar alpha = mk.coefficient<Scalar>();
+  const Scalar beta = through_update_in_place ? Scalar(0) : coefficient<Scalar>(mk, beta_kind);
+  std::ostringstream trace;
+  trace << (through_update_in_place ? "update_in_place" : "update(X, C, X)") << " K=" << K << " M=" << M
+        << " alpha=" << str(to_cld(alpha)) << " beta=" << str(to_cld(beta)) << "\n  X: " << X.description << "\n  C: " << C.description;
+  SCOPED_TRACE(trace.str());
+
+  if (through_update_in_place) {
+    kbla::update_in_place(typename Cfg::exec(), alpha, X.view, C.view);
+  } else {
+    kbla::update(typename Cfg::exec(), alpha, X.view, C.view, beta, X.view);
+  }
+  EXPECT_TRUE(matches(X.now(), reference('N', 'N', to_cld(alpha), X.initial(), C.initial(), to_cld(beta), X.initial()),
+                      arith<Scalar>()));
+  EXPECT_TRUE(C.unchanged());
+  EXPECT_TRUE(X.outside_unchanged());
+}
+
+const std::pair<int, int> kSmallWidths[] = {{1, 1}, {3, 5}, {5, 3}, {8, 8}, {13, 1}, {1, 17}};
+
+template <class TypeParam>
+void SmallWidthsOverK() {
+  Maker mk(__LINE__);  // a different random stream per part
+  for (long long K : {1, 2, 7, 63, 64, 65, 100, 513, 4099})
+    for (auto mn : kSmallWidths) run_update<TypeParam>(mk, {K, mn.first, mn.second});
+}
+
+template <class TypeParam>
+void WideBlocks() {
+  Maker mk(__LINE__);  // a different random stream per part
+  const UpdateCase cases[] = {{500, 16, 16}, {400, 33, 31}, {300, 64, 64}, {1000, 64, 1}, {1000, 1, 64},
+                              {200, 96, 96}, {100, 130, 130}, {700, 130, 3}, {700, 3, 130}};
+  for (const auto& c : cases) run_update<TypeParam>(mk, c);
+}
+
+template <class TypeParam>
+void TinyK() {
+  Maker mk(__LINE__);  // a different random stream per part
+  for (long long K : {1, 2, 3, 5})
+    for (auto mn : {std::make_pair(1, 1), std::make_pair(8, 8), std::make_pair(64, 64), std::make_pair(40, 7)})
+      run_update<TypeParam>(mk, {K, mn.first, mn.second});
+}
+
+template <class TypeParam>
+void LargeK() {
+  Maker mk(__LINE__);  // a different random stream per part
+  const UpdateCase cases[] = {{30011, 4, 3}, {20000, 8, 8}, {50021, 2, 1}, {12345, 3, 16}};
+  for (const auto& c : cases) run_update<TypeParam>(mk, c);
+}
+
+template <class TypeParam>
+void AlphaBetaKinds() {
+  Maker mk(__LINE__);  // a different random stream per part
+  for (Coef a : {Coef::Zero, Coef::One, Coef::General})
+    for (Coef b : {Coef::Zero, Coef::One, Coef::General}) {
+      SCOPED_TRACE(std::string("alpha ") + coef_name(a) + ", beta " + coef_name(b));
+      UpdateCase c{777, 5, 6, a, b};
+      run_update<TypeParam>(mk, c);
+      if (b == Coef::Zero) {
+        c.nan_output = true;
+        run_update<TypeParam>(mk, c);
+      }
+    }
+}
+
+template <class TypeParam>
+void BetaZeroIgnoresNaNInB() {
+  Maker mk(__LINE__);  // a different random stream per part
+  for (UpdateCase c : {UpdateCase{1, 3, 2}, UpdateCase{513, 7, 9}, UpdateCase{20011, 4, 4}, UpdateCase{300, 64, 64}}) {
+    c.beta = Coef::Zero;
+    c.nan_output = true;
+    run_update<TypeParam>(mk, c);
+  }
+}
+
+// M = 0 (A is K x 0, C is 0 x N): B = beta * B, as BLAS does for an empty inner dimension.
+template <class TypeParam>
+void EmptyInnerDimension() {
+  Maker mk(__LINE__);  // a different random stream per part
+  for (Coef b : {Coef::Zero, Coef::One, Coef::General}) {
+    UpdateCase c{37, 0, 3, Coef::General, b};
+    c.nan_output = b == Coef::Zero;
+    run_update<TypeParam>(mk, c);
+  }
+}
+
+// K = 0 or N = 0: B is empty, nothing is written (the NaN guards around B stay bitwise the same).
+template <class TypeParam>
+void EmptyOutput() {
+  using Scalar = typename TypeParam::scalar;
+  using Dev = typename TypeParam::device;
+  Maker mk(__LINE__);  // a different random stream per part
+  for (auto kn : {std::make_pair(0, 3), std::make_pair(50, 0), std::make_pair(0, 0)}) {
+    for (int M : {0, 4}) {
+      SCOPED_TRACE("K=" + std::to_string(kn.first) + " N=" + std::to_string(kn.second) + " M=" + std::to_string(M));
+      auto A = mk.matrix<Scalar, typename TypeParam::layout_a, Dev>(kn.first, M);
+      auto C = mk.matrix<Scalar, typename TypeParam::layout_b, Dev>(M, kn.second);
+      auto B = mk.matrix<Scalar, typename TypeParam::layout_c, Dev>(kn.first, kn.second);
+      EXPECT_NO_THROW(kbla::update(typename TypeParam::exec(), mk.coefficient<Scalar>(), A.view, C.view,
+                                   mk.coefficient<Scalar>(), B.view));
+      EXPECT_TRUE(B.unchanged());
+      EXPECT_TRUE(A.unchanged());
+      EXPECT_TRUE(C.unchanged());
+    }
+  }
+}
+
+template <class TypeParam>
+void InPlaceThroughUpdate() {
+  Maker mk(__LINE__);  // a different random stream per part
+  for (long long K : {1, 7, 1000, 4099})
+    for (int M : {1, 5, 16, 64}) run_in_place<TypeParam>(mk, K, M, Coef::General, false);
+  run_in_place<TypeParam>(mk, 300, 130, Coef::General, false);
+  run_in_place<TypeParam>(mk, 2000, 7, Coef::Zero, false);
+  run_in_place<TypeParam>(mk, 2000, 7, Coef::One, false);
+}
+
+template <class TypeParam>
+void UpdateInPlace() {
+  Maker mk(__LINE__);  // a different random stream per part
+  for (long long K : {1, 7, 1000, 4099})
+    for (int M : {1, 5, 16, 64}) run_in_place<TypeParam>(mk, K, M, Coef::Zero, true);
+  run_in_place<TypeParam>(mk, 300, 130, Coef::Zero, true);
+  run_in_place<TypeParam>(mk, 20000, 4, Coef::Zero, true);
+}
+
+template <class TypeParam>
+void DefaultInstanceOverload() {
+  Maker mk(__LINE__);  // a different random stream per part
+  UpdateCase c{2049, 6, 5};
+  c.default_instance = true;
+  run_update<TypeParam>(mk, c);
+}
+
+
+// Few typed tests, each running several parts: gtest's typed-test registration costs compile time per
+// (test, type) pair, so parts are grouped (a failing part names itself in the trace).
+#define KBLA_PART(name) \
+  do {                   \
+    SCOPED_TRACE(#name); \
+    name<TypeParam>();   \
+  } while (0)
+
+TYPED_TEST(UpdateTest, Shapes) {
+  KBLA_PART(SmallWidthsOverK);
+  KBLA_PART(WideBlocks);
+  KBLA_PART(TinyK);
+  KBLA_PART(LargeK);
+  KBLA_PART(DefaultInstanceOverload);
+}
+TYPED_TEST(UpdateTest, SpecialCoefficients) {
+  KBLA_PART(AlphaBetaKinds);
+  KBLA_PART(BetaZeroIgnoresNaNInB);
+}
+TYPED_TEST(UpdateTest, EmptyExtents) {
+  KBLA_PART(EmptyInnerDimension);
+  KBLA_PART(EmptyOutput);
+}
+TYPED_TEST(UpdateTest, InPlace) {
+  KBLA_PART(InPlaceThroughUpdate);
+  KBLA_PART(UpdateInPlace);
+}
+
+}  // namespace
