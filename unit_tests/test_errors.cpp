@@ -287,7 +287,7 @@ void NoFalseOverlapBeyondLastElement() {
     for (int i = 0; i < K; ++i) A0(i, j) = W0(i, 2 * j);
   EXPECT_NO_THROW(kbla::update(exec, alpha, A, C.view, beta, B))
       << "A: even columns of a " << K << " x 10 LayoutLeft matrix (strides " << A.stride(0) << ", " << A.stride(1)
-      << ", last element at offset " << (&A(K - 1, 2) - W.view.data()) << ", Kokkos span() " << A.span()
+      << ", last element at offset " << (K - 1) * A.stride(0) + 2 * A.stride(1) << ", Kokkos span() " << A.span()
       << "); B: columns [5, 7), first element at offset " << (B.data() - W.view.data());
   const Dense W1 = W.now();
   EXPECT_TRUE(matches(W1.columns(5, 2),
