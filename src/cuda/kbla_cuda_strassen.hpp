@@ -1,0 +1,64 @@
+// Raw-pointer API of the CUDA GEMM base kernel and the Strassen / Winograd paths (no Kokkos in here: the kernels
+// can be read, built and tested alone; src/tpls turns Views into these arguments).
+//
+// All calls compute C = alpha * op(A) * op(B) + beta * C, op in {'N', 'T', 'C'} (for real T, 'C' == 'T'),
+// with BLAS conventions: column-major, op(A) is m x k, op(B) is k x n, C is m x n, element (i, j) of a matrix
+// at p[i + j * ld]. Row-major callers compute C^T = op(B)^T op(A)^T instead (the tpls layer does this).
+// beta == 0 never reads C (NaN there must not spread). T is float or double. Calls are asynchronous on
+// `stream`; errors are returned, never thrown. m, n, k may be anything >= 0 (odd, prime, 0).
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace kbla {
+namespace cuda {
+
+// Which product a Strassen-type call runs. Numerically risky fast paths: never chosen silently.
+enum class StrassenAlgorithm {
+  conventional,  // classical Strassen over cuBLAS leaves, unfused additions, workspace (the reference to beat)
+  fused,         // 1 level, operand sums folded into the tile packing, results added to C: zero extra bytes
+  hybrid,        // 2 levels: one conventional level (workspace) over the fused 1-level kernel
+  winograd,      // Winograd's variant (15 additions), recursion by the thresholds below, cuBLAS leaves
+};
+
+struct StrassenConfig {
+  StrassenAlgorithm algorithm = StrassenAlgorithm::fused;
+  // conventional / winograd: recursion levels (0 = classical leaf only). Ignored by fused (1) and hybrid (2).
+  int levels = 1;
+  // winograd: recurse only while min(m, n, k) of the sub-problem >= tau (Li et al.'s tau_1 / tau_2 idea:
+  // below it the leaf GEMM is faster than the saved multiplication is worth). 0 = the library's default.
+  std::int64_t tau = 0;
+  // Leaves of conventional / winograd: true = cuBLAS (FP64 tensor cores on Hopper), false = simt_gemm.
+  bool cublas_leaves = true;
+};
+
+// Classical GEMM by the library's own SIMT kernel (threadblock tile -> warp tile -> thread tile, double-buffered
+// shared memory, fringes zero-padded while packing). The base the fused Strassen kernel is built from.
+template <class T>
+cudaError_t simt_gemm(cudaStream_t stream, char transA, char transB, std::int64_t m, std::int64_t n, std::int64_t k,
+                      T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C,
+                      std::int64_t ldc);
+
+// One Strassen level fused into the SIMT kernel (Huang et al. 2018): the 7 products run concurrently and add
+// their results into the C quadrants with atomics; C is scaled by beta first. No workspace.
+template <class T>
+cudaError_t strassen_fused(cudaStream_t stream, char transA, char transB, std::int64_t m, std::int64_t n,
+                           std::int64_t k, T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta,
+                           T* C, std::int64_t ldc);
+
+// Bytes of device workspace `strassen_gemm` needs for this configuration and shape (0 for fused).
+template <class T>
+std::size_t strassen_workspace_bytes(const StrassenConfig& config, std::int64_t m, std::int64_t n, std::int64_t k);
+
+// Any of the algorithms above. `workspace` must hold strassen_workspace_bytes(...) bytes (nullptr when 0);
+// returns cudaErrorInvalidValue when it is too small.
+template <class T>
+cudaError_t strassen_gemm(cudaStream_t stream, const StrassenConfig& config, char transA, char transB,
+                          std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* A, std::int64_t lda,
+                          const T* B, std::int64_t ldb, T beta, T* C, std::int64_t ldc, void* workspace,
+                          std::size_t workspace_bytes);
+
+}  // namespace cuda
+}  // namespace kbla
