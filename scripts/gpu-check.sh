@@ -4,7 +4,10 @@
 #   scripts/gpu-check.sh [EXTRA COMMAND ...]
 #
 #  1. prints the GPU (nvidia-smi: name, driver, clocks)
-#  2. scripts/kokkos-cuda.sh build $DEPS_PREFIX      (default /tmp/kbla-deps; needs .deps/ carried along)
+#  2. scripts/kokkos-cuda.sh build $DEPS_PREFIX      (default /tmp/kbla-deps; needs .deps/ carried along).
+#     When .deps/kokkos-cuda-install.tar.xz is there (an install made on a CPU machine by
+#     `scripts/kokkos-cuda.sh pack PREFIX`, unpacked at the same PREFIX), the build is skipped: it saves ~3 min
+#     of GPU-machine time. If the project does not configure against it, the dependencies are built from source.
 #  3. configures this project into build-cuda/ with nvcc_wrapper, tests on, GoogleTest from .deps/googletest
 #  4. builds it with all cores, runs ctest --output-on-failure
 #  5. runs EXTRA COMMAND (if given) with $OUT, $DEPS_PREFIX and $BUILD_DIR exported, e.g. a benchmark
@@ -50,13 +53,27 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,cl
 { nvcc --version 2>/dev/null || /usr/local/cuda/bin/nvcc --version; } | grep -i release
 
 deps_ok=0; conf_ok=0; build_ok=0
+packed=$ROOT/.deps/kokkos-cuda-install.tar.xz
+if [ -f "$packed" ] && [ ! -f "$DEPS_PREFIX/.kbla-kokkos-stamp" ]; then
+  echo "=== unpacking the prebuilt Kokkos install $packed into $DEPS_PREFIX"
+  mkdir -p "$DEPS_PREFIX" && tar -xJf "$packed" -C "$DEPS_PREFIX"
+fi
 step 1 deps "$ROOT/scripts/kokkos-cuda.sh" build "$DEPS_PREFIX" && deps_ok=1
 
-if [ $deps_ok = 1 ]; then
-  gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
-  step 2 configure cmake -S . -B "$BUILD_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
+configure() {
+  local gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
+  cmake -S . -B "$BUILD_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_PREFIX_PATH="$DEPS_PREFIX" -DCMAKE_CXX_COMPILER="$DEPS_PREFIX/bin/nvcc_wrapper" \
-      -DKBLA_GTEST_SOURCE_DIR="$ROOT/.deps/googletest" -DKBLA_ENABLE_TESTS=ON && conf_ok=1
+      -DKBLA_GTEST_SOURCE_DIR="$ROOT/.deps/googletest" -DKBLA_ENABLE_TESTS=ON
+}
+if [ $deps_ok = 1 ]; then
+  if ! step 2 configure configure && [ -f "$packed" ]; then
+    echo "=== the prebuilt install did not configure: building the dependencies from source"
+    rm -rf "$DEPS_PREFIX" "$BUILD_DIR"; rc=0
+    step 1 deps "$ROOT/scripts/kokkos-cuda.sh" build "$DEPS_PREFIX" && step 2 configure configure && conf_ok=1
+  else
+    [ "${STATUS[configure]}" = ok ] && conf_ok=1
+  fi
 fi
 if [ $conf_ok = 1 ]; then
   step 3 build cmake --build "$BUILD_DIR" --parallel "$JOBS" && build_ok=1

@@ -9,6 +9,8 @@
 #                                         no network: build + install Kokkos (Cuda+Serial, sm_90) and
 #                                         Kokkos Kernels (cuBLAS TPL, minimal ETI) into PREFIX
 #   scripts/kokkos-cuda.sh all PREFIX     prepare, then build
+#   scripts/kokkos-cuda.sh pack PREFIX    write PREFIX's finished install to .deps/kokkos-cuda-install.tar.xz, for
+#                                         gpu-check.sh to unpack at the same PREFIX instead of building there
 #
 # Both steps are idempotent: prepare skips when the tarball was made from the same patches, build skips when
 # PREFIX holds an install stamp of the same tarball and build options.
@@ -222,9 +224,19 @@ build() {
   echo "BUILD-TIMES kokkos=${t_kokkos}s kokkos-kernels=${t_kk}s jobs=${JOBS} prefix=${prefix}"
 }
 
+pack() {
+  local prefix=${1:-}; [ -n "$prefix" ] || die "usage: $0 pack PREFIX"
+  [ -f "$prefix/.kbla-kokkos-stamp" ] || die "$prefix holds no finished build (no stamp)"
+  [ "$(cat "$prefix/.kbla-kokkos-stamp")" = "$(build_stamp)" ] || die "$prefix was built from another tarball"
+  tar -C "$prefix" -cf - . | xz -T0 -6 >"$DEPS/kokkos-cuda-install.tar.xz.tmp"
+  mv "$DEPS/kokkos-cuda-install.tar.xz.tmp" "$DEPS/kokkos-cuda-install.tar.xz"
+  log "wrote $DEPS/kokkos-cuda-install.tar.xz ($(du -h "$DEPS/kokkos-cuda-install.tar.xz" | cut -f1))"
+}
+
 case "${1:-}" in
   prepare) prepare ;;
   build)   shift; build "$@" ;;
   all)     shift; [ -n "${1:-}" ] || die "usage: $0 all PREFIX"; prepare; build "$1" ;;
-  *) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  pack)    shift; pack "$@" ;;
+  *) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac
