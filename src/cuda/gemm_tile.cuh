@@ -1,0 +1,376 @@
+// The SIMT tile engine shared by simt_gemm and strassen_fused: threadblock tile -> warp tile -> thread tile.
+//
+// One block computes a BM x BN tile of a product over the whole k range in BK-deep slabs:
+//  * each slab of op(A) / op(B) is read from global memory into registers (128-bit loads where the contiguous
+//    dimension is aligned, scalar loads with bounds checks elsewhere; out-of-range elements read as zero, so
+//    fringe tiles are zero-padded while packing and no padding copy exists), then stored to shared memory as
+//    k-major rows [BK][BM + 4] (the +4 keeps the transposed scalar stores conflict-free and rows 16-byte aligned);
+//  * shared memory is double-buffered: slab t+1 is fetched into registers while slab t is multiplied, so one
+//    __syncthreads per slab suffices;
+//  * a warp is 8 (m) x 4 (n) threads; a thread owns TM x TN accumulators made of V-wide pieces strided by 8V
+//    rows and 4V columns (V = 4 floats / 2 doubles = 128 bits), so every shared-memory fragment read is one
+//    128-bit load and the 8 (4) threads sharing a row (column) piece are broadcasts.
+// The operand loader optionally reads X + delta * Y (two quadrants, Strassen) and keeps both raw values in
+// registers until the shared-memory store, so the extra loads overlap the math like the plain ones do.
+// The epilogue is a policy: classical (C = alpha acc + beta C, beta == 0 never reads C) or Strassen (atomicAdd of
+// gamma0 alpha acc into D and gamma1 alpha acc into E, each masked to its real extent).
+// Everything is column-major in storage terms; the host side (make_operand) maps op(A), op(B) onto it.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cstdint>
+
+namespace kbla {
+namespace cuda {
+namespace gemm_tile {
+
+template <class T>
+struct Vec;
+template <>
+struct Vec<float> {
+  using type = float4;
+  static constexpr int n = 4;
+};
+template <>
+struct Vec<double> {
+  using type = double2;
+  static constexpr int n = 2;
+};
+
+// Block tile BM x BN x BK, thread tile TM x TN; threads = (BM / 8TM) (BN / 4TN) warps.
+// FP32: 128x128x8, 8x8 per thread, 256 threads (the paper's "Huge" CUTLASS strategy; it keeps the fused kernel
+// above the global-bandwidth bound even when both operands are read twice).
+// FP64: 128x64x8, 8x4 per thread, 256 threads: same 64 accumulator registers per thread as FP32 8x8.
+template <class T>
+struct TileConfig;
+template <>
+struct TileConfig<float> {
+  static constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8, MIN_BLOCKS = 2;
+};
+template <>
+struct TileConfig<double> {
+  static constexpr int BM = 128, BN = 64, BK = 8, TM = 8, TN = 4, MIN_BLOCKS = 1;  // 2 blocks (128 regs) spilled
+};
+
+template <class T>
+struct Derived {
+  using C = TileConfig<T>;
+  static constexpr int V = Vec<T>::n;
+  static constexpr int WARPS_M = C::BM / (8 * C::TM), WARPS_N = C::BN / (4 * C::TN);
+  static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
+  static constexpr int LDA_S = C::BM + 4, LDB_S = C::BN + 4;  // shared row lengths
+  static_assert(C::TM % V == 0 && C::TN % V == 0, "thread tile is made of V-wide pieces");
+  static_assert(WARPS_M * 8 * C::TM == C::BM && WARPS_N * 4 * C::TN == C::BN, "warps tile the block");
+};
+
+// One operand quadrant pair in storage terms: element (c, s) of X is x[c + s * ld], c along the contiguous
+// dimension. Only (c < xc, s < xs) is real, the rest reads as zero (same for Y). y == nullptr: no sum.
+template <class T>
+struct Operand {
+  const T* x;
+  const T* y;
+  std::int64_t ld;
+  int xc, xs, yc, ys;
+  T delta;
+  int vec;  // 1: ld % V == 0 and x, y 16-byte aligned, so in-range V-runs may be read as one 128-bit load
+};
+
+// An output quadrant: element (r, c) at p[r + c * ldc], written only where r < rows and c < cols.
+template <class T>
+struct Output {
+  T* p;
+  int rows, cols;
+  T gamma;  // Strassen: coefficient times alpha; classical: unused
+};
+
+template <class T>
+struct Product {
+  Operand<T> a, b;
+  Output<T> d, e;  // e.p == nullptr: one output
+};
+
+constexpr int kMaxProducts = 7;
+
+// Kernel parameters: m x n x k is the (padded) product every blockIdx.z computes; z[blockIdx.z] says where its
+// operands and outputs are. Passed as __grid_constant__, so the per-z entry is read in place.
+template <class T>
+struct Batch {
+  int m, n, k;
+  int tiles_m, tiles_n;
+  std::int64_t ldc;
+  T alpha, beta;
+  Product<T> z[kMaxProducts];
+};
+
+template <class T, int L, bool KContig, bool Sum>
+struct TileLoader {
+  // L = BM (operand A) or BN (operand B). KContig: storage is contiguous along k (A transposed, B not).
+  using D = Derived<T>;
+  using VT = typename Vec<T>::type;
+  static constexpr int V = D::V, BK = TileConfig<T>::BK;
+  static constexpr int LC = KContig ? BK : L;  // contiguous length of the slab in storage
+  static constexpr int LS = KContig ? L : BK;
+  static constexpr int VPR = LC / V;  // vectors per storage column of the slab
+  static constexpr int NV = LC * LS / V / D::THREADS;
+  static constexpr int LDS = L + 4;
+  static_assert(LC % V == 0 && NV >= 1 && NV * V * D::THREADS == LC * LS, "slab splits evenly into vectors");
+
+  T x[NV][V];
+  T y[Sum ? NV : 1][V];
+
+  static __device__ __forceinline__ void fetch(const T* __restrict__ p, std::int64_t ld, int ec, int es, int vec,
+                                               int gc, int gs, T (&v)[V]) {
+    if (vec && gs < es && gc + V <= ec) {
+      const VT w = __ldg(reinterpret_cast<const VT*>(p + gc + gs * ld));
+      const T* wp = reinterpret_cast<const T*>(&w);
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[j] = wp[j];
+    } else {
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[j] = (gs < es && gc + j < ec) ? __ldg(p + (gc + j) + gs * ld) : T(0);
+    }
+  }
+
+  // Slab at k offset k0 of the tile whose m (or n) origin is mn0.
+  __device__ __forceinline__ void load(const Operand<T>& op, int mn0, int k0, int tid) {
+#pragma unroll
+    for (int i = 0; i < NV; ++i) {
+      const int q = tid + i * D::THREADS;
+      const int c = (q % VPR) * V, s = q / VPR;
+      const int gc = (KContig ? k0 : mn0) + c, gs = (KContig ? mn0 : k0) + s;
+      fetch(op.x, op.ld, op.xc, op.xs, op.vec, gc, gs, x[i]);
+      if (Sum) fetch(op.y, op.ld, op.yc, op.ys, op.vec, gc, gs, y[Sum ? i : 0]);
+    }
+  }
+
+  // Shared slab is [BK][LDS]: row kk holds the L values of the tile at depth kk.
+  __device__ __forceinline__ void store(const Operand<T>& op, T* __restrict__ sm, int tid) const {
+#pragma unroll
+    for (int i = 0; i < NV; ++i) {
+      const int q = tid + i * D::THREADS;
+      const int c = (q % VPR) * V, s = q / VPR;
+      T v[V];
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[j] = Sum ? fma(op.delta, y[Sum ? i : 0][j], x[i][j]) : x[i][j];
+      if (KContig) {
+#pragma unroll
+        for (int j = 0; j < V; ++j) sm[(c + j) * LDS + s] = v[j];
+      } else {
+        *reinterpret_cast<VT*>(sm + s * LDS + c) = *reinterpret_cast<const VT*>(v);
+      }
+    }
+  }
+};
+
+template <class T>
+struct SharedStorage {
+  using D = Derived<T>;
+  static constexpr int BK = TileConfig<T>::BK;
+  __align__(16) T a[2][BK][D::LDA_S];
+  __align__(16) T b[2][BK][D::LDB_S];
+};
+
+struct ClassicalEpilogue {
+  template <class T>
+  static __device__ __forceinline__ void store(const Batch<T>& bp, const Product<T>& pr, int r, int c, T v) {
+    if (r < pr.d.rows && c < pr.d.cols) {
+      T* p = pr.d.p + r + c * bp.ldc;
+      *p = bp.beta == T(0) ? bp.alpha * v : bp.alpha * v + bp.beta * *p;
+    }
+  }
+};
+
+struct StrassenEpilogue {
+  template <class T>
+  static __device__ __forceinline__ void store(const Batch<T>& bp, const Product<T>& pr, int r, int c, T v) {
+    if (r < pr.d.rows && c < pr.d.cols) atomicAdd(pr.d.p + r + c * bp.ldc, pr.d.gamma * v);
+    if (pr.e.p != nullptr && r < pr.e.rows && c < pr.e.cols) atomicAdd(pr.e.p + r + c * bp.ldc, pr.e.gamma * v);
+  }
+};
+
+// The whole tile: main loop over k slabs, then the epilogue. TA / TB: op(A) / op(B) transposed.
+template <class T, bool TA, bool TB, bool SumA, bool SumB, class Epi>
+__device__ __forceinline__ void tile_body(const Batch<T>& bp, const Product<T>& pr, SharedStorage<T>& sh, int tm,
+                                          int tn) {
+  using C = TileConfig<T>;
+  using D = Derived<T>;
+  using VT = typename Vec<T>::type;
+  constexpr int V = D::V, BK = C::BK, TM = C::TM, TN = C::TN;
+
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+  const int tx = lane & 7, ty = lane >> 3;
+  const int wm0 = (warp % D::WARPS_M) * 8 * TM, wn0 = (warp / D::WARPS_M) * 4 * TN;
+  const int m0 = tm * C::BM, n0 = tn * C::BN;
+
+  TileLoader<T, C::BM, TA, SumA> la;
+  TileLoader<T, C::BN, !TB, SumB> lb;
+
+  T acc[TM][TN];
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) acc[i][j] = T(0);
+
+  const int nk = (bp.k + BK - 1) / BK;
+  la.load(pr.a, m0, 0, tid);
+  lb.load(pr.b, n0, 0, tid);
+  la.store(pr.a, &sh.a[0][0][0], tid);
+  lb.store(pr.b, &sh.b[0][0][0], tid);
+  __syncthreads();
+
+  for (int t = 0; t < nk; ++t) {
+    const int cur = t & 1;
+    const bool more = t + 1 < nk;
+    if (more) {  // next slab into registers; its latency hides behind the BK rank-1 updates below
+      la.load(pr.a, m0, (t + 1) * BK, tid);
+      lb.load(pr.b, n0, (t + 1) * BK, tid);
+    }
+#pragma unroll
+    for (int kk = 0; kk < BK; ++kk) {
+      T a[TM], b[TN];
+#pragma unroll
+      for (int p = 0; p < TM / V; ++p) {
+        const VT w = *reinterpret_cast<const VT*>(&sh.a[cur][kk][wm0 + p * 8 * V + tx * V]);
+#pragma unroll
+        for (int j = 0; j < V; ++j) a[p * V + j] = reinterpret_cast<const T*>(&w)[j];
+      }
+#pragma unroll
+      for (int p = 0; p < TN / V; ++p) {
+        const VT w = *reinterpret_cast<const VT*>(&sh.b[cur][kk][wn0 + p * 4 * V + ty * V]);
+#pragma unroll
+        for (int j = 0; j < V; ++j) b[p * V + j] = reinterpret_cast<const T*>(&w)[j];
+      }
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = fma(a[i], b[j], acc[i][j]);
+    }
+    if (more) {  // the other buffer was last read in iteration t-1, which ended with a barrier
+      la.store(pr.a, &sh.a[cur ^ 1][0][0], tid);
+      lb.store(pr.b, &sh.b[cur ^ 1][0][0], tid);
+    }
+    __syncthreads();
+  }
+
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    const int r = m0 + wm0 + (i / V) * 8 * V + tx * V + i % V;
+#pragma unroll
+    for (int j = 0; j < TN; ++j) {
+      const int c = n0 + wn0 + (j / V) * 4 * V + ty * V + j % V;
+      Epi::template store<T>(bp, pr, r, c, acc[i][j]);
+    }
+  }
+}
+
+// Grouped block order: GROUP tile rows are swept column by column, so consecutive blocks share B slabs and
+// a GROUP-tall band of A stays in L2.
+__device__ __forceinline__ void tile_coords(int pid, int tiles_m, int tiles_n, int* tm, int* tn) {
+  constexpr int GROUP = 8;
+  const int per_group = GROUP * tiles_n;
+  const int g = pid / per_group;
+  const int first = g * GROUP;
+  const int rows = min(tiles_m - first, GROUP);
+  const int in = pid - g * per_group;
+  *tm = first + in % rows;
+  *tn = in / rows;
+}
+
+// Classical GEMM: one product (z[0]), plain loaders, classical epilogue.
+template <class T, bool TA, bool TB>
+__global__ void __launch_bounds__(Derived<T>::THREADS, TileConfig<T>::MIN_BLOCKS)
+    gemm_kernel(const __grid_constant__ Batch<T> bp) {
+  __shared__ SharedStorage<T> sh;
+  int tm, tn;
+  tile_coords(blockIdx.x, bp.tiles_m, bp.tiles_n, &tm, &tn);
+  tile_body<T, TA, TB, false, false, ClassicalEpilogue>(bp, bp.z[0], sh, tm, tn);
+}
+
+// Fused Strassen: blockIdx.z picks the product. The variant (which operands are sums) is uniform per block and
+// each variant is its own compile-time body, so single-operand loads carry no dead registers or branches;
+// all 7 products go out in one launch (the paper batches per variant on 4 streams; one grid does the same
+// without streams or events).
+template <class T, bool TA, bool TB>
+__global__ void __launch_bounds__(Derived<T>::THREADS, 1) strassen_kernel(const __grid_constant__ Batch<T> bp) {
+  __shared__ SharedStorage<T> sh;
+  int tm, tn;
+  tile_coords(blockIdx.x, bp.tiles_m, bp.tiles_n, &tm, &tn);
+  const Product<T>& pr = bp.z[blockIdx.z];
+  if (pr.a.y != nullptr && pr.b.y != nullptr)
+    tile_body<T, TA, TB, true, true, StrassenEpilogue>(bp, pr, sh, tm, tn);
+  else if (pr.a.y != nullptr)
+    tile_body<T, TA, TB, true, false, StrassenEpilogue>(bp, pr, sh, tm, tn);
+  else  // every Strassen product sums at least one operand
+    tile_body<T, TA, TB, false, true, StrassenEpilogue>(bp, pr, sh, tm, tn);
+}
+
+// C = beta * C on an m x n submatrix; beta == 0 writes zeros without reading (NaN must not spread).
+template <class T>
+__global__ void scale_kernel(int m, int n, T beta, T* __restrict__ C, std::int64_t ldc) {
+  for (int j = blockIdx.y; j < n; j += gridDim.y) {
+    T* col = C + j * ldc;
+    for (std::int64_t i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x)
+      col[i] = beta == T(0) ? T(0) : beta * col[i];
+  }
+}
+
+// ---- host side -------------------------------------------------------------------------------------------
+
+// 'N' -> 0, 'T' / 'C' -> 1 (real types), anything else -> -1.
+inline int parse_op(char t) {
+  if (t == 'N' || t == 'n') return 0;
+  if (t == 'T' || t == 't' || t == 'C' || t == 'c') return 1;
+  return -1;
+}
+
+// BLAS argument rules plus this engine's int extents. 0 = fine.
+inline cudaError_t check_args(int ta, int tb, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t lda,
+                              std::int64_t ldb, std::int64_t ldc) {
+  if (ta < 0 || tb < 0 || m < 0 || n < 0 || k < 0) return cudaErrorInvalidValue;
+  auto mx1 = [](std::int64_t v) { return v > 1 ? v : std::int64_t(1); };
+  if (lda < mx1(ta ? k : m) || ldb < mx1(tb ? n : k) || ldc < mx1(m)) return cudaErrorInvalidValue;
+  const std::int64_t lim = INT_MAX - 256;  // tile origins plus in-tile offsets stay in int
+  if (m > lim || n > lim || k > lim) return cudaErrorNotSupported;
+  return cudaSuccess;
+}
+
+template <class T>
+inline bool aligned16(const T* p) {
+  return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0;
+}
+
+// Quadrant pair of op(M) (rows x cols in op terms, at op offsets (r0, c0) for X and (r1, c1) for Y) as an
+// Operand in storage terms. trans: M is stored transposed (element (r, c) of op(M) at M[c + r * ld]).
+template <class T>
+inline Operand<T> make_operand(const T* M, std::int64_t ld, bool trans, std::int64_t r0, std::int64_t c0,
+                               std::int64_t xr, std::int64_t xcn, bool has_y, std::int64_t r1, std::int64_t c1,
+                               std::int64_t yr, std::int64_t ycn, T delta) {
+  Operand<T> o{};
+  auto at = [&](std::int64_t r, std::int64_t c) { return trans ? M + c + r * ld : M + r + c * ld; };
+  o.ld = ld;
+  o.x = at(r0, c0);
+  o.xc = int(trans ? xcn : xr);
+  o.xs = int(trans ? xr : xcn);
+  o.y = has_y ? at(r1, c1) : nullptr;
+  o.yc = has_y ? int(trans ? ycn : yr) : 0;
+  o.ys = has_y ? int(trans ? yr : ycn) : 0;
+  o.delta = delta;
+  constexpr int V = Vec<T>::n;
+  o.vec = (ld % V == 0) && aligned16(o.x) && (!has_y || aligned16(o.y));
+  return o;
+}
+
+template <class T>
+inline cudaError_t launch_scale(cudaStream_t s, std::int64_t m, std::int64_t n, T beta, T* C, std::int64_t ldc) {
+  if (m == 0 || n == 0 || beta == T(1)) return cudaSuccess;
+  const int threads = 256;
+  const std::int64_t bx = (m + threads - 1) / threads;
+  dim3 grid(unsigned(bx < 64 ? bx : 64), unsigned(n < 32768 ? n : 32768));
+  scale_kernel<T><<<grid, threads, 0, s>>>(int(m), int(n), beta, C, ldc);
+  return cudaGetLastError();
+}
+
+}  // namespace gemm_tile
+}  // namespace cuda
+}  // namespace kbla

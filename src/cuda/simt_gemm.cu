@@ -1,0 +1,65 @@
+// kbla::cuda::simt_gemm: the classical product on the SIMT tile engine (gemm_tile.cuh), one product per launch.
+// Also the base the fused Strassen kernel is measured against: same tiles, same loaders, same main loop.
+#include "gemm_tile.cuh"
+#include "kbla_cuda_strassen.hpp"
+
+namespace kbla {
+namespace cuda {
+
+namespace {
+
+template <class T, bool TA, bool TB>
+cudaError_t launch_gemm(cudaStream_t s, const gemm_tile::Batch<T>& bp) {
+  using D = gemm_tile::Derived<T>;
+  dim3 grid(unsigned(bp.tiles_m) * unsigned(bp.tiles_n), 1, 1);
+  gemm_tile::gemm_kernel<T, TA, TB><<<grid, D::THREADS, 0, s>>>(bp);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+template <class T>
+cudaError_t simt_gemm(cudaStream_t stream, char transA, char transB, std::int64_t m, std::int64_t n, std::int64_t k,
+                      T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C,
+                      std::int64_t ldc) {
+  using namespace gemm_tile;
+  using Cfg = TileConfig<T>;
+  const int ta = parse_op(transA), tb = parse_op(transB);
+  cudaError_t e = check_args(ta, tb, m, n, k, lda, ldb, ldc);
+  if (e != cudaSuccess) return e;
+  if (m == 0 || n == 0) return cudaSuccess;
+  if (k == 0 || alpha == T(0)) return launch_scale(stream, m, n, beta, C, ldc);
+
+  const std::int64_t tiles_m = (m + Cfg::BM - 1) / Cfg::BM, tiles_n = (n + Cfg::BN - 1) / Cfg::BN;
+  if (tiles_m * tiles_n > INT_MAX) return cudaErrorNotSupported;
+
+  Batch<T> bp{};
+  bp.m = int(m);
+  bp.n = int(n);
+  bp.k = int(k);
+  bp.tiles_m = int(tiles_m);
+  bp.tiles_n = int(tiles_n);
+  bp.ldc = ldc;
+  bp.alpha = alpha;
+  bp.beta = beta;
+  Product<T>& p = bp.z[0];
+  p.a = make_operand<T>(A, lda, ta != 0, 0, 0, m, k, false, 0, 0, 0, 0, T(0));
+  p.b = make_operand<T>(B, ldb, tb != 0, 0, 0, k, n, false, 0, 0, 0, 0, T(0));
+  p.d = Output<T>{C, int(m), int(n), T(1)};
+  p.e = Output<T>{nullptr, 0, 0, T(0)};
+
+  if (ta == 0 && tb == 0) return launch_gemm<T, false, false>(stream, bp);
+  if (ta == 0) return launch_gemm<T, false, true>(stream, bp);
+  if (tb == 0) return launch_gemm<T, true, false>(stream, bp);
+  return launch_gemm<T, true, true>(stream, bp);
+}
+
+template cudaError_t simt_gemm<float>(cudaStream_t, char, char, std::int64_t, std::int64_t, std::int64_t, float,
+                                      const float*, std::int64_t, const float*, std::int64_t, float, float*,
+                                      std::int64_t);
+template cudaError_t simt_gemm<double>(cudaStream_t, char, char, std::int64_t, std::int64_t, std::int64_t, double,
+                                       const double*, std::int64_t, const double*, std::int64_t, double, double*,
+                                       std::int64_t);
+
+}  // namespace cuda
+}  // namespace kbla
