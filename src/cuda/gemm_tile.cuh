@@ -44,13 +44,22 @@ struct Vec<double> {
 // FP64: 128x64x8, 8x4 per thread, 256 threads: same 64 accumulator registers per thread as FP32 8x8.
 template <class T>
 struct TileConfig;
+// STRASSEN_MIN_BLOCKS: FP32 fused kernel at 2 blocks / SM is capped at 128 registers and spills 8-24 bytes in
+// two of the four trans variants (ptxas, nvcc 13); at 1 block / SM it uses ~145 registers without spills but
+// has half the warps. Which is faster is a measurement: -DKBLA_STRASSEN_MIN_BLOCKS_F32=1 flips it.
+#ifndef KBLA_STRASSEN_MIN_BLOCKS_F32
+#define KBLA_STRASSEN_MIN_BLOCKS_F32 2
+#endif
 template <>
 struct TileConfig<float> {
   static constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8, MIN_BLOCKS = 2;
+  static constexpr int STRASSEN_MIN_BLOCKS = KBLA_STRASSEN_MIN_BLOCKS_F32;
 };
 template <>
 struct TileConfig<double> {
-  static constexpr int BM = 128, BN = 64, BK = 8, TM = 8, TN = 4, MIN_BLOCKS = 1;  // 2 blocks (128 regs) spilled
+  // 2 blocks / SM (128 registers) spilled in the transposed variants; 1 block uses ~152 (gemm) / ~164 (fused).
+  static constexpr int BM = 128, BN = 64, BK = 8, TM = 8, TN = 4, MIN_BLOCKS = 1;
+  static constexpr int STRASSEN_MIN_BLOCKS = 1;
 };
 
 template <class T>
@@ -292,7 +301,8 @@ __global__ void __launch_bounds__(Derived<T>::THREADS, TileConfig<T>::MIN_BLOCKS
 // all 7 products go out in one launch (the paper batches per variant on 4 streams; one grid does the same
 // without streams or events).
 template <class T, bool TA, bool TB>
-__global__ void __launch_bounds__(Derived<T>::THREADS, 1) strassen_kernel(const __grid_constant__ Batch<T> bp) {
+__global__ void __launch_bounds__(Derived<T>::THREADS, TileConfig<T>::STRASSEN_MIN_BLOCKS)
+    strassen_kernel(const __grid_constant__ Batch<T> bp) {
   __shared__ SharedStorage<T> sh;
   int tm, tn;
   tile_coords(blockIdx.x, bp.tiles_m, bp.tiles_n, &tm, &tn);

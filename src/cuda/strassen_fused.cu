@@ -1,0 +1,107 @@
+// kbla::cuda::strassen_fused: one Strassen level fused into the SIMT tile engine (Huang et al. 2018).
+//
+// With A, B, C split into quadrants (m1 = ceil(m/2), m2 = m - m1, same for n, k), each of the 7 products is the
+// primitive M = (X + delta Y)(V + eps W); D += gamma0 M; E += gamma1 M. The sums are formed while packing the
+// shared-memory tiles, the results are atomically added from registers into the C quadrants, so no workspace
+// exists. Odd sizes: every quadrant is treated as m1 x k1 (k1 x n1) with the missing rows / columns reading as
+// zero (the loader's bounds), and outputs are masked to their real extents; this is Strassen on the matrices
+// zero-padded to even sizes, which is exact. All 7 products run in one launch on blockIdx.z after C = beta C.
+#include "gemm_tile.cuh"
+#include "kbla_cuda_strassen.hpp"
+
+namespace kbla {
+namespace cuda {
+
+namespace {
+
+template <class T, bool TA, bool TB>
+cudaError_t launch_strassen(cudaStream_t s, const gemm_tile::Batch<T>& bp, int products) {
+  using D = gemm_tile::Derived<T>;
+  dim3 grid(unsigned(bp.tiles_m) * unsigned(bp.tiles_n), 1, unsigned(products));
+  gemm_tile::strassen_kernel<T, TA, TB><<<grid, D::THREADS, 0, s>>>(bp);
+  return cudaGetLastError();
+}
+
+// Offsets and extents of quadrant (i, j) of an r x c matrix split at (r1, c1).
+struct Quad {
+  std::int64_t r0, c0, rows, cols;
+};
+inline Quad quad(int i, int j, std::int64_t r, std::int64_t c, std::int64_t r1, std::int64_t c1) {
+  return Quad{i ? r1 : 0, j ? c1 : 0, i ? r - r1 : r1, j ? c - c1 : c1};
+}
+
+}  // namespace
+
+template <class T>
+cudaError_t strassen_fused(cudaStream_t stream, char transA, char transB, std::int64_t m, std::int64_t n,
+                           std::int64_t k, T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta,
+                           T* C, std::int64_t ldc) {
+  using namespace gemm_tile;
+  using Cfg = TileConfig<T>;
+  const int ta = parse_op(transA), tb = parse_op(transB);
+  cudaError_t e = check_args(ta, tb, m, n, k, lda, ldb, ldc);
+  if (e != cudaSuccess) return e;
+  if (m == 0 || n == 0) return cudaSuccess;
+  // The products only add into C, so C = beta C comes first (also the whole answer when there is no product).
+  e = launch_scale(stream, m, n, beta, C, ldc);
+  if (e != cudaSuccess || k == 0 || alpha == T(0)) return e;
+
+  const std::int64_t m1 = (m + 1) / 2, n1 = (n + 1) / 2, k1 = (k + 1) / 2;
+  const std::int64_t tiles_m = (m1 + Cfg::BM - 1) / Cfg::BM, tiles_n = (n1 + Cfg::BN - 1) / Cfg::BN;
+  if (tiles_m * tiles_n > INT_MAX) return cudaErrorNotSupported;
+
+  Batch<T> bp{};
+  bp.m = int(m1);
+  bp.n = int(n1);
+  bp.k = int(k1);
+  bp.tiles_m = int(tiles_m);
+  bp.tiles_n = int(tiles_n);
+  bp.ldc = ldc;
+  bp.alpha = alpha;
+  bp.beta = beta;
+
+  // op(A) is m x k, op(B) is k x n; (i, j) are quadrant indices; s = +1 / -1 the sign of the second term.
+  auto opA = [&](int xi, int xj, int yi, int yj, int s) {
+    const Quad x = quad(xi, xj, m, k, m1, k1);
+    if (s == 0) return make_operand<T>(A, lda, ta != 0, x.r0, x.c0, x.rows, x.cols, false, 0, 0, 0, 0, T(0));
+    const Quad y = quad(yi, yj, m, k, m1, k1);
+    return make_operand<T>(A, lda, ta != 0, x.r0, x.c0, x.rows, x.cols, true, y.r0, y.c0, y.rows, y.cols, T(s));
+  };
+  auto opB = [&](int xi, int xj, int yi, int yj, int s) {
+    const Quad x = quad(xi, xj, k, n, k1, n1);
+    if (s == 0) return make_operand<T>(B, ldb, tb != 0, x.r0, x.c0, x.rows, x.cols, false, 0, 0, 0, 0, T(0));
+    const Quad y = quad(yi, yj, k, n, k1, n1);
+    return make_operand<T>(B, ldb, tb != 0, x.r0, x.c0, x.rows, x.cols, true, y.r0, y.c0, y.rows, y.cols, T(s));
+  };
+  auto out = [&](int i, int j, int g) {
+    const Quad q = quad(i, j, m, n, m1, n1);
+    return Output<T>{C + q.r0 + q.c0 * ldc, int(q.rows), int(q.cols), T(g) * alpha};
+  };
+  const Output<T> none{nullptr, 0, 0, T(0)};
+
+  // Strassen's 7 products (quadrants 0-based): C00 = M1 + M4 - M5 + M7, C01 = M3 + M5, C10 = M2 + M4,
+  // C11 = M1 - M2 + M3 + M6. Ordered by variant, the two-sum products first (they are the slowest blocks).
+  Product<T>* z = bp.z;
+  z[0] = {opA(0, 0, 1, 1, +1), opB(0, 0, 1, 1, +1), out(0, 0, +1), out(1, 1, +1)};  // M1 = (A00+A11)(B00+B11)
+  z[1] = {opA(1, 0, 0, 0, -1), opB(0, 0, 0, 1, +1), out(1, 1, +1), none};          // M6 = (A10-A00)(B00+B01)
+  z[2] = {opA(0, 1, 1, 1, -1), opB(1, 0, 1, 1, +1), out(0, 0, +1), none};          // M7 = (A01-A11)(B10+B11)
+  z[3] = {opA(1, 0, 1, 1, +1), opB(0, 0, 0, 0, 0), out(1, 0, +1), out(1, 1, -1)};  // M2 = (A10+A11) B00
+  z[4] = {opA(0, 0, 0, 1, +1), opB(1, 1, 0, 0, 0), out(0, 0, -1), out(0, 1, +1)};  // M5 = (A00+A01) B11
+  z[5] = {opA(0, 0, 0, 0, 0), opB(0, 1, 1, 1, -1), out(0, 1, +1), out(1, 1, +1)};  // M3 = A00 (B01-B11)
+  z[6] = {opA(1, 1, 0, 0, 0), opB(1, 0, 0, 0, -1), out(0, 0, +1), out(1, 0, +1)};  // M4 = A11 (B10-B00)
+
+  if (ta == 0 && tb == 0) return launch_strassen<T, false, false>(stream, bp, 7);
+  if (ta == 0) return launch_strassen<T, false, true>(stream, bp, 7);
+  if (tb == 0) return launch_strassen<T, true, false>(stream, bp, 7);
+  return launch_strassen<T, true, true>(stream, bp, 7);
+}
+
+template cudaError_t strassen_fused<float>(cudaStream_t, char, char, std::int64_t, std::int64_t, std::int64_t, float,
+                                           const float*, std::int64_t, const float*, std::int64_t, float, float*,
+                                           std::int64_t);
+template cudaError_t strassen_fused<double>(cudaStream_t, char, char, std::int64_t, std::int64_t, std::int64_t,
+                                            double, const double*, std::int64_t, const double*, std::int64_t, double,
+                                            double*, std::int64_t);
+
+}  // namespace cuda
+}  // namespace kbla
