@@ -5,4 +5,5 @@
 #include <kbla_gemm.hpp>
 #include <kbla_inner.hpp>
 #include <kbla_options.hpp>
+#include <kbla_strassen.hpp>
 #include <kbla_update.hpp>

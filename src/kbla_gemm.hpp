@@ -1,15 +1,20 @@
 // kbla::gemm: C = alpha * op(A) * op(B) + beta * C with op in {N, T, C}, the meaning of KokkosBlas::gemm.
-// Tall & skinny shapes go to kbla::inner (op(A) = A^T or A^H, op(B) = B) and kbla::update (A * B with a
-// long first dimension); everything else to KokkosBlas::gemm (cuBLAS on CUDA when Kokkos Kernels has it).
+// options.algorithm == classical (the default): tall & skinny shapes go to kbla::inner (op(A) = A^T or A^H,
+// op(B) = B) and kbla::update (A * B with a long first dimension); everything else to KokkosBlas::gemm (cuBLAS
+// on CUDA when Kokkos Kernels has it).
+// options.algorithm != classical (opt-in Strassen / Winograd, see kbla_options.hpp): every shape goes to
+// kbla::strassen_gemm's paths, tall & skinny ones included — the user asked for that algorithm; shapes too
+// small to split (min(m, n, k) below the threshold) end in one classical product there.
 #pragma once
 
 #include <kbla_inner.hpp>
 #include <kbla_options.hpp>
 #include <kbla_update.hpp>
+#include <kbla_strassen.hpp>
 #include <impl/kbla_argument_checks.hpp>
+#include <impl/kbla_blas_gemm.hpp>
+#include <impl/kbla_gemm_checks.hpp>
 #include <impl/kbla_scale.hpp>
-
-#include <KokkosBlas3_gemm.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -44,28 +49,19 @@ void gemm(const ExecSpace& exec, const char transA[], const char transB[],
                 "kbla::gemm: C must be a View of non-const values");
   static_assert(Impl::same_scalar<AViewType, BViewType, CViewType>::value,
                 "kbla::gemm: A, B and C must hold the same scalar type");
-  const char tA = Impl::normalized_trans(call, "transA", transA);
-  const char tB = Impl::normalized_trans(call, "transB", transB);
-  Impl::require_accessible<ExecSpace>(call, "A", A);
-  Impl::require_accessible<ExecSpace>(call, "B", B);
-  Impl::require_accessible<ExecSpace>(call, "C", C);
-  const std::int64_t m = tA == 'N' ? A.extent(0) : A.extent(1);
-  const std::int64_t k = tA == 'N' ? A.extent(1) : A.extent(0);
-  const std::int64_t kB = tB == 'N' ? B.extent(0) : B.extent(1);
-  const std::int64_t n = tB == 'N' ? B.extent(1) : B.extent(0);
-  if (kB != k) {
-    Impl::throw_invalid(std::string(call) + ": op(A) is " + std::to_string(m) + " x " + std::to_string(k) +
-                        " (A is " + Impl::shape_of(A) + ", transA '" + tA + "') but op(B) is " + std::to_string(kB) +
-                        " x " + std::to_string(n) + " (B is " + Impl::shape_of(B) + ", transB '" + tB +
-                        "'): inner dimensions differ");
-  }
-  Impl::require_extents(call, "C", C, m, n, "C = op(A) * op(B) is rows of op(A) x columns of op(B)");
-  Impl::require_no_overlap(call, "C", C, "A", A);
-  Impl::require_no_overlap(call, "C", C, "B", B);
+  const Impl::GemmShape s = Impl::check_gemm_arguments<ExecSpace>(call, transA, transB, A, B, C);
+  if (options.algorithm != GemmAlgorithm::classical) Impl::check_strassen_call<ExecSpace, Scalar>(call, options, s);
+  const char tA = s.tA, tB = s.tB;
+  const std::int64_t m = s.m, n = s.n, k = s.k;
 
   if (m == 0 || n == 0) return;
   if (k == 0 || alpha == ATS::zero()) {
     Impl::scale_matrix(exec, beta, C);
+    return;
+  }
+  if (options.algorithm != GemmAlgorithm::classical) {
+    Impl::Strassen<ExecSpace, AViewType, BViewType, CViewType>::run(exec, tA, tB, alpha, A, B, beta, C, options,
+                                                                    call);
     return;
   }
   if (tA != 'N' && tB == 'N' && Impl::is_tall_skinny(options, k, m, n)) {
@@ -79,14 +75,8 @@ void gemm(const ExecSpace& exec, const char transA[], const char transB[],
     Impl::Update<ExecSpace, AViewType, BViewType, CViewType>::update(exec, alpha, A, B, beta, C);
     return;
   }
-  // KokkosBlas::gemm 3.4 takes no execution space instance and runs on the default one: order it after work
-  // already queued on `exec`, and finish it before later work on `exec` (a no-op for the default instance).
-  // beta = 0: KokkosBlas' portable kernels compute beta * C, so zero C first so that NaN there cannot spread.
-  if (beta == ATS::zero()) Impl::scale_matrix(exec, beta, C);
-  exec.fence();
-  const char opA[2] = {tA, '\0'}, opB[2] = {tB, '\0'};
-  KokkosBlas::gemm(opA, opB, alpha, A, B, beta, C);
-  typename ExecSpace::execution_space().fence();
+  // KokkosBlas::gemm with fences around it (it takes no instance) and beta = 0 never reading C.
+  Impl::blas_gemm(exec, tA, tB, alpha, A, B, beta, C);
 }
 
 // Same, on the default instance of C's execution space.

@@ -1,6 +1,9 @@
 // Options of the kbla calls. Defaults are the safe choice; fast or special paths are opt-in.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+
 namespace kbla {
 
 struct InnerOptions {
@@ -8,19 +11,49 @@ struct InnerOptions {
   bool deterministic = false;
 };
 
-// Which multiplication algorithm kbla::gemm uses for shapes that are not tall & skinny.
+// Which multiplication algorithm kbla::gemm uses.
+//
+// The Strassen-type algorithms trade accuracy for fewer multiplications and are never chosen silently. Their
+// error is only normwise: with unit roundoff u, L levels over a classical leaf with inner dimension k0 = k / 2^L,
+// and max-element norms (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., Thm. 23.2 / 23.3),
+//     Strassen:  |C - C^|_max <= [12^L (k0^2 + 5 k0) - 5 k] u |A|_max |B|_max + O(u^2)
+//     Winograd:  |C - C^|_max <= [18^L (k0^2 + 6 k0) - 6 k] u |A|_max |B|_max + O(u^2)
+// against the classical componentwise k u |A| |B| — so an entry of C that is small next to |A| |B| can lose
+// all of its digits, and the bound grows by ~3x (Strassen) or ~4.5x (Winograd) per level. Measured (Li, Ranka,
+// Sahni 2011, A = I + u v^T, B = I - u v^T / (1 + v^T u), single precision, n = 16384): 1 level of Strassen
+// ~13x the classical maximum error, 4 levels ~200x; Winograd ~7.6x worse than Strassen at 4 levels; in double
+// (n = 8192) about one order of magnitude above dgemm. Use them where that is acceptable.
 enum class GemmAlgorithm {
-  classical,  // KokkosBlas::gemm (cuBLAS on CUDA): the default, never changed silently
+  classical,  // KokkosBlas::gemm (cuBLAS on CUDA) and the tall & skinny kernels: the default, never changed silently
+  strassen,   // 1 level of Strassen (7 products of half size, 18 additions); CUDA: the fused kernel, no workspace
+  strassen2,  // 2 levels of Strassen; CUDA: one conventional level (workspace) over the fused 1-level kernel
+  winograd,   // Winograd's variant (7 products, 15 additions), up to `levels` levels; CUDA: cuBLAS leaves.
+              // Slightly less accurate than Strassen (see above).
 };
 
 struct GemmOptions {
   GemmAlgorithm algorithm = GemmAlgorithm::classical;
   // Route op(A)^H*B and A*B with a long dimension to kbla::inner / kbla::update when the long dimension is at
   // least tall_skinny_ratio times the larger of the other two (and those are at most tall_skinny_max_width).
+  // Only with algorithm == classical: a Strassen-type algorithm, once asked for, gets every shape.
   bool route_tall_skinny = true;
   int tall_skinny_ratio = 16;
   int tall_skinny_max_width = 512;
   bool deterministic = false;  // passed on to kbla::inner when a shape is routed there
+
+  // --- Strassen-type algorithms (ignored by classical) ---
+  // Levels of recursion of winograd (>= 0; 0 = classical). strassen is always 1 level, strassen2 always 2.
+  int levels = 1;
+  // Recursion threshold: a (sub-)product is split only while min(m, n, k) >= winograd_tau; below it the
+  // classical leaf is faster than the saved multiplication is worth (Li et al.'s tau). 0 = library default
+  // (portable path: 64; CUDA winograd: the CUDA library's default). On the portable path it applies to all
+  // three algorithms; on CUDA only to winograd (fused / hybrid have fixed levels).
+  std::int64_t winograd_tau = 0;
+  // Optional workspace: memory the execution space can access (device memory of its memory space, e.g.
+  // CudaSpace; host memory on host spaces), at least kbla::strassen_workspace_bytes<...>(...) bytes, not
+  // touched by anything else during the call. Absent (nullptr): the library allocates a Kokkos::View per call.
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
 };
 
 }  // namespace kbla

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #if KBLA_ENABLE_CUDA
+#include <kbla_cuda_strassen.hpp>
 #include <kbla_cuda_tall_skinny.hpp>
 #endif
 

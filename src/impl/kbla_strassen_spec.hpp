@@ -1,0 +1,36 @@
+// Dispatch point of kbla::strassen_gemm (Kokkos Kernels pattern): the primary template is the portable path
+// (src/impl/kbla_strassen_impl.hpp); the specialisations for strassen_tpl_spec_avail == true live in
+// src/tpls/kbla_strassen_tpl_spec_decl.hpp. StrassenTplWorkspace says how much workspace a vendor path needs.
+#pragma once
+
+#include <kbla_options.hpp>
+#include <impl/kbla_strassen_impl.hpp>
+#include <tpls/kbla_strassen_tpl_spec_avail.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace kbla {
+namespace Impl {
+
+// arguments already checked; m, n, k > 0, alpha != 0; tA, tB normalized to 'N', 'T', 'C'
+template <class ExecSpace, class AView, class BView, class CView,
+          bool tpl_spec_avail = strassen_tpl_spec_avail<ExecSpace, AView, BView, CView>::value>
+struct Strassen {
+  using Scalar = typename CView::non_const_value_type;
+  static void run(const ExecSpace& exec, char tA, char tB, const Scalar& alpha, const AView& A, const BView& B,
+                  const Scalar& beta, const CView& C, const GemmOptions& options, const char* call) {
+    strassen_portable(exec, tA, tB, alpha, A, B, beta, C, options, call);
+  }
+};
+
+// Bytes of workspace the vendor path of (ExecSpace, Scalar) needs; 0 where there is none.
+template <class ExecSpace, class Scalar>
+struct StrassenTplWorkspace {
+  static std::size_t bytes(const GemmOptions&, std::int64_t, std::int64_t, std::int64_t) { return 0; }
+};
+
+}  // namespace Impl
+}  // namespace kbla
+
+#include <tpls/kbla_strassen_tpl_spec_decl.hpp>

@@ -1,0 +1,112 @@
+// kbla::strassen_gemm: C = alpha * op(A) * op(B) + beta * C (op in N/T/C, the meaning of KokkosBlas::gemm) by
+// Strassen's algorithm or Winograd's variant — fewer multiplications, larger rounding errors (see the comment on
+// GemmAlgorithm in kbla_options.hpp): opt-in only. kbla::gemm calls this when options.algorithm != classical.
+//
+//   kbla::GemmOptions o;
+//   o.algorithm = kbla::GemmAlgorithm::winograd;  // or strassen (1 level), strassen2 (2 levels)
+//   o.levels = 2;                                  // winograd only
+//   o.winograd_tau = 1024;                         // split only while min(m, n, k) >= 1024 (0: default)
+//   kbla::strassen_gemm(exec, "N", "T", alpha, A, B, beta, C, o);   // or kbla::gemm(..., o)
+//
+// Paths: Kokkos::Cuda with float / double Views in CudaSpace / CudaUVMSpace that have a unit-stride direction:
+// the CUDA kernels of src/cuda (strassen -> fused 1-level kernel, strassen2 -> hybrid, winograd -> cuBLAS
+// leaves). Everything else (other backends, complex scalars, Views without a unit stride): the portable
+// recursion over KokkosBlas::gemm (src/impl/kbla_strassen_impl.hpp; odd sizes by dynamic peeling, any layout).
+// options.algorithm == classical here means no split at all: one classical product.
+#pragma once
+
+#include <kbla_options.hpp>
+#include <impl/kbla_argument_checks.hpp>
+#include <impl/kbla_gemm_checks.hpp>
+#include <impl/kbla_scale.hpp>
+#include <impl/kbla_strassen_spec.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+namespace kbla {
+namespace Impl {
+
+inline GemmOptions default_strassen_options() {
+  GemmOptions o;
+  o.algorithm = GemmAlgorithm::strassen;
+  return o;
+}
+
+inline void check_strassen_options(const char* call, const GemmOptions& options) {
+  if (options.algorithm == GemmAlgorithm::winograd && options.levels < 0)
+    throw_invalid(std::string(call) + ": options.levels is " + std::to_string(options.levels) +
+                  " but must be >= 0 (levels of Winograd recursion)");
+  if (options.winograd_tau < 0)
+    throw_invalid(std::string(call) + ": options.winograd_tau is " + std::to_string(options.winograd_tau) +
+                  " but must be >= 0 (0 = library default)");
+}
+
+template <class ExecSpace, class Scalar>
+std::size_t strassen_workspace_total(const GemmOptions& options, std::int64_t m, std::int64_t n, std::int64_t k) {
+  return std::max(portable_strassen_workspace_bytes(options, sizeof(Scalar), m, n, k),
+                  StrassenTplWorkspace<ExecSpace, Scalar>::bytes(options, m, n, k));
+}
+
+// Options of a Strassen-type call, checked with the other arguments (before anything is written).
+template <class ExecSpace, class Scalar>
+void check_strassen_call(const char* call, const GemmOptions& options, const GemmShape& s) {
+  check_strassen_options(call, options);
+  if (options.workspace != nullptr) {
+    const std::size_t needed = strassen_workspace_total<ExecSpace, Scalar>(options, s.m, s.n, s.k);
+    if (options.workspace_bytes < needed) throw_workspace_too_small(call, options.workspace_bytes, needed);
+  }
+}
+
+}  // namespace Impl
+
+// Bytes a caller-provided GemmOptions::workspace must hold for strassen_gemm on ExecSpace with this scalar
+// type, options and shape (m x k times k x n); enough for whichever path the call takes. 0: none needed.
+template <class ExecSpace, class Scalar>
+std::size_t strassen_workspace_bytes(const GemmOptions& options, std::int64_t m, std::int64_t n, std::int64_t k) {
+  return Impl::strassen_workspace_total<ExecSpace, Scalar>(options, m, n, k);
+}
+
+// Checks (before anything is written): trans characters, extents, C overlapping A or B, Views the execution
+// space cannot access, options (levels, winograd_tau, a workspace that is too small) — each a
+// std::invalid_argument naming the argument and the sizes. k = 0 or alpha = 0 gives C = beta * C; beta = 0
+// never reads C (NaN there does not spread).
+template <class ExecSpace, class AViewType, class BViewType, class CViewType,
+          class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
+void strassen_gemm(const ExecSpace& exec, const char transA[], const char transB[],
+                   typename CViewType::const_value_type& alpha, const AViewType& A, const BViewType& B,
+                   typename CViewType::const_value_type& beta, const CViewType& C,
+                   const GemmOptions& options = Impl::default_strassen_options()) {
+  constexpr const char* call = "kbla::strassen_gemm";
+  using Scalar = typename CViewType::non_const_value_type;
+  using ATS = Kokkos::Details::ArithTraits<Scalar>;
+  Impl::require_rank2_view<AViewType>();
+  Impl::require_rank2_view<BViewType>();
+  Impl::require_rank2_view<CViewType>();
+  static_assert(std::is_same<typename CViewType::value_type, Scalar>::value,
+                "kbla::strassen_gemm: C must be a View of non-const values");
+  static_assert(Impl::same_scalar<AViewType, BViewType, CViewType>::value,
+                "kbla::strassen_gemm: A, B and C must hold the same scalar type");
+  const Impl::GemmShape s = Impl::check_gemm_arguments<ExecSpace>(call, transA, transB, A, B, C);
+  Impl::check_strassen_call<ExecSpace, Scalar>(call, options, s);
+  if (s.m == 0 || s.n == 0) return;
+  if (s.k == 0 || alpha == ATS::zero()) {
+    Impl::scale_matrix(exec, beta, C);
+    return;
+  }
+  Impl::Strassen<ExecSpace, AViewType, BViewType, CViewType>::run(exec, s.tA, s.tB, alpha, A, B, beta, C, options,
+                                                                  call);
+}
+
+// Same, on the default instance of C's execution space.
+template <class AViewType, class BViewType, class CViewType>
+void strassen_gemm(const char transA[], const char transB[], typename CViewType::const_value_type& alpha,
+                   const AViewType& A, const BViewType& B, typename CViewType::const_value_type& beta,
+                   const CViewType& C, const GemmOptions& options = Impl::default_strassen_options()) {
+  strassen_gemm(typename CViewType::execution_space(), transA, transB, alpha, A, B, beta, C, options);
+}
+
+}  // namespace kbla

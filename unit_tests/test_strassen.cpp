@@ -1,0 +1,394 @@
+// kbla::strassen_gemm (and kbla::gemm with a Strassen-type GemmOptions::algorithm) against the naive long double
+// host reference: strassen (1 level), strassen2 (2 levels), winograd (several levels) with small thresholds so
+// that the recursion really splits at the test sizes; odd, prime and unequal m, n, k (peeling); every trans pair;
+// beta = 0 over NaN; K = 0; strided subviews (the LayoutStride configurations); user workspace; Li et al.'s
+// accuracy matrix; bad input. On a CUDA build the default execution space is Kokkos::Cuda and the real cases
+// with a unit-stride direction go through src/cuda's kernels, the rest through the portable recursion.
+#include "kbla_test_helpers.hpp"
+
+#include <cmath>
+
+namespace {
+
+using namespace kbla_test;
+
+// A modest set (compile time): every scalar type, every layout in every role, a row-major C for real scalars
+// (the CUDA path's transposed call) and no-unit-stride subviews (LayoutStride cycles through its variants).
+using StrassenConfigs = ::testing::Types<float_RRR, float_LSL, double_LLL, double_SRS, cfloat_RLR, cdouble_RSS>;
+
+template <class Cfg>
+class StrassenTest : public ::testing::Test {};
+TYPED_TEST_SUITE(StrassenTest, StrassenConfigs);
+
+const char kTrans[] = {'N', 'T', 'C'};
+const kbla::GemmAlgorithm kAlgorithms[] = {kbla::GemmAlgorithm::strassen, kbla::GemmAlgorithm::strassen2,
+                                           kbla::GemmAlgorithm::winograd};
+
+const char* algorithm_name(kbla::GemmAlgorithm a) {
+  switch (a) {
+    case kbla::GemmAlgorithm::strassen: return "strassen";
+    case kbla::GemmAlgorithm::strassen2: return "strassen2";
+    case kbla::GemmAlgorithm::winograd: return "winograd";
+    default: return "classical";
+  }
+}
+
+// Options that make the portable recursion split at test sizes (tau = 16: a 64 x 64 product splits twice).
+kbla::GemmOptions options_for(kbla::GemmAlgorithm a, int levels = 2, std::int64_t tau = 16) {
+  kbla::GemmOptions o;
+  o.algorithm = a;
+  o.levels = levels;
+  o.winograd_tau = tau;
+  return o;
+}
+
+// ------------------------------------------------------------------------------------------- tolerance
+// Strassen-type algorithms are only normwise stable. Higham (Accuracy and Stability of Numerical Algorithms,
+// 2nd ed., Thm. 23.2 and 23.3), L levels over classical leaves of inner dimension k0, max-element norms:
+//     Strassen:  |C^ - C|_max <= [12^L (k0^2 + 5 k0) - 5 k] u |A|_max |B|_max + O(u^2)
+//     Winograd:  |C^ - C|_max <= [18^L (k0^2 + 6 k0) - 6 k] u |A|_max |B|_max + O(u^2)
+// Here op(A) op(B) is scaled by alpha (one more rounding per product, inside the leaf), peeling adds classical
+// products (covered by the componentwise classical term below), and k0 <= ceil(k / 2^L) (each split halves k,
+// rounding down). We use L = the levels the algorithm asks for: the actual depth can be smaller (threshold,
+// or the CUDA kernels' own choice), and 12^L (k / 2^L)^2 = 3^L k^2 (18^L: 4.5^L k^2) only grows with L, so the
+// bound stays valid. Allowed error per entry:
+//     classical part (kbla_test_helpers: (K + 2) eps |alpha| sum |a||b| + |beta| |C0|, complex K + 6), plus
+//     eps * F * |alpha| |A|_max |B|_max,   F = 12^L (k0^2 + 5 k0) (Winograd 18^L (k0^2 + 6 k0)), x2 for complex
+// i.e. c = 2 over the first-order bound in u = eps / 2 (as the helpers do), and complex arithmetic's larger
+// product error (sqrt(2) gamma_2 per product instead of u, Higham Lemma 3.5) taken as a further factor 2.
+struct StrassenBound {
+  int levels;
+  bool winograd;
+};
+
+StrassenBound bound_for(const kbla::GemmOptions& o) {
+  const int L = o.algorithm == kbla::GemmAlgorithm::strassen    ? 1
+                : o.algorithm == kbla::GemmAlgorithm::strassen2 ? 2
+                : o.algorithm == kbla::GemmAlgorithm::winograd  ? o.levels
+                                                                : 0;
+  return {L, o.algorithm == kbla::GemmAlgorithm::winograd};
+}
+
+long double max_modulus(const Dense& d) {
+  long double m = 0;
+  for (const auto& x : d.v) m = std::max(m, modulus(x));
+  return m;
+}
+
+::testing::AssertionResult strassen_matches(const Dense& result, const Reference& ref, const Arith& arith,
+                                            const StrassenBound& sb, long double alpha_abs, long double a_max,
+                                            long double b_max) {
+  if (result.rows != ref.value.rows || result.cols != ref.value.cols)
+    return ::testing::AssertionFailure() << "result has the wrong shape";
+  const long double k = static_cast<long double>(ref.inner_dim);
+  const long double k0 = std::ceil(k / std::pow(2.0L, sb.levels));
+  const long double F = sb.winograd ? std::pow(18.0L, sb.levels) * (k0 * k0 + 6 * k0)
+                                    : std::pow(12.0L, sb.levels) * (k0 * k0 + 5 * k0);
+  const long double normwise = arith.eps * F * (arith.is_complex ? 2 : 1) * alpha_abs * a_max * b_max;
+  const long double factor = tolerance_factor(arith, ref.inner_dim);
+  long bad = 0;
+  long double worst = 0;
+  std::ostringstream first;
+  for (int j = 0; j < result.cols; ++j)
+    for (int i = 0; i < result.rows; ++i) {
+      const long double err = modulus(result(i, j) - ref.value(i, j));
+      const long double tol = factor * ref.bound[std::size_t(j) * result.rows + i] + normwise;
+      worst = std::max(worst, err / tol);
+      if (!(err <= tol) && bad++ < 3)  // also catches NaN
+        first << "\n  (" << i << ", " << j << "): got " << result(i, j) << ", expected " << ref.value(i, j)
+              << ", |error| " << err << " > tolerance " << tol << " (normwise part " << normwise << ")";
+    }
+  if (bad == 0) return ::testing::AssertionSuccess() << "worst error / tolerance " << worst;
+  return ::testing::AssertionFailure() << bad << " of " << long(result.rows) * result.cols
+                                       << " entries off the reference (K = " << ref.inner_dim << ", L = " << sb.levels
+                                       << ")" << first.str();
+}
+
+// ------------------------------------------------------------------------------------------- one case
+struct Case {
+  char tA, tB;
+  int m, n, k;
+  kbla::GemmOptions options;
+  Coef alpha = Coef::General;
+  Coef beta = Coef::General;
+  bool nan_output = false;
+  bool user_workspace = false;
+};
+
+enum class Via { StrassenGemm, Gemm };
+
+// Runs one case and compares with the reference; A, B, C filled by the Maker unless `fill` says otherwise.
+template <class Cfg, Via via = Via::StrassenGemm>
+void run_case(Maker& mk, const Case& c,
+              const std::function<void(TestMatrix<typename Cfg::scalar, typename Cfg::layout_a, typename Cfg::device>&,
+                                       TestMatrix<typename Cfg::scalar, typename Cfg::layout_b, typename Cfg::device>&)>&
+                  fill = nullptr) {
+  using Scalar = typename Cfg::scalar;
+  using Dev = typename Cfg::device;
+  using Exec = typename Cfg::exec;
+  auto A = c.tA == 'N' ? mk.matrix<Scalar, typename Cfg::layout_a, Dev>(c.m, c.k)
+                       : mk.matrix<Scalar, typename Cfg::layout_a, Dev>(c.k, c.m);
+  auto B = c.tB == 'N' ? mk.matrix<Scalar, typename Cfg::layout_b, Dev>(c.k, c.n)
+                       : mk.matrix<Scalar, typename Cfg::layout_b, Dev>(c.n, c.k);
+  if (fill) fill(A, B);
+  auto C = mk.matrix<Scalar, typename Cfg::layout_c, Dev>(c.m, c.n, c.nan_output ? Fill::NaN : Fill::Random);
+  const Scalar alpha = coefficient<Scalar>(mk, c.alpha), beta = coefficient<Scalar>(mk, c.beta);
+  const char tA[2] = {c.tA, '\0'}, tB[2] = {c.tB, '\0'};
+  std::ostringstream trace;
+  trace << (via == Via::Gemm ? "gemm" : "strassen_gemm") << "(\"" << tA << "\", \"" << tB << "\") "
+        << algorithm_name(c.options.algorithm) << " levels=" << c.options.levels << " tau=" << c.options.winograd_tau
+        << " m=" << c.m << " n=" << c.n << " k=" << c.k << " alpha=" << str(to_cld(alpha))
+        << " beta=" << str(to_cld(beta)) << (c.nan_output ? " C=NaN" : "")
+        << (c.user_workspace ? " user workspace" : "") << "\n  A: " << A.description << "\n  B: " << B.description
+        << "\n  C: " << C.description;
+  SCOPED_TRACE(trace.str());
+
+  kbla::GemmOptions options = c.options;
+  Kokkos::View<char*, typename Exec::memory_space> workspace;
+  if (c.user_workspace) {
+    const std::size_t bytes = kbla::strassen_workspace_bytes<Exec, Scalar>(options, c.m, c.n, c.k);
+    workspace = Kokkos::View<char*, typename Exec::memory_space>("strassen test workspace", bytes);
+    options.workspace = workspace.data();
+    options.workspace_bytes = bytes;
+  }
+  if (via == Via::Gemm) {
+    kbla::gemm(Exec(), tA, tB, alpha, A.view, B.view, beta, C.view, options);
+  } else {
+    kbla::strassen_gemm(Exec(), tA, tB, alpha, A.view, B.view, beta, C.view, options);
+  }
+  const Dense result = C.now();
+  const Dense a0 = A.initial(), b0 = B.initial();
+  EXPECT_TRUE(strassen_matches(result, reference(c.tA, c.tB, to_cld(alpha), a0, b0, to_cld(beta), C.initial()),
+                               arith<Scalar>(), bound_for(c.options), modulus(to_cld(alpha)), max_modulus(a0),
+                               max_modulus(b0)));
+  EXPECT_TRUE(A.unchanged());
+  EXPECT_TRUE(B.unchanged());
+  EXPECT_TRUE(C.outside_unchanged());
+  if (c.alpha == Coef::Zero || c.k == 0) {
+    if (c.beta == Coef::Zero) EXPECT_TRUE(all_zero(result));
+    if (c.beta == Coef::One) EXPECT_TRUE(C.unchanged());
+  }
+}
+
+// ------------------------------------------------------------------------------------------------ parts
+// Each algorithm on even, odd, prime and unequal shapes (every parity mix of m, n, k), a few trans pairs.
+template <class TypeParam>
+void ShapesPerAlgorithm() {
+  Maker mk(__LINE__);
+  const int shapes[][3] = {{64, 64, 64}, {97, 83, 131}, {128, 200, 72}, {101, 66, 89}, {70, 103, 64}, {33, 34, 35}};
+  int i = 0;
+  for (auto a : kAlgorithms)
+    for (const auto& s : shapes) {
+      const char tA = kTrans[i % 3], tB = kTrans[(i / 3) % 3];
+      ++i;
+      run_case<TypeParam>(mk, Case{tA, tB, s[0], s[1], s[2], options_for(a)});
+    }
+}
+
+// Deeper Winograd recursion (3 levels: 150 -> 75 -> 37 -> 18, peeling at two depths), and levels = 0 (classical).
+template <class TypeParam>
+void WinogradLevels() {
+  Maker mk(__LINE__);
+  run_case<TypeParam>(mk, Case{'N', 'N', 150, 151, 157, options_for(kbla::GemmAlgorithm::winograd, 3)});
+  run_case<TypeParam>(mk, Case{'T', 'N', 61, 59, 67, options_for(kbla::GemmAlgorithm::winograd, 0)});
+  // library default threshold (the portable path does not split this; CUDA decides for itself)
+  run_case<TypeParam>(mk, Case{'N', 'C', 80, 72, 90, options_for(kbla::GemmAlgorithm::winograd, 1, 0)});
+}
+
+// All 9 trans pairs on one shape with odd m and k, even n, for every algorithm.
+template <class TypeParam>
+void AllTransPairs() {
+  Maker mk(__LINE__);
+  for (auto a : kAlgorithms)
+    for (char tA : kTrans)
+      for (char tB : kTrans) run_case<TypeParam>(mk, Case{tA, tB, 71, 66, 59, options_for(a)});
+}
+
+// beta = 0 never reads C (NaN there must not show up), with alpha = 1 and general alpha; alpha = 0.
+template <class TypeParam>
+void SpecialCoefficients() {
+  Maker mk(__LINE__);
+  for (auto a : kAlgorithms) {
+    run_case<TypeParam>(mk, Case{'N', 'T', 67, 64, 73, options_for(a), Coef::General, Coef::Zero, true});
+    run_case<TypeParam>(mk, Case{'C', 'N', 64, 69, 66, options_for(a), Coef::One, Coef::Zero, true});
+    run_case<TypeParam>(mk, Case{'N', 'N', 64, 64, 64, options_for(a), Coef::One, Coef::One});
+  }
+  for (Coef b : {Coef::Zero, Coef::One, Coef::General})
+    run_case<TypeParam>(mk, Case{'N', 'N', 40, 36, 48, options_for(kbla::GemmAlgorithm::strassen), Coef::Zero, b,
+                                 b == Coef::Zero});
+}
+
+// K = 0: C = beta * C (beta = 0 over NaN gives zeros, beta = 1 leaves C alone); m = 0 or n = 0: nothing written.
+template <class TypeParam>
+void EmptyExtents() {
+  using Scalar = typename TypeParam::scalar;
+  using Dev = typename TypeParam::device;
+  Maker mk(__LINE__);
+  for (auto a : kAlgorithms)
+    for (Coef b : {Coef::Zero, Coef::One, Coef::General})
+      run_case<TypeParam>(mk, Case{'N', 'C', 40, 34, 0, options_for(a), Coef::General, b, b == Coef::Zero});
+  for (auto mn : {std::make_pair(0, 40), std::make_pair(40, 0)}) {
+    auto A = mk.matrix<Scalar, typename TypeParam::layout_a, Dev>(mn.first, 40);
+    auto B = mk.matrix<Scalar, typename TypeParam::layout_b, Dev>(40, mn.second);
+    auto C = mk.matrix<Scalar, typename TypeParam::layout_c, Dev>(mn.first, mn.second);
+    EXPECT_NO_THROW(kbla::strassen_gemm(typename TypeParam::exec(), "N", "N", mk.coefficient<Scalar>(), A.view,
+                                        B.view, mk.coefficient<Scalar>(), C.view));
+    EXPECT_TRUE(C.unchanged());
+  }
+}
+
+// Caller-provided workspace (sized by kbla::strassen_workspace_bytes) and the default instance overload.
+template <class TypeParam>
+void WorkspaceAndDefaults() {
+  Maker mk(__LINE__);
+  for (auto a : kAlgorithms) {
+    Case c{'T', 'N', 96, 90, 101, options_for(a)};
+    c.user_workspace = true;
+    run_case<TypeParam>(mk, c);
+  }
+  // the default GemmOptions of strassen_gemm is 1-level Strassen; of kbla::gemm, classical
+  EXPECT_TRUE(kbla::GemmOptions().algorithm == kbla::GemmAlgorithm::classical);
+  EXPECT_TRUE(kbla::Impl::default_strassen_options().algorithm == kbla::GemmAlgorithm::strassen);
+  using Scalar = typename TypeParam::scalar;
+  using Dev = typename TypeParam::device;
+  auto A = mk.matrix<Scalar, typename TypeParam::layout_a, Dev>(70, 66);
+  auto B = mk.matrix<Scalar, typename TypeParam::layout_b, Dev>(66, 68);
+  auto C = mk.matrix<Scalar, typename TypeParam::layout_c, Dev>(70, 68);
+  const Scalar alpha = mk.coefficient<Scalar>(), beta = mk.coefficient<Scalar>();
+  kbla::GemmOptions o;
+  o.algorithm = kbla::GemmAlgorithm::strassen;  // default threshold: no split on the portable path at this size
+  kbla::strassen_gemm("N", "N", alpha, A.view, B.view, beta, C.view, o);
+  EXPECT_TRUE(strassen_matches(C.now(),
+                               reference('N', 'N', to_cld(alpha), A.initial(), B.initial(), to_cld(beta), C.initial()),
+                               arith<Scalar>(), bound_for(o), modulus(to_cld(alpha)), max_modulus(A.initial()),
+                               max_modulus(B.initial())));
+}
+
+// Li, Ranka, Sahni (2011) / Kaporin's accuracy matrix: A = I + u v^T, B = I - u v^T / (1 + v^T u), so that
+// A B = I exactly in real arithmetic (the reference uses the rounded A and B as stored).
+template <class TypeParam>
+void LiAccuracyMatrix() {
+  using Scalar = typename TypeParam::scalar;
+  Maker mk(__LINE__);
+  const int n = 128;
+  std::uniform_real_distribution<long double> dist(0.0L, 1.0L);
+  std::vector<long double> u(n), v(n);
+  long double vu = 0;
+  for (int i = 0; i < n; ++i) {
+    u[i] = dist(mk.rng());
+    v[i] = dist(mk.rng());
+    vu += v[i] * u[i];
+  }
+  for (auto a : kAlgorithms)
+    for (int levels : {1, 2}) {
+      if (a != kbla::GemmAlgorithm::winograd && levels == 2) continue;
+      run_case<TypeParam>(mk, Case{'N', 'N', n, n, n, options_for(a, levels), Coef::One, Coef::Zero, true},
+                          [&](auto& A, auto& B) {
+                            A.set([&](int i, int j) { return ScalarInfo<Scalar>::make((i == j) + u[i] * v[j], 0); });
+                            B.set([&](int i, int j) {
+                              return ScalarInfo<Scalar>::make((i == j) - u[i] * v[j] / (1 + vu), 0);
+                            });
+                          });
+    }
+}
+
+// Bad input: each throws std::invalid_argument naming the call, the argument and the sizes; nothing written.
+template <class TypeParam>
+void BadInput() {
+  using Scalar = typename TypeParam::scalar;
+  using Dev = typename TypeParam::device;
+  using LA = typename TypeParam::layout_a;
+  using LB = typename TypeParam::layout_b;
+  using LC = typename TypeParam::layout_c;
+  typename TypeParam::exec exec;
+  Maker mk(__LINE__);
+  const Scalar alpha = mk.coefficient<Scalar>(), beta = mk.coefficient<Scalar>();
+  const auto o = options_for(kbla::GemmAlgorithm::winograd);
+  auto A = mk.matrix<Scalar, LA, Dev>(40, 36);
+  auto B = mk.matrix<Scalar, LB, Dev>(36, 34);
+  auto C = mk.matrix<Scalar, LC, Dev>(40, 34);
+  auto B2 = mk.matrix<Scalar, LB, Dev>(35, 34);
+  auto C2 = mk.matrix<Scalar, LC, Dev>(40, 35);
+  const auto call = [=](const char* tA, const char* tB, auto a, auto b, auto c, const kbla::GemmOptions& opt) {
+    return [=] { kbla::strassen_gemm(exec, tA, tB, alpha, a, b, beta, c, opt); };
+  };
+  EXPECT_TRUE(throws_invalid(call("X", "N", A.view, B.view, C.view, o), {"kbla::strassen_gemm", "transA", "'X'"}));
+  EXPECT_TRUE(throws_invalid(call("N", "", A.view, B.view, C.view, o), {"kbla::strassen_gemm", "transB"}));
+  EXPECT_TRUE(throws_invalid(call("N", "N", A.view, B2.view, C.view, o),
+                             {"kbla::strassen_gemm", "op(A) is 40 x 36", "B is 35 x 34", "inner dimensions differ"}));
+  EXPECT_TRUE(throws_invalid(call("N", "N", A.view, B.view, C2.view, o),
+                             {"kbla::strassen_gemm", "C is 40 x 35", "must be 40 x 34"}));
+  EXPECT_TRUE(throws_invalid(call("T", "N", A.view, B.view, C.view, o),
+                             {"kbla::strassen_gemm", "op(A) is 36 x 40", "inner dimensions differ"}));
+  // C inside A's memory; C inside B's memory
+  const auto in_A = alias_view<LC>(A, 40, 34, 3);
+  const auto in_B = alias_view<LC>(B, 34, 34, 0);
+  auto A34 = mk.matrix<Scalar, LA, Dev>(34, 36);
+  EXPECT_TRUE(throws_invalid(call("N", "N", A.view, B.view, in_A, o),
+                             {"kbla::strassen_gemm", "output C (40 x 34) overlaps input A (40 x 36)"}));
+  EXPECT_TRUE(throws_invalid(call("N", "N", A34.view, B.view, in_B, o),
+                             {"kbla::strassen_gemm", "output C (34 x 34) overlaps input B (36 x 34)"}));
+  // options
+  auto neg = o;
+  neg.levels = -1;
+  EXPECT_TRUE(throws_invalid(call("N", "N", A.view, B.view, C.view, neg), {"kbla::strassen_gemm", "options.levels is -1"}));
+  auto tau = o;
+  tau.winograd_tau = -5;
+  EXPECT_TRUE(throws_invalid(call("N", "N", A.view, B.view, C.view, tau), {"options.winograd_tau is -5"}));
+  Kokkos::View<char*, typename TypeParam::exec::memory_space> small("small workspace", 64);
+  auto ws = o;
+  ws.workspace = small.data();
+  ws.workspace_bytes = 64;
+  EXPECT_TRUE(throws_invalid(call("N", "N", A.view, B.view, C.view, ws),
+                             {"kbla::strassen_gemm", "options.workspace_bytes is 64", "needs"}));
+  // default options (1-level Strassen)
+  EXPECT_TRUE(throws_invalid([&] { kbla::strassen_gemm(exec, "N", "Q", alpha, A.view, B.view, beta, C.view); },
+                             {"kbla::strassen_gemm", "transB is 'Q'"}));
+  EXPECT_TRUE(C.unchanged());
+  EXPECT_TRUE(C2.unchanged());
+  EXPECT_TRUE(A.unchanged());
+  EXPECT_TRUE(B.unchanged());
+}
+
+#define KBLA_PART(name) \
+  do {                   \
+    SCOPED_TRACE(#name); \
+    name<TypeParam>();   \
+  } while (0)
+
+TYPED_TEST(StrassenTest, Shapes) {
+  KBLA_PART(ShapesPerAlgorithm);
+  KBLA_PART(WinogradLevels);
+}
+TYPED_TEST(StrassenTest, AllTransPairs) { KBLA_PART(AllTransPairs); }
+TYPED_TEST(StrassenTest, CoefficientsAndEmpty) {
+  KBLA_PART(SpecialCoefficients);
+  KBLA_PART(EmptyExtents);
+}
+TYPED_TEST(StrassenTest, WorkspaceAccuracyErrors) {
+  KBLA_PART(WorkspaceAndDefaults);
+  KBLA_PART(LiAccuracyMatrix);
+  KBLA_PART(BadInput);
+}
+
+// kbla::gemm routes to the Strassen paths when asked (one configuration: kbla::gemm's other routes are
+// instantiated per View type, and test_gemm.cpp covers them). Tall & skinny shapes too (no inner/update then).
+TEST(StrassenRouting, GemmUsesRequestedAlgorithm) {
+  Maker mk(__LINE__);
+  for (auto a : kAlgorithms) {
+    run_case<double_LLL, Via::Gemm>(mk, Case{'N', 'T', 69, 64, 71, options_for(a)});
+    run_case<double_LLL, Via::Gemm>(mk, Case{'C', 'N', 5, 4, 700, options_for(a)});  // tall & skinny shape
+    run_case<double_LLL, Via::Gemm>(mk, Case{'N', 'N', 700, 4, 5, options_for(a)});
+  }
+  using Dev = double_LLL::device;
+  auto A = mk.matrix<double, L, Dev>(40, 36);
+  auto B = mk.matrix<double, L, Dev>(36, 34);
+  auto C = mk.matrix<double, L, Dev>(40, 34);
+  auto neg = options_for(kbla::GemmAlgorithm::winograd);
+  neg.levels = -2;
+  EXPECT_TRUE(throws_invalid([&] { kbla::gemm(Exec(), "N", "N", 1.0, A.view, B.view, 0.0, C.view, neg); },
+                             {"kbla::gemm", "options.levels is -2"}));
+  EXPECT_TRUE(C.unchanged());
+}
+
+}  // namespace
