@@ -13,6 +13,7 @@
 #  5. runs EXTRA COMMAND (if given) with $OUT, $DEPS_PREFIX and $BUILD_DIR exported, e.g. a benchmark
 #  6. prints a summary table
 #
+# Environment: EARLY_TARGETS + EARLY_CMD (see step 3), CTEST_ARGS (e.g. -E pattern), CTEST_TIMEOUT (per test).
 # Files written under $OUT (the device tool's output folder; ./gpu-check-out when unset), three at most:
 #   gpu-check.log (everything), ctest.log (ctest's output), summary.txt (the table)
 # Exit status: 0 when every step ran and all tests passed, else the first failing step's number.
@@ -75,12 +76,25 @@ if [ $deps_ok = 1 ]; then
     [ "${STATUS[configure]}" = ok ] && conf_ok=1
   fi
 fi
-if [ $conf_ok = 1 ]; then
+# EARLY_TARGETS / EARLY_CMD: GPU work that needs only a few quick targets (the raw CUDA tests, a benchmark) is
+# built first and run while the rest of the project (the Kokkos CUDA translation units, minutes each) compiles.
+if [ $conf_ok = 1 ] && [ -n "${EARLY_TARGETS:-}" ]; then
+  # shellcheck disable=SC2086  # a list of target names
+  step 3 early-build cmake --build "$BUILD_DIR" --parallel "$JOBS" --target $EARLY_TARGETS
+  cmake --build "$BUILD_DIR" --parallel "$JOBS" >"$BUILD_DIR.build.log" 2>&1 &
+  build_pid=$!
+  [ -n "${EARLY_CMD:-}" ] && step 3 early bash -c "$EARLY_CMD"
+  echo "=== waiting for the full build (log: $BUILD_DIR.build.log)"
+  t_wait=$SECONDS
+  if wait "$build_pid"; then build_ok=1; STATUS[build]=ok; else STATUS[build]=FAILED; [ $rc -ne 0 ] || rc=3
+    grep -B2 -A15 -m5 -E 'error' "$BUILD_DIR.build.log" | head -n 150; fi
+  T[build]=$((SECONDS - t_wait)); echo "=== [3] build: ${STATUS[build]} (waited ${T[build]} s after the early steps)"
+elif [ $conf_ok = 1 ]; then
   step 3 build cmake --build "$BUILD_DIR" --parallel "$JOBS" && build_ok=1
 fi
 passed=-; failed=-; total=-
 if [ $build_ok = 1 ]; then
-  step 4 ctest bash -c "set -o pipefail; cd '$BUILD_DIR' && ctest --output-on-failure --timeout ${CTEST_TIMEOUT:-300} 2>&1 | tee '$OUT/ctest.log'"
+  step 4 ctest bash -c "set -o pipefail; cd '$BUILD_DIR' && ctest --output-on-failure --timeout ${CTEST_TIMEOUT:-300} ${CTEST_ARGS:-} 2>&1 | tee '$OUT/ctest.log'"
   line=$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' "$OUT/ctest.log" | tail -n1)
   if [ -n "$line" ]; then
     total=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$line")
@@ -100,7 +114,7 @@ fi
   [ -f "$DEPS_PREFIX/.kbla-kokkos-times" ] &&
     printf '%-22s %s\n' "kokkos build (s)" "$(sed -n 's/kokkos_build_s=//p' "$DEPS_PREFIX/.kbla-kokkos-times") (on the run that built $DEPS_PREFIX)" \
                         "kokkos-kernels (s)" "$(sed -n 's/kokkoskernels_build_s=//p' "$DEPS_PREFIX/.kbla-kokkos-times")"
-  for s in deps configure build ctest extra; do
+  for s in deps configure early-build early build ctest extra; do
     [ -n "${STATUS[$s]:-}" ] && printf '%-22s %-12s %6s s\n' "$s" "${STATUS[$s]}" "${T[$s]}"
   done
   printf '%-22s %s\n' "tests" "passed $passed, failed $failed, total $total"
