@@ -14,9 +14,13 @@
 // column of C (all rows), the last row of C (even columns). No padding, no copies of A or B.
 //
 // Layouts and transposes: every View is viewed as an unmanaged LayoutStride View (one instantiation of the
-// recursion and of KokkosBlas::gemm per scalar type and memory space, whatever the user's layouts); op(A) /
-// op(B) blocks are subviews of A / B with the transposition kept as 'N'/'T'/'C'; operand sums apply op() while
-// they are formed, so workspace blocks are plain ('N') column-major matrices.
+// recursion per scalar type and memory space, whatever the user's layouts); op(A) / op(B) blocks are subviews of
+// A / B with the transposition kept as 'N'/'T'/'C'; operand sums apply op() while they are formed, so workspace
+// blocks are plain ('N') column-major matrices. Leaves whose three blocks each have a unit-stride direction
+// (the usual case: workspace, LayoutLeft / LayoutRight Views and their subviews) call KokkosBlas::gemm on
+// LayoutLeft Views (row-major blocks as transposed column-major ones, C^T = op(B)^T op(A)^T for a row-major C),
+// so that its BLAS / cuBLAS TPL can take them; the rest (no unit stride, or a conjugate without transpose
+// that such a flip would need for complex data) call it on the strided Views (Kokkos Kernels' own kernel).
 //
 // Workspace: one block per call (the 7 products of a level run one after another and share the space of the
 // level below): from options.workspace when given, else a Kokkos::View in C's memory space.
@@ -131,6 +135,69 @@ struct StrassenPortable {
     }
   };
 
+  // ---- leaves: KokkosBlas::gemm, on column-major (LayoutLeft) Views where the blocks allow it
+  using LL = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device, Unmanaged>;
+  using CLL = Kokkos::View<const Scalar**, Kokkos::LayoutLeft, Device, Unmanaged>;
+
+  // A strided block X as a column-major matrix Y: Y = X (transposed = false) or Y = X^T (true), Y is rows x cols
+  // with leading dimension ld >= rows. ok = false: no unit-stride direction.
+  struct ColMajor {
+    bool ok = false, transposed = false;
+    std::int64_t rows = 0, cols = 0, ld = 1;
+  };
+  template <class View>
+  static ColMajor col_major(const View& X) {
+    const std::int64_t r = X.extent(0), c = X.extent(1), s0 = X.stride(0), s1 = X.stride(1);
+    ColMajor y;
+    if (s0 == 1 && (c <= 1 || s1 >= r)) {
+      y = {true, false, r, c, c <= 1 ? std::max<std::int64_t>(r, 1) : s1};
+    } else if (s1 == 1 && (r <= 1 || s0 >= c)) {
+      y = {true, true, c, r, r <= 1 ? std::max<std::int64_t>(c, 1) : s0};
+    } else if (r <= 1 && s1 >= 1) {
+      y = {true, false, r, c, s1};
+    } else if (c <= 1 && s0 >= 1) {
+      y = {true, true, c, r, s0};
+    }
+    return y;
+  }
+  // A LayoutLeft View with leading dimension ld: the first `rows` rows of an ld x cols parent.
+  template <class T>
+  static Kokkos::View<T**, Kokkos::LayoutLeft, Device, Unmanaged> left_view(T* p, const ColMajor& y) {
+    const Kokkos::View<T**, Kokkos::LayoutLeft, Device, Unmanaged> parent(p, y.ld, y.cols);
+    return Kokkos::subview(parent, Range(0, y.rows), Kokkos::ALL);
+  }
+  // The BLAS op of Y that gives op_t(X) (or its transpose when C is computed transposed); false when that
+  // would be a conjugate without transpose.
+  static bool blas_op(char t, bool stored_transposed, bool c_transposed, char& out) {
+    const bool conj = t == 'C' && ATS::is_complex;
+    bool trans = t != 'N';
+    if (stored_transposed) trans = !trans;
+    if (c_transposed) trans = !trans;
+    if (conj && !trans) return false;
+    out = trans ? (conj ? 'C' : 'T') : 'N';
+    return true;
+  }
+
+  // C = alpha op(A) op(B) + beta C by KokkosBlas::gemm.
+  static void leaf(const ExecSpace& exec, const Scalar& alpha, const Op& A, const Op& B, const Scalar& beta,
+                   const MV& C) {
+    const ColMajor ca = col_major(A.v), cb = col_major(B.v), cc = col_major(C);
+    if (ca.ok && cb.ok && cc.ok) {
+      const bool tc = cc.transposed;  // column-major C^T = op(B)^T op(A)^T
+      const Op& F = tc ? B : A;
+      const Op& G = tc ? A : B;
+      const ColMajor& cf = tc ? cb : ca;
+      const ColMajor& cg = tc ? ca : cb;
+      char tf = 'N', tg = 'N';
+      if (blas_op(F.t, cf.transposed, tc, tf) && blas_op(G.t, cg.transposed, tc, tg)) {
+        blas_gemm(exec, tf, tg, alpha, CLL(left_view(F.v.data(), cf)), CLL(left_view(G.v.data(), cg)), beta,
+                  LL(left_view(C.data(), cc)));
+        return;
+      }
+    }
+    blas_gemm(exec, A.t, B.t, alpha, A.v, B.v, beta, C);
+  }
+
   static MV block(const MV& C, std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1) {
     return MV(Kokkos::subview(C, Range(r0, r1), Range(c0, c1)));
   }
@@ -150,7 +217,7 @@ struct StrassenPortable {
                        const Op& B, const Scalar& beta, const MV& C, Workspace ws) {
     const std::int64_t m = C.extent(0), n = C.extent(1), k = A.cols();
     if (!plan.splits(level, m, n, k)) {
-      blas_gemm(exec, A.t, B.t, alpha, A.v, B.v, beta, C);
+      leaf(exec, alpha, A, B, beta, C);
       return;
     }
     scale_matrix(exec, beta, C);  // from here on the level only adds into C
@@ -171,11 +238,11 @@ struct StrassenPortable {
     }
     // Peeling: the parts of the product the even 2m' x 2k' x 2n' split left out, as classical leaf products.
     const Scalar one = ATS::one();
-    if (k % 2 != 0) blas_gemm(exec, A.t, B.t, alpha, A.block(0, 2 * m2, k - 1, k).v, B.block(k - 1, k, 0, 2 * n2).v,
-                              one, block(C, 0, 2 * m2, 0, 2 * n2));
-    if (n % 2 != 0) blas_gemm(exec, A.t, B.t, alpha, A.v, B.block(0, k, n - 1, n).v, one, block(C, 0, m, n - 1, n));
-    if (m % 2 != 0) blas_gemm(exec, A.t, B.t, alpha, A.block(m - 1, m, 0, k).v, B.block(0, k, 0, 2 * n2).v, one,
-                              block(C, m - 1, m, 0, 2 * n2));
+    if (k % 2 != 0) leaf(exec, alpha, A.block(0, 2 * m2, k - 1, k), B.block(k - 1, k, 0, 2 * n2), one,
+                         block(C, 0, 2 * m2, 0, 2 * n2));
+    if (n % 2 != 0) leaf(exec, alpha, A, B.block(0, k, n - 1, n), one, block(C, 0, m, n - 1, n));
+    if (m % 2 != 0) leaf(exec, alpha, A.block(m - 1, m, 0, k), B.block(0, k, 0, 2 * n2), one,
+                         block(C, m - 1, m, 0, 2 * n2));
   }
 
   // The 7 products of one level; C already holds beta * C.
