@@ -51,12 +51,16 @@ void require_extents(const char* call, const char* name, const View& v, std::int
   }
 }
 
-// Byte range [first, last) a View's elements can touch; empty Views touch nothing.
+// Byte range [first, last) a View's elements can touch; empty Views touch nothing. The end is one past the last
+// element, not data() + span(): span() of a strided subview reaches past its last element (a column subview's
+// span counts the full leading dimension of its last column), which would flag a neighbour as overlapping.
 template <class View>
 std::pair<std::uintptr_t, std::uintptr_t> byte_range(const View& v) {
   if (v.size() == 0 || v.data() == nullptr) return {0, 0};
   const auto first = reinterpret_cast<std::uintptr_t>(v.data());
-  return {first, first + v.span() * sizeof(typename View::value_type)};
+  std::uintptr_t last_offset = 0;
+  for (unsigned r = 0; r < View::rank; ++r) last_offset += (v.extent(r) - 1) * v.stride(r);
+  return {first, first + (last_offset + 1) * sizeof(typename View::value_type)};
 }
 
 template <class V1, class V2>
