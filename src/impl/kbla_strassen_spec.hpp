@@ -7,8 +7,12 @@
 #include <impl/kbla_strassen_impl.hpp>
 #include <tpls/kbla_strassen_tpl_spec_avail.hpp>
 
+#include <Kokkos_Core.hpp>
+
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 namespace kbla {
 namespace Impl {
@@ -20,7 +24,16 @@ struct Strassen {
   using Scalar = typename CView::non_const_value_type;
   static void run(const ExecSpace& exec, char tA, char tB, const Scalar& alpha, const AView& A, const BView& B,
                   const Scalar& beta, const CView& C, const GemmOptions& options, const char* call) {
-    strassen_portable(exec, tA, tB, alpha, A, B, beta, C, options, call);
+    // Views the execution space cannot reach were rejected by the argument checks at run time; do not even
+    // instantiate the recursion for them (KokkosBlas::gemm does not compile for such a pairing).
+    constexpr bool reachable = Kokkos::SpaceAccessibility<ExecSpace, typename AView::memory_space>::accessible &&
+                               Kokkos::SpaceAccessibility<ExecSpace, typename BView::memory_space>::accessible &&
+                               Kokkos::SpaceAccessibility<ExecSpace, typename CView::memory_space>::accessible;
+    if constexpr (reachable) {
+      strassen_portable(exec, tA, tB, alpha, A, B, beta, C, options, call);
+    } else {
+      throw std::logic_error(std::string(call) + ": Views not accessible from the execution space got past the checks");
+    }
   }
 };
 
