@@ -58,6 +58,15 @@ packed=$ROOT/.deps/kokkos-cuda-install.tar.xz
 if [ -f "$packed" ] && [ ! -f "$DEPS_PREFIX/.kbla-kokkos-stamp" ]; then
   echo "=== unpacking the prebuilt Kokkos install $packed into $DEPS_PREFIX"
   mkdir -p "$DEPS_PREFIX" && tar -xJf "$packed" -C "$DEPS_PREFIX"
+  # Kokkos Kernels exports cuBLAS by absolute path as found on the machine that built it (lib/ there, lib64/ on
+  # the GPU machine): point it at this machine's copy.
+  for f in "$DEPS_PREFIX"/lib*/cmake/KokkosKernels/*.cmake; do
+    for lib in $(grep -o '/[^";]*libcublas[^";]*\.so' "$f" | sort -u); do
+      [ -e "$lib" ] && continue
+      here=$(ls /usr/local/cuda/lib64/"$(basename "$lib")" /usr/local/cuda/lib/"$(basename "$lib")" 2>/dev/null | head -n1)
+      [ -n "$here" ] && { echo "=== $f: $lib -> $here"; sed -i "s|$lib|$here|g" "$f"; }
+    done
+  done
 fi
 step 1 deps "$ROOT/scripts/kokkos-cuda.sh" build "$DEPS_PREFIX" && deps_ok=1
 

@@ -17,7 +17,10 @@ struct Inner<Kokkos::Cuda, AView, BView, CView, true> {
     // The kernels compute A^H * B; A^T * B of complex data (gemm "T") and Views without a unit stride take the
     // portable path.
     constexpr bool is_complex = Kokkos::Details::ArithTraits<Scalar>::is_complex;
-    if (!(a.ok && b.ok && c.ok) || (is_complex && !conjA)) {
+    // The kernel takes M, N >= 1 only (invalid-argument otherwise): empty outputs go to the portable path,
+    // which writes nothing for them.
+    const bool empty = C.extent(0) == 0 || C.extent(1) == 0;
+    if (empty || !(a.ok && b.ok && c.ok) || (is_complex && !conjA)) {
       InnerPortable<Kokkos::Cuda, AView, BView, CView>::run(exec, conjA, alpha, A, B, beta, C, options);
       return;
     }

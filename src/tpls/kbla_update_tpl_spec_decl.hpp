@@ -14,7 +14,10 @@ struct Update<Kokkos::Cuda, AView, CView, BView, true> {
   static void update(const Kokkos::Cuda& exec, const Scalar& alpha, const AView& A, const CView& C,
                      const Scalar& beta, const BView& B) {
     const RawMatrix a = raw_matrix(A), c = raw_matrix(C), b = raw_matrix(B);
-    if (!(a.ok && b.ok && c.ok)) {  // no unit stride: portable path
+    // The kernel takes non-empty shapes only (it returns invalid-argument for M or N = 0): empty ones follow BLAS
+    // semantics (B = beta B, or nothing) on the portable path. No unit stride: portable path too.
+    const bool empty = B.extent(0) == 0 || A.extent(1) == 0 || B.extent(1) == 0;
+    if (empty || !(a.ok && b.ok && c.ok)) {
       UpdatePortable<Kokkos::Cuda, AView, CView, BView>::run(exec, alpha, A, C, beta, B);
       return;
     }
