@@ -41,24 +41,11 @@ void gemm(const ExecSpace& exec, const char transA[], const char transB[],
           typename CViewType::const_value_type& beta, const CViewType& C, const GemmOptions& options = GemmOptions()) {
   constexpr const char* call = "kbla::gemm";
   using Scalar = typename CViewType::non_const_value_type;
-  using ATS = Kokkos::Details::ArithTraits<Scalar>;
-  Impl::require_rank2_view<AViewType>();
-  Impl::require_rank2_view<BViewType>();
-  Impl::require_rank2_view<CViewType>();
-  static_assert(std::is_same<typename CViewType::value_type, Scalar>::value,
-                "kbla::gemm: C must be a View of non-const values");
-  static_assert(Impl::same_scalar<AViewType, BViewType, CViewType>::value,
-                "kbla::gemm: A, B and C must hold the same scalar type");
   const Impl::GemmShape s = Impl::check_gemm_arguments<ExecSpace>(call, transA, transB, A, B, C);
   if (options.algorithm != GemmAlgorithm::classical) Impl::check_strassen_call<ExecSpace, Scalar>(call, options, s);
+  if (Impl::finish_without_product(exec, s, alpha, beta, C)) return;
   const char tA = s.tA, tB = s.tB;
   const std::int64_t m = s.m, n = s.n, k = s.k;
-
-  if (m == 0 || n == 0) return;
-  if (k == 0 || alpha == ATS::zero()) {
-    Impl::scale_matrix(exec, beta, C);
-    return;
-  }
   if (options.algorithm != GemmAlgorithm::classical) {
     Impl::Strassen<ExecSpace, AViewType, BViewType, CViewType>::run(exec, tA, tB, alpha, A, B, beta, C, options,
                                                                     call);

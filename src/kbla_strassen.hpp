@@ -82,21 +82,9 @@ void strassen_gemm(const ExecSpace& exec, const char transA[], const char transB
                    const GemmOptions& options = Impl::default_strassen_options()) {
   constexpr const char* call = "kbla::strassen_gemm";
   using Scalar = typename CViewType::non_const_value_type;
-  using ATS = Kokkos::Details::ArithTraits<Scalar>;
-  Impl::require_rank2_view<AViewType>();
-  Impl::require_rank2_view<BViewType>();
-  Impl::require_rank2_view<CViewType>();
-  static_assert(std::is_same<typename CViewType::value_type, Scalar>::value,
-                "kbla::strassen_gemm: C must be a View of non-const values");
-  static_assert(Impl::same_scalar<AViewType, BViewType, CViewType>::value,
-                "kbla::strassen_gemm: A, B and C must hold the same scalar type");
   const Impl::GemmShape s = Impl::check_gemm_arguments<ExecSpace>(call, transA, transB, A, B, C);
   Impl::check_strassen_call<ExecSpace, Scalar>(call, options, s);
-  if (s.m == 0 || s.n == 0) return;
-  if (s.k == 0 || alpha == ATS::zero()) {
-    Impl::scale_matrix(exec, beta, C);
-    return;
-  }
+  if (Impl::finish_without_product(exec, s, alpha, beta, C)) return;
   Impl::Strassen<ExecSpace, AViewType, BViewType, CViewType>::run(exec, s.tA, s.tB, alpha, A, B, beta, C, options,
                                                                   call);
 }

@@ -1,12 +1,18 @@
 // Argument checks of the gemm-type calls (kbla::gemm, kbla::strassen_gemm): trans characters, extents, C
 // overlapping A or B, Views the execution space cannot access. Each failure is a std::invalid_argument naming
-// the call, the argument and the sizes; nothing is written before they all pass.
+// the call, the argument and the sizes; nothing is written before they all pass. Then the BLAS semantics both
+// calls share for products with nothing to multiply.
 #pragma once
 
 #include <impl/kbla_argument_checks.hpp>
+#include <impl/kbla_scale.hpp>
+#include <tpls/kbla_cuda_view_traits.hpp>
+
+#include <Kokkos_ArithTraits.hpp>
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 namespace kbla {
 namespace Impl {
@@ -20,6 +26,13 @@ struct GemmShape {
 template <class ExecSpace, class AViewType, class BViewType, class CViewType>
 GemmShape check_gemm_arguments(const char* call, const char transA[], const char transB[], const AViewType& A,
                                const BViewType& B, const CViewType& C) {
+  require_rank2_view<AViewType>();
+  require_rank2_view<BViewType>();
+  require_rank2_view<CViewType>();
+  static_assert(std::is_same<typename CViewType::value_type, typename CViewType::non_const_value_type>::value,
+                "kbla gemm-type call: C must be a View of non-const values");
+  static_assert(same_scalar<AViewType, BViewType, CViewType>::value,
+                "kbla gemm-type call: A, B and C must hold the same scalar type");
   GemmShape s;
   s.tA = normalized_trans(call, "transA", transA);
   s.tB = normalized_trans(call, "transB", transB);
@@ -40,6 +53,19 @@ GemmShape check_gemm_arguments(const char* call, const char transA[], const char
   require_no_overlap(call, "C", C, "A", A);
   require_no_overlap(call, "C", C, "B", B);
   return s;
+}
+
+// Nothing to multiply: empty C (nothing to do), k = 0 or alpha = 0 (C = beta * C; beta = 0 never reads C).
+// Returns true when C is final.
+template <class ExecSpace, class CViewType>
+bool finish_without_product(const ExecSpace& exec, const GemmShape& s,
+                            typename CViewType::const_value_type& alpha,
+                            typename CViewType::const_value_type& beta, const CViewType& C) {
+  using ATS = Kokkos::Details::ArithTraits<typename CViewType::non_const_value_type>;
+  if (s.m == 0 || s.n == 0) return true;
+  if (s.k != 0 && alpha != ATS::zero()) return false;
+  scale_matrix(exec, beta, C);
+  return true;
 }
 
 }  // namespace Impl
