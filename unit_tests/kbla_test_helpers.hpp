@@ -18,6 +18,8 @@
 #include <complex>
 #include <cstdint>
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -126,6 +128,16 @@ inline std::uint64_t seed_for_current_test(std::uint64_t salt) {
   std::uint64_t h = 1469598103934665603ull ^ salt;
   for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
   return h;
+}
+
+// KBLA_TEST_TRACE=1: every call under test prints what it is about to do to stderr (unbuffered), so a crash
+// (not a failed expectation, which gtest reports with its trace) can be placed.
+inline void trace_call(const std::string& what, const char* phase) {
+  static const bool on = [] {
+    const char* e = std::getenv("KBLA_TEST_TRACE");
+    return e != nullptr && e[0] == '1';
+  }();
+  if (on) std::fprintf(stderr, "[kbla_test] %s: %s\n", phase, what.c_str());
 }
 
 // --------------------------------------------------------------------------------------------- matrices

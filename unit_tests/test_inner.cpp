@@ -36,12 +36,15 @@ void run_inner(Maker& mk, const InnerCase& c) {
 
   kbla::InnerOptions options;
   options.deterministic = c.deterministic;
+  trace_call(trace.str(), "call");
   if (c.default_instance) {
     kbla::inner(alpha, A.view, B.view, beta, C.view);
   } else {
     kbla::inner(typename Cfg::exec(), alpha, A.view, B.view, beta, C.view, options);
   }
+  trace_call(trace.str(), "returned");
   const Dense result = C.now();
+  trace_call(trace.str(), "read back");
   EXPECT_TRUE(matches(result, reference('C', 'N', to_cld(alpha), A.initial(), B.initial(), to_cld(beta), C.initial()),
                       arith<Scalar>()));
   EXPECT_TRUE(A.unchanged());

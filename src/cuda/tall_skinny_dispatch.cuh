@@ -54,14 +54,19 @@ inline int lay_of(Layout a, Layout b) {
   return kLayGEN;
 }
 
+// Narrow shapes (tall_skinny_params.hpp): N small next to M, up to kNarrowMaxM (cuBLAS above, as for wide
+// square shapes). The per-type tables say which N they cover; a shape none covers takes the square path.
+constexpr int kNarrowMaxM = 128;
+inline bool narrow_shape(int M, int N, int max_m) { return N <= 16 && M >= 2 * N && M > 2 && M <= max_m; }
+
 inline bool ld_ok(std::int64_t ld, Layout l, std::int64_t rows, std::int64_t cols) {
   return l == Layout::RowMajor ? ld >= std::max<std::int64_t>(cols, 1) : ld >= std::max<std::int64_t>(rows, 1);
 }
 
-template <class T, class Run>
+template <class T, class Run, class RunNarrow>
 cudaError_t tsmttsm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A,
                           std::int64_t lda, Layout la, const T* B, std::int64_t ldb, Layout lb, T beta, T* C,
-                          std::int64_t ldc, Layout lc, const TallSkinnyOptions& opt, Run run) {
+                          std::int64_t ldc, Layout lc, const TallSkinnyOptions& opt, Run run, RunNarrow run_narrow) {
   using S = typename ScalarOf<T>::S;
   constexpr bool CP = ScalarOf<T>::cplx;
   using E = Elem<S, CP>;
@@ -87,23 +92,27 @@ cudaError_t tsmttsm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T a
   if (A == nullptr || B == nullptr) return cudaErrorInvalidValue;
   if (!ld_ok(lda, la, K, M) || !ld_ok(ldb, lb, K, N)) return cudaErrorInvalidValue;
   if (!aligned_elem<T>(A) || !aligned_elem<T>(B)) return cudaErrorMisalignedAddress;
-  if (std::max(M, N) > kCublasAbove && cublas_enabled()) {
-    const cudaError_t e = cublas_tsmttsm(stream, K, M, N, alpha, A, lda, la, B, ldb, lb, beta, C, ldc, lc);
-    if (e != cudaErrorNotSupported) return e;
-  }
   a.A = reinterpret_cast<const E*>(A);
   a.B = reinterpret_cast<const E*>(B);
   a.ask = la == Layout::RowMajor ? lda : 1;
   a.asm_ = la == Layout::RowMajor ? 1 : lda;
   a.bsk = lb == Layout::RowMajor ? ldb : 1;
   a.bsm = lb == Layout::RowMajor ? 1 : ldb;
+  if (narrow_shape(M, N, kNarrowMaxM)) {
+    const cudaError_t e = run_narrow(a, lay_of(la, lb), stream);
+    if (e != cudaErrorNotSupported) return e;
+  }
+  if (std::max(M, N) > kCublasAbove && cublas_enabled()) {
+    const cudaError_t e = cublas_tsmttsm(stream, K, M, N, alpha, A, lda, la, B, ldb, lb, beta, C, ldc, lc);
+    if (e != cudaErrorNotSupported) return e;
+  }
   return run(a, lay_of(la, lb), stream);
 }
 
-template <class T, class Run>
+template <class T, class Run, class RunNarrow>
 cudaError_t tsmm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda,
                        Layout la, const T* C, std::int64_t ldc, Layout lc, T beta, T* B, std::int64_t ldb,
-                       Layout lb, int max_inplace_width, Run run) {
+                       Layout lb, int max_inplace_width, Run run, RunNarrow run_narrow) {
   using S = typename ScalarOf<T>::S;
   constexpr bool CP = ScalarOf<T>::cplx;
   using E = Elem<S, CP>;
@@ -114,7 +123,8 @@ cudaError_t tsmm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T alph
   if (!aligned_elem<T>(A) || !aligned_elem<T>(B) || !aligned_elem<T>(C)) return cudaErrorMisalignedAddress;
   const bool inplace = static_cast<const void*>(A) == static_cast<const void*>(B);
   if (inplace && (M != N || la != lb || lda != ldb)) return cudaErrorInvalidValue;
-  if (!inplace && std::max(M, N) > kCublasAbove && cublas_enabled()) {
+  const bool narrow = !inplace && narrow_shape(M, N, 64);  // the narrow tables stage all of M (MT <= 64)
+  if (!narrow && !inplace && std::max(M, N) > kCublasAbove && cublas_enabled()) {
     const cudaError_t e = cublas_tsmm(stream, K, M, N, alpha, A, lda, la, C, ldc, lc, beta, B, ldb, lb);
     if (e != cudaErrorNotSupported) return e;
   }
@@ -135,6 +145,10 @@ cudaError_t tsmm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T alph
   a.beta = coef(beta);
   a.beta_zero = (beta == T(0));
   const int lay = lay_of(la, lb);
+  if (narrow) {
+    const cudaError_t e = run_narrow(a, lay, stream);
+    if (e != cudaErrorNotSupported) return e;
+  }
   if (!inplace || N <= max_inplace_width) return run(a, lay, stream);
 
   // In place and wider than one tile: blocks of other column tiles would overwrite rows still being read.
@@ -190,7 +204,7 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
 }  // namespace cuda
 }  // namespace kbla
 
-#define KBLA_TS_DEFINE_TSMTTSM(T, TABLE, GEN, PRE)                                                                 \
+#define KBLA_TS_DEFINE_TSMTTSM(T, TABLE, GEN, PRE, NARROW, NPRE)                                                   \
   namespace kbla {                                                                                           \
   namespace cuda {                                                                                           \
   namespace detail {                                                                                         \
@@ -211,8 +225,17 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
       }                                                                                                      \
       return cudaErrorNotSupported;                                                                          \
     };                                                                                                       \
+    auto run_narrow = [](const TsmttsmArgs<S_, CP_>& a, int lay, cudaStream_t st) -> cudaError_t {   \
+      NPRE                                                                                                   \
+      if (lay == kLayRR) {                                                                                   \
+        NARROW(KBLA_TSN_X_RR)                                                                                \
+      } else if (lay == kLayCC) {                                                                            \
+        NARROW(KBLA_TSN_X_CC)                                                                                \
+      }                                                                                                      \
+      return cudaErrorNotSupported;                                                                          \
+    };                                                                                                       \
     return tsmttsm_entry<T>(stream, K, M, N, alpha, A, lda, layoutA, B, ldb, layoutB, beta, C, ldc, \
-                                    layoutC, options, run);                                                  \
+                                    layoutC, options, run, run_narrow);                                      \
   }                                                                                                          \
   }                                                                                                          \
   }                                                                                                          \
@@ -224,7 +247,7 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
 #define KBLA_TS_X_GEN(W, TM, TN, PM, PN) \
   if (w <= W || W == 64) return launch_tsmttsm<S_, CP_, TM, TN, PM, PN, kLayGEN>(a, st);
 
-#define KBLA_TS_DEFINE_TSMM(T, TABLE, GEN)                                                                    \
+#define KBLA_TS_DEFINE_TSMM(T, TABLE, GEN, NARROW)                                                            \
   namespace kbla {                                                                                           \
   namespace cuda {                                                                                           \
   namespace detail {                                                                                         \
@@ -244,8 +267,16 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
       }                                                                                                      \
       return cudaErrorNotSupported;                                                                          \
     };                                                                                                       \
+    auto run_narrow = [](const TsmmArgs<S_, CP_>& a, int lay, cudaStream_t st) -> cudaError_t {      \
+      if (lay == kLayRR) {                                                                                   \
+        NARROW(KBLA_TMN_X_RR)                                                                                \
+      } else if (lay == kLayCC) {                                                                            \
+        NARROW(KBLA_TMN_X_CC)                                                                                \
+      }                                                                                                      \
+      return cudaErrorNotSupported;                                                                          \
+    };                                                                                                       \
     return tsmm_entry<T>(stream, K, M, N, alpha, A, lda, layoutA, C, ldc, layoutC, beta, B, ldb,    \
-                                 layoutB, 64, run);                                                          \
+                                 layoutB, 64, run, run_narrow);                                              \
   }                                                                                                          \
   }                                                                                                          \
   }                                                                                                          \
@@ -265,3 +296,20 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
 #define KBLA_TS_PRE_NONE
 #define KBLA_TS_PRE_DMMA(TABLE) \
   if (!a.deterministic && dmma_enabled()) { TABLE(KBLA_TS_X_DMMA) }
+
+// Narrow-shape rows (tall_skinny_params.hpp)
+#define KBLA_TSN_X_RR(NMAX, MMAX, TM, TN, PM, PN) \
+  if (a.N <= NMAX && a.M <= MMAX) return launch_tsmttsm<S_, CP_, TM, TN, PM, PN, kLayRR>(a, st);
+#define KBLA_TSN_X_CC(NMAX, MMAX, TM, TN, PM, PN) \
+  if (a.N <= NMAX && a.M <= MMAX) return launch_tsmttsm<S_, CP_, TM, TN, PM, PN, kLayCC>(a, st);
+#define KBLA_TMN_X_RR(NMAX, MT, NT, TN, U, RK) \
+  if (a.N <= NMAX && a.M <= MT) return launch_tsmm<S_, CP_, MT, NT, TN, U, RK, 0>(a, st);
+#define KBLA_TMN_X_CC(NMAX, MT, NT, TN, U, RK) \
+  if (a.N <= NMAX && a.M <= MT) return launch_tsmm<S_, CP_, MT, NT, TN, U, RK, 1>(a, st);
+#define KBLA_TS_X_DMMA_NARROW(NMAX, MMAX, BM, BN, FM, FN, KC, ST)                               \
+  if (a.N <= NMAX && a.M <= MMAX) {                                                             \
+    const cudaError_t e_ = launch_tsmttsm_dmma<CP_, BM, BN, FM, FN, KC, ST>(a, st);              \
+    if (e_ != cudaErrorNotSupported) return e_;                                                  \
+  }
+#define KBLA_TS_NPRE_DMMA(TABLE) \
+  if (!a.deterministic && dmma_enabled()) { TABLE(KBLA_TS_X_DMMA_NARROW) }

@@ -57,3 +57,26 @@
   X(5, 8, 16, 16, 1, 1, 64, 4) X(9, 12, 24, 24, 1, 1, 32, 4) X(13, 16, 32, 32, 2, 2, 32, 4)                 \
   X(17, 24, 48, 48, 3, 3, 32, 3) X(25, 32, 64, 64, 4, 4, 32, 3) X(33, 48, 96, 96, 4, 4, 32, 3)             \
   X(49, 1 << 30, 128, 128, 4, 8, 32, 3)
+
+// ---- Narrow shapes: one operand much narrower than the other (N <= 16, M >= 2N), the block Gram-Schmidt case
+//      (a block of s vectors against a basis of p >> s columns). The square tables above pad N up to the class
+//      width of max(M, N), which wastes (MT/N)-fold work and threads (64 x 8 ran as 64 x 64); these rows size
+//      the tile to each operand. The first row with N <= NMAX and M <= MMAX is taken; the last rows of each
+//      N class tile wider M over grid.y (the narrow operand is then read once per tile: 1 + N/MT extra).
+//      Rows chosen by the register / shared-memory model of NOTES.md, not yet tuned by measurement.
+// TSMTTSM SIMT: X(NMAX, MMAX, TM, TN, PM, PN) (all types; also the deterministic mode of D and Z)
+#define KBLA_TSMTTSM_NARROW(X)                                                                               \
+  X(2, 32, 4, 2, 8, 1) X(2, 1 << 30, 4, 2, 16, 1) X(4, 32, 4, 4, 8, 1) X(4, 1 << 30, 4, 4, 16, 1)         \
+  X(8, 32, 4, 8, 8, 1) X(8, 1 << 30, 4, 8, 16, 1)
+// TSMTTSM DMMA: X(NMAX, MMAX, BM, BN, FM, FN, KC, ST), BM/BN in real-view columns (complex: 2 per element)
+#define KBLA_TSMTTSM_DMMA_NARROW_D(X) \
+  X(8, 32, 32, 8, 1, 1, 32, 4) X(8, 1 << 30, 64, 8, 1, 1, 32, 4) X(16, 1 << 30, 64, 16, 1, 1, 32, 4)
+#define KBLA_TSMTTSM_DMMA_NARROW_Z(X) X(4, 1 << 30, 64, 8, 1, 1, 32, 4) X(8, 1 << 30, 64, 16, 1, 1, 32, 4)
+// TSMM: X(NMAX, MT, NT, TN, U, RK): M <= MT (no M loop), PN = NT/TN threads per row; the staged A chunk
+// (2 x RK*U rows x (MT+1)) stays near 64 KB so that three blocks fit an SM
+#define KBLA_TSMM_NARROW_8B(X)                                                                               \
+  X(2, 32, 2, 2, 2, 64) X(2, 64, 2, 2, 2, 32) X(4, 32, 4, 4, 2, 64) X(4, 64, 4, 4, 2, 32)                 \
+  X(8, 32, 8, 4, 2, 64) X(8, 64, 8, 4, 2, 32)
+#define KBLA_TSMM_NARROW_16B(X)                                                                              \
+  X(2, 32, 2, 2, 2, 32) X(2, 64, 2, 2, 2, 16) X(4, 32, 4, 4, 2, 32) X(4, 64, 4, 4, 2, 16)                 \
+  X(8, 32, 8, 4, 2, 32) X(8, 64, 8, 4, 2, 16)

@@ -273,6 +273,14 @@ void tiny_suite() {
   test_tsmm<T>(300, 96, 96, C, C, C, 0, al, be, true);
   test_tsmttsm<T>(3001, 16, 16, R, R, R, 0, al, be, true);
   test_tsmttsm<T>(0, 4, 4, R, R, R, 0, al, be);
+  // narrow shapes (block Gram-Schmidt: p basis columns x s block columns)
+  for (int n : {1, 8, 16}) {
+    test_tsmttsm<T>(1001, 64, n, C, C, C, 1, al, be);
+    test_tsmttsm<T>(1001, 96, n, R, R, R, 0, al, zero);
+    test_tsmm<T>(1001, 64, n, C, C, C, 1, al, be);
+    test_tsmm<T>(1001, 40, n, R, R, R, 0, al, zero);
+  }
+  test_tsmttsm<T>(2001, 40, 5, C, C, C, 0, al, be, true);
 }
 
 template <class T>
@@ -300,6 +308,30 @@ void suite(bool quick) {
     test_tsmm<T>(777, s[0], s[1], C, C, C, 3, al, zero);
     test_tsmm<T>(777, s[0], s[1], R, C, C, 1, one, be);
     test_tsmm<T>(777, s[0], s[1], C, R, R, 2, al, be);
+  }
+  // narrow shapes: N <= 16 next to M >= 2N (the narrow tables of tall_skinny_params.hpp), every N class and M
+  // class boundary, both single layouts (the narrow rows) and a mixed one (the square path), padded ld
+  for (int n : {1, 2, 3, 4, 5, 8, 9, 12, 16}) {
+    for (int m : {3, 9, 16, 17, 32, 33, 48, 64, 65, 96, 128, 129}) {
+      if (m < 2 * n) continue;
+      if (quick && m > 40) continue;
+      const std::int64_t K = (m + n) % 3 == 0 ? 4097 : 1003;
+      test_tsmttsm<T>(K, m, n, R, R, R, (m % 2), al, (n % 2) ? be : zero);
+      test_tsmttsm<T>(K, m, n, C, C, C, (n % 2), al, (n % 2) ? zero : be);
+      test_tsmm<T>(K, m, n, R, R, R, (m % 2), al, (n % 2) ? zero : be);
+      test_tsmm<T>(K, m, n, C, C, C, (n % 2), al, (n % 2) ? be : zero);
+      if (n == 8 || n == 3) {
+        test_tsmttsm<T>(K, m, n, C, C, C, 0, al, be, true);  // deterministic: SIMT narrow rows
+        test_tsmttsm<T>(K, m, n, R, C, C, 1, al, be);         // mixed layouts
+        test_tsmm<T>(K, m, n, C, R, C, 2, al, be);
+      }
+    }
+  }
+  for (int n : {1, 8}) {  // long K, K below the block count
+    test_tsmttsm<T>(quick ? 20011 : 300007, 64, n, C, C, C, 0, al, be);
+    test_tsmm<T>(quick ? 20011 : 300007, 64, n, C, C, C, 0, al, zero);
+    test_tsmttsm<T>(3, 96, n, C, C, C, 0, al, be);
+    test_tsmm<T>(3, 48, n, R, R, R, 0, al, be);
   }
   // odd K, K below the block count, K = 0
   for (std::int64_t K : {0, 1, 2, 7, 33, 129, 4097}) {
