@@ -41,6 +41,15 @@ struct OrthoOptions {
   int max_rounds = 8;              // projection + CholQR rounds (2 for well-conditioned blocks)
   bool replace_dependent = true;   // replace dependent directions by random vectors orthogonalised again
   std::uint64_t seed = 0x6b626c61; // for the random replacement vectors
+  // One projection when it is provably enough (0 = off: always BCGS2). After the first projection
+  // X_1 = X_in - Q C, when sigma_min(X_1) >= one_pass_ratio * ||X_in||_2 the rounding errors of that projection,
+  // ~eps ||X_in|| along Q, grow by at most 1 / one_pass_ratio when X_1 is normalised (the block form of the
+  // Daniel-Gragg-Kaufman-Stewart "twice is enough" test, 1/sqrt(2) in ARPACK), so the second projection (which
+  // reads Q twice more) is skipped. The test also bounds cond(X_1) <= 1 / one_pass_ratio; for ratios >= 0.25
+  // (cond <= 4) one Cholesky QR is then orthonormal to ~16 eps and the whole second round is skipped. Blocks
+  // that lose most of their norm to Q, or are ill-conditioned, fail the test and get BCGS2 + CholQR2 as before. kbla::eigen turns it on after its local projection
+  // (see the three-argument operator()); the one-shot kbla::ortho keeps it off unless asked.
+  double one_pass_ratio = 0;
 };
 
 template <class Scalar>
@@ -49,6 +58,7 @@ struct OrthoResult {
   int rounds = 0;         // projection + CholQR rounds run (2 for a well-conditioned block)
   bool shifted = false;   // a shifted Cholesky was needed (ill-conditioned or rank-deficient block)
   int replaced = 0;       // directions replaced by random vectors (s - rank when replace_dependent)
+  int projections = 0;    // projections against Q run (rounds that read Q; 1 when one_pass_ratio allowed it)
   bool complete = true;   // X_out has s orthonormal columns (false only when K < p + s leaves no room)
   dense::Matrix<Scalar> H;  // p x s: X_in = Q H + X_out R
   dense::Matrix<Scalar> R;  // s x s
@@ -96,7 +106,33 @@ class BlockOrthogonalizer {
     Impl::require_no_overlap(call, "X", X, "Q", Q);
     Bases bases;
     if (Q.extent(1) > 0) bases.add(ConstBlockView(Q));
-    run(bases, BlockView(X), result_, 0);
+    run(bases, BlockView(X), result_, 0, 0);
+    return result_;
+  }
+
+  // Krylov form: the last `local` columns of Q carry almost all of X's component along Q (a block Lanczos step
+  // X = A Q_last: in exact arithmetic X lies in span(Q_prev, Q_last, X_out)). X is first projected once against
+  // those columns only (reading 2 local columns of Q instead of 2 p), then orthogonalised against all of Q as
+  // above; with one_pass_ratio > 0 the full projection then normally runs once (what is left along Q is rounding
+  // error), which halves the traffic of the p-column part. H includes the local coefficients.
+  template <class QView, class XView>
+  const OrthoResult<Scalar>& operator()(const QView& Q, const XView& X, int local) {
+    if (local < 0 || local > int(Q.extent(1)))
+      Impl::throw_invalid("kbla::ortho: local = " + std::to_string(local) + " must be in [0, " +
+                          std::to_string(Q.extent(1)) + "] (the trailing columns of Q)");
+    if (local == 0) return (*this)(Q, X);
+    static_assert(Kokkos::is_view<QView>::value && Kokkos::is_view<XView>::value, "kbla::ortho: Q, X must be Views");
+    constexpr const char* call = "kbla::ortho";
+    Impl::require_accessible<ExecSpace>(call, "Q", Q);
+    Impl::require_accessible<ExecSpace>(call, "X", X);
+    if (Q.extent(0) != X.extent(0)) {
+      Impl::throw_invalid(std::string(call) + ": Q is " + Impl::shape_of(Q) + " and X is " + Impl::shape_of(X) +
+                          "; they must have the same number of rows (K)");
+    }
+    Impl::require_no_overlap(call, "X", X, "Q", Q);
+    Bases bases;
+    bases.add(ConstBlockView(Q));
+    run(bases, BlockView(X), result_, 0, local);
     return result_;
   }
 
@@ -137,7 +173,8 @@ class BlockOrthogonalizer {
     bytes_ += 2.0 * double(X.extent(0)) * double(X.extent(1)) * sizeof(Scalar);
   }
 
-  void run(const Bases& bases, const BlockView& X, OrthoResult<Scalar>& res, int depth) {
+  // `local` > 0: one projection against the last `local` columns of the (single) basis before the rounds.
+  void run(const Bases& bases, const BlockView& X, OrthoResult<Scalar>& res, int depth, int local) {
     const std::int64_t K = X.extent(0);
     const int s = int(X.extent(1));
     const int p = bases.total_cols();
@@ -150,22 +187,38 @@ class BlockOrthogonalizer {
     res.replaced = 0;
     res.complete = true;
     res.rank = 0;
+    res.projections = 0;
     if (s == 0) return;
     if (K == 0) {
       res.complete = false;
       return;
     }
 
+    // The local projection's coefficients go behind round 0's (p + s) x s block, so that round's single
+    // transfer brings them to the host too. Reserve the whole slot now (device_small may reallocate).
+    const int l = local;
+    Scalar* const coeffs0 = device_small(p + s + l, s, 0).data();
+    if (l > 0) {
+      const ConstBlockView& Q = bases.v[bases.count - 1];
+      const int pq = int(Q.extent(1));
+      const ConstBlockView Ql = Kokkos::subview(Q, Kokkos::ALL(), std::make_pair(pq - l, pq));
+      const SmallView Cl(coeffs0 + std::size_t(p + s) * s, l, s);
+      kbla::inner(exec_, one, Ql, ConstBlockView(X), zero, Cl);
+      kbla::update(exec_, -one, Ql, Cl, one, X);
+      bytes_ += double(K) * (2.0 * l + 3.0 * s) * sizeof(Scalar);
+    }
+
     std::vector<Mag> colnorm2(s, Mag(0));
-    dense::Matrix<Scalar> C, G, Rr;
+    dense::Matrix<Scalar> C, G, Rr, CC;
     Mag xnorm = 0;
     bool zero_block = false;
+    bool project = true;  // false once one projection was enough (one_pass_ratio)
     for (int round = 0; round < std::max(1, options_.max_rounds); ++round) {
       // Device coefficients of this round, one column-major block after the other: C_b = Q_b^H X for each basis,
       // then G = X^H X; one transfer brings them all to the host (one synchronisation per round).
       Scalar* const coeffs = device_small(p + s, s, 0).data();
       int row0 = 0;
-      for (int b = 0; b < bases.count; ++b) {
+      for (int b = 0; b < bases.count && project; ++b) {
         const ConstBlockView& Q = bases.v[b];
         const int pb = int(Q.extent(1));
         if (pb == 0) continue;
@@ -175,16 +228,27 @@ class BlockOrthogonalizer {
         bytes_ += double(K) * (2.0 * pb + 3.0 * s) * sizeof(Scalar);
         row0 += pb;
       }
+      if (project && p > 0) ++res.projections;
       const SmallView Gd(coeffs + std::size_t(p) * s, s, s);
       kbla::inner(exec_, one, ConstBlockView(X), ConstBlockView(X), zero, Gd);
       bytes_ += double(K) * s * sizeof(Scalar);
-      host_coeffs_.resize(std::size_t(p + s) * s);
+      const int extra = round == 0 ? l : 0;
+      host_coeffs_.resize(std::size_t(p + s + extra) * s);
       Kokkos::deep_copy(
           Kokkos::View<Scalar*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host_coeffs_.data(),
                                                                                              host_coeffs_.size()),
           Kokkos::View<Scalar*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(coeffs, host_coeffs_.size()));
+      if (extra > 0) {  // local coefficients (R = I so far): H's last l rows; they count in ||X_in||
+        for (int j = 0; j < s; ++j)
+          for (int i = 0; i < l; ++i) {
+            const Scalar c = host_coeffs_[std::size_t(p + s) * s + std::size_t(j) * l + i];
+            res.H(p - l + i, j) += c;
+            colnorm2[j] += dense::abs2(c);
+          }
+      }
+      if (round == 0 && options_.one_pass_ratio > 0 && p > 0) CC = dense::Matrix<Scalar>(s, s);
       row0 = 0;
-      for (int b = 0; b < bases.count; ++b) {
+      for (int b = 0; b < bases.count && project; ++b) {
         const int pb = int(bases.v[b].extent(1));
         if (pb == 0) continue;
         C.resize(pb, s);
@@ -193,13 +257,18 @@ class BlockOrthogonalizer {
         if (round == 0)
           for (int j = 0; j < s; ++j)
             for (int i = 0; i < pb; ++i) colnorm2[j] += dense::abs2(C(i, j));
+        if (CC.rows() == s) {  // C^H C of round 0: X_in^H X_in = C^H C + G (after the local projection)
+          const dense::Matrix<Scalar> CtC = dense::multiply(C, C, true);
+          for (int j = 0; j < s; ++j)
+            for (int i = 0; i < s; ++i) CC(i, j) += CtC(i, j);
+        }
         const dense::Matrix<Scalar> CR = dense::multiply(C, res.R);
         for (int j = 0; j < s; ++j)
           for (int i = 0; i < pb; ++i) res.H(row0 + i, j) += CR(i, j);
         row0 += pb;
       }
       G.resize(s, s);
-      std::copy(host_coeffs_.begin() + std::size_t(p) * s, host_coeffs_.end(), G.data());
+      std::copy(host_coeffs_.begin() + std::size_t(p) * s, host_coeffs_.begin() + std::size_t(p + s) * s, G.data());
       Mag trace = 0;
       for (int j = 0; j < s; ++j) trace += dense::real(G(j, j));
       if (round == 0) {
@@ -222,6 +291,24 @@ class BlockOrthogonalizer {
         if (!info.ok) throw std::runtime_error("kbla::ortho: shifted Cholesky failed (NaN or Inf in the block?)");
         res.shifted = true;
         done = false;
+      } else if (CC.rows() == s && round == 0 && !zero_block) {
+        // One projection enough? sigma_min(X_1)^2 = lambda_min(G) >= ratio^2 lambda_max(C^H C + G) = ratio^2 ||X_in||^2.
+        std::vector<Mag> wg, wx;
+        dense::Matrix<Scalar> Z, Gs(s, s), Xs(s, s);
+        for (int j = 0; j < s; ++j)
+          for (int i = 0; i < s; ++i) {
+            Gs(i, j) = (G(i, j) + dense::conj(G(j, i))) / Scalar(2);
+            Xs(i, j) = Gs(i, j) + (CC(i, j) + dense::conj(CC(j, i))) / Scalar(2);
+          }
+        dense::hermitian_eigen(Gs, wg, Z);
+        dense::hermitian_eigen(Xs, wx, Z);
+        const Mag r = Mag(options_.one_pass_ratio);
+        // One projection was enough; then cond(X_1) <= ||X_in|| / sigma_min(X_1) <= 1 / ratio as well, and for
+        // cond <= 4 one Cholesky QR leaves X_out orthonormal to ~16 eps: CholQR2's second round is skipped too.
+        if (wg.front() >= r * r * wx.back()) {
+          project = false;
+          if (r >= Mag(0.25)) done = true;
+        }
       }
       rotate(X, dense::inverse_upper(Rr));
       res.R = dense::multiply(Rr, res.R);
@@ -263,7 +350,7 @@ class BlockOrthogonalizer {
     // Orthonormalise the whole block again (the kept columns are already orthonormal, the new ones random):
     // X = Q H2 + X_out R_2, so X_in = Q (H + H2 R) + X_out (R_2 R); rows beyond r of R_2 R stay zero.
     OrthoResult<Scalar> sub;
-    run(bases, X, sub, depth + 1);
+    run(bases, X, sub, depth + 1, 0);
     for (int j = 0; j < s; ++j)
       for (int i = 0; i < p; ++i) {
         Scalar h(0);
@@ -272,6 +359,7 @@ class BlockOrthogonalizer {
       }
     res.R = dense::multiply(sub.R, res.R);
     res.rounds += sub.rounds;
+    res.projections += sub.projections;
     res.shifted = res.shifted || sub.shifted;
     res.complete = sub.complete && sub.rank == s;
   }
