@@ -8,6 +8,11 @@
 #     raw       the Strassen raw tests (CPU long-double reference)
 #     sanitize  compute-sanitizer memcheck on both Strassen raw tests, racecheck on the tile kernels (--quick)
 #     strassen  the Strassen benchmark (STRASSEN_ARGS, default --quick --max-seconds 90) -> $OUT/strassen.json
+#     tall_skinny  issue 4's tall & skinny benchmark kbla_bench_tall_skinny (TS_ARGS, default: the full run,
+#               --max-seconds 290; limit TS_LIMIT, default 340 s) -> $OUT/tall_skinny.json, then plot.py ->
+#               $OUT/tall_skinny.png (the main figure only: the device tool returns 8 files at most; the others
+#               come from plot.py on the JSON anywhere) when python3 with matplotlib is there, else skipped quietly.
+#               Not in the default list (it takes ~5 min): name it. Quick look: TS_ARGS="--quick --max-seconds 120"
 #
 # Needs BUILD_DIR (the CUDA build) and OUT (./gpu-bench-out when unset). Each step has a time limit so the
 # device tool's 10 minutes hold; a failed step does not stop the next. Exit status: number of failed steps.
@@ -54,6 +59,14 @@ for what in "$@"; do
       # shellcheck disable=SC2086  # STRASSEN_ARGS is a list of flags
       run_step strassen "${STRASSEN_LIMIT:-130}" "$BUILD_DIR/perf_tests/strassen/kbla_bench_strassen" \
           ${STRASSEN_ARGS:---quick --max-seconds 90} --json "$OUT/strassen.json" ;;
+    tall_skinny)
+      # shellcheck disable=SC2086  # TS_ARGS is a list of flags
+      run_step tall_skinny "${TS_LIMIT:-340}" "$BUILD_DIR/perf_tests/tall_skinny/kbla_bench_tall_skinny" \
+          ${TS_ARGS:---max-seconds 290} --json "$OUT/tall_skinny.json"
+      if [ -s "$OUT/tall_skinny.json" ] && python3 -c 'import matplotlib' >/dev/null 2>&1; then
+        python3 "$ROOT/perf_tests/tall_skinny/plot.py" "$OUT/tall_skinny.json" "$OUT/tall_skinny.png" --main-only \
+            || echo "gpu-bench: tall_skinny plot failed (not counted)"
+      fi ;;
     *) echo "gpu-bench: unknown step '$what'"; failed=$((failed + 1)) ;;
   esac
 done
