@@ -72,6 +72,8 @@ struct EigenTimings {
   double operator_apply = 0;  // the operator (SpMV)
   double ortho = 0;           // kbla::ortho: BCGS2 + CholQR2 (inner / update)
   double rayleigh_ritz = 0;   // projected eigenproblem on the host + basis rotation (restart)
+  double restart_rotation = 0;  // the device part of rayleigh_ritz: kept Ritz vectors V Y(:, kept) and copies
+  double restart_bytes = 0;   // minimum memory traffic of that part
   double residuals = 0;       // explicit residuals of the returned pairs
   double total = 0;
   double ortho_bytes = 0;     // minimum memory traffic of the orthogonalisation (for its bandwidth)
@@ -312,8 +314,11 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
         for (int i = 0; i < na; ++i) Yp(i, j) = Y(i, perm[j]);
       const SmallU Ydn(Yd.data(), na, nkeep);
       to_device(Yp, Ydn);
+      exec.fence();
+      Kokkos::Timer rot;
       kbla::update(exec, Scalar(1), cols(nl, top), Ydn, Scalar(0), cols2(nl, nl + nkeep));
       if (nl > 0) Kokkos::deep_copy(exec, cols2(0, nl), cols(0, nl));
+      result.timings.restart_bytes += double(n) * sizeof(Scalar) * (na + nkeep + 2.0 * nl);
       for (const int j : conv) values.push_back(double(theta[j]));
 
       if (!done && !out_of_restarts) {
@@ -322,9 +327,11 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
         for (int j = 0; j < kk; ++j)
           for (int i = 0; i < s; ++i) T(locked_now + kk + i, locked_now + j) = BY(i, perm[conv.size() + j]);
         Kokkos::deep_copy(exec, cols2(locked_now + kk, locked_now + kk + s), cols(top, top + s));
+        result.timings.restart_bytes += double(n) * sizeof(Scalar) * 2.0 * s;
       }
       std::swap(V, V2);
       exec.fence();
+      result.timings.restart_rotation += rot.seconds();
       result.timings.rayleigh_ritz += rr.seconds();
 
       if (options.progress) {

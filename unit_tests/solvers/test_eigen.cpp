@@ -62,9 +62,14 @@ std::vector<double> laplacian_wanted(int n, int k, kbla::EigenWhich which) {
   return all;
 }
 
-void laplacian_case(int n, int k, int s, kbla::EigenWhich which, int expect_min_multiplicity) {
+void laplacian_case(int n, int k, int s, kbla::EigenWhich which, int expect_min_multiplicity,
+                    bool bcgs2_every_step = false) {
   const Crs A = kbla::laplacian_3d<Crs>(n);
   kbla::EigenOptions opt;
+  if (bcgs2_every_step) {  // the scheme before the local projection and the one-pass test
+    opt.local_projection = false;
+    opt.ortho.one_pass_ratio = 0;
+  }
   opt.nev = k;
   opt.block_size = s;
   opt.tol = 1e-10;
@@ -87,6 +92,7 @@ void laplacian_case(int n, int k, int s, kbla::EigenWhich which, int expect_min_
 
 // n = 10: the 17 largest are 1 + 3 + 3 + 3 + 1 + 6 (multiplicities), the 10 smallest 1 + 3 + 3 + 3.
 TEST(Eigen, Laplacian3dLargestWithSixfoldEigenvalue) { laplacian_case(10, 17, 8, kbla::EigenWhich::largest, 6); }
+TEST(Eigen, Laplacian3dLargestBCGS2EveryStep) { laplacian_case(10, 17, 8, kbla::EigenWhich::largest, 6, true); }
 TEST(Eigen, Laplacian3dSmallest) { laplacian_case(10, 10, 4, kbla::EigenWhich::smallest, 3); }
 // n = 12, block size equal to the largest multiplicity (6): the 17 smallest are 1 + 3 + 3 + 3 + 1 + 6.
 TEST(Eigen, Laplacian3dSmallestBlockEqualsMultiplicity) { laplacian_case(12, 17, 6, kbla::EigenWhich::smallest, 6); }

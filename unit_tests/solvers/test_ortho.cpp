@@ -3,6 +3,7 @@
 // and recovery for well-conditioned, ill-conditioned (cond 1e12), rank-deficient and degenerate blocks.
 #include "solver_test_helpers.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -222,6 +223,81 @@ TEST(Ortho, ReusableOrthogonalizerCountsTraffic) {
   }
   EXPECT_LE(orthogonality_loss(to_host(V)), 1e-13);
   EXPECT_GT(orth.bytes_moved(), 0.0);
+}
+
+namespace {
+
+// Block Lanczos on a diagonal operator whose spectrum clusters at 10 (W = A V_c is mostly along V_c: the
+// cancellation that makes a single classical Gram-Schmidt pass unsafe) with the local form of the orthogonaliser:
+// every step projects against the last two blocks, then the one-pass test decides on the full re-projection.
+template <class T>
+void lanczos_with_local_projection(double one_pass_ratio, int expect_projections_per_step) {
+  const int K = 1500, s = 4, steps = 24;
+  std::vector<double> d(K);
+  for (int i = 0; i < K; ++i) d[i] = 10.0 + double(i) / K + (i % 7 == 0 ? 0.5 : 0.0);
+  DeviceBlock<T> V("V", K, (steps + 1) * s);
+  auto cols = [&](int a, int b) { return Kokkos::subview(V, Kokkos::ALL(), std::make_pair(a, b)); };
+  Kokkos::deep_copy(cols(0, s), to_device(random_matrix<T>(K, s, 5)));
+  kbla::OrthoOptions opt;
+  opt.one_pass_ratio = one_pass_ratio;
+  kbla::BlockOrthogonalizer<Exec, T> orth(Exec{}, opt);
+  orth(cols(0, 0), cols(0, s));
+  int projections = 0;
+  double max_factorisation = 0;
+  for (int c = 0; c < steps; ++c) {
+    const HostMatrix<T> Vc = to_host(cols(c * s, (c + 1) * s));
+    HostMatrix<T> W(K, s);
+    for (int j = 0; j < s; ++j)
+      for (int i = 0; i < K; ++i) W(i, j) = T(d[i]) * Vc(i, j);
+    Kokkos::deep_copy(cols((c + 1) * s, (c + 2) * s), to_device(W));
+    const HostMatrix<T> Q = to_host(cols(0, (c + 1) * s));
+    const auto& r = orth(cols(0, (c + 1) * s), cols((c + 1) * s, (c + 2) * s), std::min(2 * s, (c + 1) * s));
+    EXPECT_EQ(r.rank, s);
+    projections += r.projections;
+    max_factorisation = std::max(max_factorisation, factorisation_error(W, Q, to_host(cols((c + 1) * s, (c + 2) * s)), r));
+  }
+  const double loss = orthogonality_loss(to_host(V));
+  if (std::getenv("KBLA_TEST_VERBOSE"))
+    std::printf("  lanczos (one_pass_ratio %.2f): loss %.2e factorisation %.2e projections %d in %d steps\n",
+                one_pass_ratio, loss, max_factorisation, projections, steps);
+  EXPECT_LE(loss, 1e-13);
+  EXPECT_LE(max_factorisation, 1e-14);
+  EXPECT_EQ(projections, expect_projections_per_step * steps);
+}
+
+}  // namespace
+
+TEST(Ortho, LocalProjectionOnePassDouble) { lanczos_with_local_projection<double>(0.5, 1); }
+TEST(Ortho, LocalProjectionOnePassComplex) { lanczos_with_local_projection<Kokkos::complex<double>>(0.5, 1); }
+TEST(Ortho, LocalProjectionWithoutOnePassTestIsBCGS2) { lanczos_with_local_projection<double>(0, 2); }
+
+// A block that is mostly along old (non-local) basis columns fails the one-pass test: BCGS2 as before.
+TEST(Ortho, OnePassTestFallsBackWhenMostOfTheBlockIsInTheBasis) {
+  const int K = 2000, p = 24, s = 6;
+  const HostMatrix<double> Q = basis<double>(K, p, 31);
+  std::vector<double> sigma(s, 1e-3);
+  const HostMatrix<double> X = block_with_singular_values(Q, sigma, 1.0, 32);
+  kbla::OrthoOptions opt;
+  opt.one_pass_ratio = 0.5;
+  const Outcome<double> o = run_ortho(Q, X, opt);
+  EXPECT_EQ(o.result.projections, 2);
+  EXPECT_LE(o.loss, 1e-13);
+  EXPECT_LE(o.factorisation, 1e-14);
+  // A block orthogonal to Q already passes with one projection and one Cholesky QR.
+  const HostMatrix<double> Y = block_with_singular_values(Q, std::vector<double>(s, 1.0), 0.0, 33);
+  const Outcome<double> o2 = run_ortho(Q, Y, opt);
+  EXPECT_EQ(o2.result.projections, 1);
+  EXPECT_EQ(o2.result.rounds, 1);
+  EXPECT_LE(o2.loss, 1e-13);
+}
+
+TEST(Ortho, LocalProjectionRejectsBadLocal) {
+  DeviceBlock<double> V("V", 100, 6);
+  kbla::BlockOrthogonalizer<Exec, double> orth(Exec{});
+  auto Q = Kokkos::subview(V, Kokkos::ALL(), std::make_pair(0, 4));
+  auto X = Kokkos::subview(V, Kokkos::ALL(), std::make_pair(4, 6));
+  EXPECT_THROW(orth(Q, X, 5), std::invalid_argument);
+  EXPECT_THROW(orth(Q, X, -1), std::invalid_argument);
 }
 
 TEST(Ortho, RejectsMismatchedRowsAndOverlap) {
