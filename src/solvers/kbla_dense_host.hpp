@@ -163,7 +163,7 @@ void hermitian_eigen(const Matrix<T>& Ain, std::vector<mag_t<T>>& w, Matrix<T>& 
   w.assign(n, M(0));
   if (n == 0) return;
   std::vector<M> e(n, M(0));
-  std::vector<T> v(n), p(n);
+  std::vector<T> v(n), p(n), zp(n);
   for (int k = 0; k + 1 < n; ++k) {
     const int L = n - k - 1;  // length of x = A(k+1:n, k)
     const T alpha = A(k + 1, k);
@@ -193,17 +193,28 @@ void hermitian_eigen(const Matrix<T>& Ain, std::vector<mag_t<T>>& w, Matrix<T>& 
       s *= ctau;
       for (int i = 0; i < L; ++i) A(o + i, j) -= v[i] * s;
     }
-    for (int i = o; i < n; ++i) {  // right: A22 -= tau (A22 v) v^H
-      T s = T(0);
-      for (int j = 0; j < L; ++j) s += A(i, o + j) * v[j];
-      s *= tau;
-      for (int j = 0; j < L; ++j) A(i, o + j) -= s * conj(v[j]);
+    // Right-hand updates column by column (column-major storage: contiguous inner loops).
+    for (int i = 0; i < L; ++i) p[i] = T(0);  // right: A22 -= tau (A22 v) v^H
+    for (int j = 0; j < L; ++j) {
+      const T vj = v[j];
+      const T* a = &A(o, o + j);
+      for (int i = 0; i < L; ++i) p[i] += a[i] * vj;
     }
-    for (int i = 0; i < n; ++i) {  // Z <- Z H on columns k+1..n
-      T s = T(0);
-      for (int j = 0; j < L; ++j) s += Z(i, o + j) * v[j];
-      s *= tau;
-      for (int j = 0; j < L; ++j) Z(i, o + j) -= s * conj(v[j]);
+    for (int j = 0; j < L; ++j) {
+      const T cv = tau * conj(v[j]);
+      T* a = &A(o, o + j);
+      for (int i = 0; i < L; ++i) a[i] -= p[i] * cv;
+    }
+    zp.assign(n, T(0));  // Z <- Z H on columns k+1..n
+    for (int j = 0; j < L; ++j) {
+      const T vj = v[j];
+      const T* z = &Z(0, o + j);
+      for (int i = 0; i < n; ++i) zp[i] += z[i] * vj;
+    }
+    for (int j = 0; j < L; ++j) {
+      const T cv = tau * conj(v[j]);
+      T* z = &Z(0, o + j);
+      for (int i = 0; i < n; ++i) z[i] -= zp[i] * cv;
     }
   }
   std::vector<M>& d = w;
