@@ -4,11 +4,15 @@
 //
 // Basis V = [locked | active | next block], at most m s + s columns of K rows on the execution space's memory.
 // Expansion: W = A V_c for the newest block V_c, W <- ortho(W against all of V) gives the column block of the
-// projected matrix T (coefficients H) and the sub-diagonal block R. Full re-orthogonalisation every step.
+// projected matrix T (coefficients H) and the sub-diagonal block R. Full re-orthogonalisation every step, in the
+// cheap form: W is projected first against the blocks the Lanczos recurrence puts it on (V_prev, V_c), then
+// once against the whole basis; a second full projection and CholQR2's second round only when the one-pass test
+// fails (OrthoOptions::one_pass_ratio; it never did on the 3D Laplacian runs measured).
 // When the active basis is full: Rayleigh-Ritz on T (host Householder + QL), residual estimates
 // ||R_last Y_i|| (Krylov-Schur relation), converged wanted pairs are locked (kept in front of the basis,
-// excluded from the projected problem), the best unconverged wanted Ritz vectors plus as many again are kept
-// (thick restart: V <- V Y in place), and the residual block becomes the next block to expand.
+// excluded from the projected problem), the best unconverged wanted Ritz vectors plus half of the remaining
+// room are kept (thick restart: only those columns of V Y are formed, out of place into a second basis buffer),
+// and the residual block becomes the next block to expand.
 // Block size s >= the largest multiplicity among the wanted eigenvalues finds every copy (a single-vector
 // Lanczos cannot).
 #pragma once
@@ -299,7 +303,13 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
       // Thick restart: keep the unconverged wanted Ritz vectors plus half of the remaining room. The basis then
       // grows by whole blocks up to at most maxdim, so its size (and with it the number kept) varies from one
       // restart to the next; measured on the 3D Laplacian this converges faster than a fixed split, whose
-      // restart filter keeps the same zeros cycle after cycle.
+      // restart filter keeps the same zeros cycle after cycle. Re-measured with the cheaper orthogonalisation
+      // (3D Laplacian 30^3 / 40^3, k = 16, s = 8, tol 1e-10; cost = orthogonalisation + SpMV + restart traffic):
+      // keeping half of the extra room beat 0.3 and 0.7 (cost +4% to +43%) and a TRLan-style adaptive choice
+      // (max (m - kk) sqrt(gap ratio)), which kept more vectors: +31% / +20% / +11% at m = 12 / 14 / 16, though
+      // steadier in m (-16% at m = 11). The default m = ceil(2k/s) + 8 = 12 was the cheapest of m = 8..20
+      // (m = 14..16 within 10%, m = 11 and 13 up to +47% at 30^3: a restarted run's iteration count is not smooth
+      // in m; at 40^3 m = 12, 14, 16 took 227, 226, 226 iterations).
       const int room = top - locked_now - s;
       const int k_rem2 = nev - locked_now;
       const int kk = (done || out_of_restarts) ? 0 : std::min(room, k_rem2 + std::max(0, (room - k_rem2) / 2));
