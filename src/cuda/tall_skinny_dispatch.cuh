@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "tall_skinny_params.hpp"
+#include "tall_skinny_routes.hpp"
 #include "tsmm_kernel.cuh"
 #include "tsmttsm_dmma.cuh"
 #include "tsmttsm_kernel.cuh"
@@ -59,6 +60,48 @@ inline int lay_of(Layout a, Layout b) {
 constexpr int kNarrowMaxM = 128;
 inline bool narrow_shape(int M, int N, int max_m) { return N <= 16 && M >= 2 * N && M > 2 && M <= max_m; }
 
+// Measured routes (tall_skinny_routes.hpp, made by scripts/make_ts_routes.py from the H100 benchmark): shapes
+// where cuBLAS was faster than the own kernel go to cuBLAS, so the library is not slower than cuBLAS where it was
+// measured. Unmeasured cases (float types, mixed layouts, narrow complex or row-major) keep the own kernels.
+// KBLA_TS_NO_ROUTES=1 turns the routes off (to re-measure the own kernels).
+inline bool routes_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("KBLA_TS_NO_ROUTES");
+    return !(e && e[0] == '1');
+  }();
+  return on;
+}
+template <class T>
+constexpr int route_type() {  // index into kCublasSquare, -1: no measurements
+  return std::is_same<T, double>::value ? 0 : std::is_same<T, std::complex<double>>::value ? 1 : -1;
+}
+inline bool narrow_route_hit(const int (*boxes)[2], int count, int M, int N) {
+  const int nclass = N <= 8 ? 8 : 16;
+  int mclass = 0;  // the smallest measured p >= M
+  for (int p : {16, 32, 48, 64, 96, 128})
+    if (M <= p) {
+      mclass = p;
+      break;
+    }
+  for (int i = 0; i < count; ++i)
+    if (boxes[i][0] == nclass && boxes[i][1] == mclass) return true;
+  return false;
+}
+// op: 0 tsmttsm, 1 tsmm
+template <class T>
+bool cublas_measured_faster(int op, int M, int N, Layout la, Layout lb, bool narrow) {
+  constexpr int t = route_type<T>();
+  if (t < 0 || la != lb || !routes_enabled() || !cublas_enabled()) return false;
+  if (narrow) {
+    if (t != 0 || la != Layout::ColMajor) return false;
+    return op == 0 ? narrow_route_hit(kCublasNarrowTsmttsm, kCublasNarrowTsmttsmCount, M, N)
+                   : narrow_route_hit(kCublasNarrowTsmm, kCublasNarrowTsmmCount, M, N);
+  }
+  const int w = std::max(M, N);
+  if (w < 1 || w > 64) return false;
+  return (kCublasSquare[t][op][la == Layout::RowMajor ? 0 : 1] >> (w - 1)) & 1u;
+}
+
 inline bool ld_ok(std::int64_t ld, Layout l, std::int64_t rows, std::int64_t cols) {
   return l == Layout::RowMajor ? ld >= std::max<std::int64_t>(cols, 1) : ld >= std::max<std::int64_t>(rows, 1);
 }
@@ -98,11 +141,13 @@ cudaError_t tsmttsm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T a
   a.asm_ = la == Layout::RowMajor ? 1 : lda;
   a.bsk = lb == Layout::RowMajor ? ldb : 1;
   a.bsm = lb == Layout::RowMajor ? 1 : ldb;
-  if (narrow_shape(M, N, kNarrowMaxM)) {
+  const bool narrow = narrow_shape(M, N, kNarrowMaxM);
+  const bool to_cublas = cublas_measured_faster<T>(0, M, N, la, lb, narrow);
+  if (narrow && !to_cublas) {
     const cudaError_t e = run_narrow(a, lay_of(la, lb), stream);
     if (e != cudaErrorNotSupported) return e;
   }
-  if (std::max(M, N) > kCublasAbove && cublas_enabled()) {
+  if ((to_cublas || std::max(M, N) > kCublasAbove) && cublas_enabled()) {
     const cudaError_t e = cublas_tsmttsm(stream, K, M, N, alpha, A, lda, la, B, ldb, lb, beta, C, ldc, lc);
     if (e != cudaErrorNotSupported) return e;
   }
@@ -123,8 +168,10 @@ cudaError_t tsmm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T alph
   if (!aligned_elem<T>(A) || !aligned_elem<T>(B) || !aligned_elem<T>(C)) return cudaErrorMisalignedAddress;
   const bool inplace = static_cast<const void*>(A) == static_cast<const void*>(B);
   if (inplace && (M != N || la != lb || lda != ldb)) return cudaErrorInvalidValue;
-  const bool narrow = !inplace && narrow_shape(M, N, 64);  // the narrow tables stage all of M (MT <= 64)
-  if (!narrow && !inplace && std::max(M, N) > kCublasAbove && cublas_enabled()) {
+  const bool narrow_class = narrow_shape(M, N, 64);  // the narrow tables stage all of M (MT <= 64)
+  const bool to_cublas = !inplace && cublas_measured_faster<T>(1, M, N, la, lb, narrow_class);
+  const bool narrow = !inplace && narrow_class && !to_cublas;
+  if (!inplace && (to_cublas || (!narrow && std::max(M, N) > kCublasAbove)) && cublas_enabled()) {
     const cudaError_t e = cublas_tsmm(stream, K, M, N, alpha, A, lda, la, C, ldc, lc, beta, B, ldb, lb);
     if (e != cudaErrorNotSupported) return e;
   }
