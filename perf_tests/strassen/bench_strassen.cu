@@ -186,9 +186,9 @@ struct AlgoDef {
 };
 
 static std::vector<AlgoDef> algorithms() {
-  auto mk = [](StrassenAlgorithm a, int lv) {
+  auto mk = [](StrassenAlgorithm a, int lv, bool low_memory = false) {
     StrassenConfig c;
-    c.algorithm = a, c.levels = lv;
+    c.algorithm = a, c.levels = lv, c.low_memory = low_memory;
     return c;
   };
   return {{"cublas", Kind::cublas, StrassenConfig{}},
@@ -196,6 +196,8 @@ static std::vector<AlgoDef> algorithms() {
           {"fused_1L", Kind::strassen, mk(StrassenAlgorithm::fused, 1)},
           {"hybrid_2L", Kind::strassen, mk(StrassenAlgorithm::hybrid, 2)},
           {"conventional_1L", Kind::strassen, mk(StrassenAlgorithm::conventional, 1)},
+          // run-1 product-by-product schedule (less workspace, more traffic), over the run-2 kernels
+          {"conventional_1L_lowmem", Kind::strassen, mk(StrassenAlgorithm::conventional, 1, true)},
           {"conventional_2L", Kind::strassen, mk(StrassenAlgorithm::conventional, 2)},
           {"winograd", Kind::strassen, mk(StrassenAlgorithm::winograd, 4)}};
 }
@@ -205,7 +207,8 @@ static int levels_of(const AlgoDef& a, i64 m, i64 n, i64 k, bool fp32) {
   if (a.kind != Kind::strassen) return 0;
   if (a.cfg.algorithm == StrassenAlgorithm::fused) return 1;
   if (a.cfg.algorithm == StrassenAlgorithm::hybrid) return std::min(std::min(m, n), k) >= 2 ? 2 : 1;
-  const i64 tau = a.cfg.tau > 0 ? a.cfg.tau : (fp32 ? 6144 : 12288);
+  const i64 tau = a.cfg.tau > 0 ? a.cfg.tau
+                                : (fp32 ? kbla::cuda::strassen_default_tau<float>() : kbla::cuda::strassen_default_tau<double>());
   int L = 0;
   while (L < a.cfg.levels && std::min(std::min(m, n), k) >= 2 &&
          (a.cfg.algorithm != StrassenAlgorithm::winograd || std::min(std::min(m, n), k) >= tau)) {
@@ -554,9 +557,10 @@ static void write_json(const Opts& o, const DevInfo& d, const std::vector<Result
   std::fprintf(f, " \"env_NVIDIA_TF32_OVERRIDE\": %s,\n", tf32 ? jstr(tf32).c_str() : "null");
   std::fprintf(f, " \"peak_used\": {\"fp32\": \"fp32_simt_peak_tflops\", \"fp64\": \"fp64_tc_peak_tflops_from_clock\"},\n");
   std::fprintf(f, " \"config\": {\"reps\": %d, \"warmup\": %d, \"sample\": %d, \"max_seconds\": %s, \"quick\": %s, "
-                  "\"rankk_k\": %lld, \"panel_mn\": %lld, \"winograd_default_tau\": {\"fp32\": 6144, \"fp64\": 12288}},\n",
+                  "\"rankk_k\": %lld, \"panel_mn\": %lld, \"winograd_default_tau\": {\"fp32\": %lld, \"fp64\": %lld}},\n",
                o.reps, o.warmup, o.sample, jnum(o.max_seconds).c_str(), o.quick ? "true" : "false",
-               (long long)o.rankk_k, (long long)o.panel_mn);
+               (long long)o.rankk_k, (long long)o.panel_mn, (long long)kbla::cuda::strassen_default_tau<float>(),
+               (long long)kbla::cuda::strassen_default_tau<double>());
   std::fprintf(f, " \"elapsed_s\": %s,\n \"results\": [\n", jnum(now_s()).c_str());
   for (std::size_t q = 0; q < rs.size(); ++q) {
     const Result& r = rs[q];

@@ -32,7 +32,16 @@ struct StrassenConfig {
   std::int64_t tau = 0;
   // Leaves of conventional / winograd: true = cuBLAS (FP64 tensor cores on Hopper), false = simt_gemm.
   bool cublas_leaves = true;
+  // conventional / hybrid / winograd: false (default) = batched additions: all operand sums of a level in one
+  // pass and (conventional) all combinations in one pass, workspace per level 5 (mk + kn + mn) / 4 elements
+  // (conventional, hybrid) or (4 mk + 4 kn + 2 mn) / 4 (winograd). true = the run-1 product-by-product schedule,
+  // (mk + kn + mn) / 4 resp. (mk + kn + 2 mn) / 4 per level, more memory traffic. Same arithmetic either way.
+  bool low_memory = false;
 };
+
+// Winograd's default recursion threshold (StrassenConfig::tau == 0) for T = float / double.
+template <class T>
+std::int64_t strassen_default_tau();
 
 // Classical GEMM by the library's own SIMT kernel (threadblock tile -> warp tile -> thread tile, double-buffered
 // shared memory, fringes zero-padded while packing). The base the fused Strassen kernel is built from.

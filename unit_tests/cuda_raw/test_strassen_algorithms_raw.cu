@@ -1,6 +1,9 @@
 // Raw test of the workspace Strassen paths (kbla::cuda::strassen_gemm: conventional levels 1/2, hybrid,
 // Winograd levels 1/2 with a small tau so recursion happens at test sizes, plus the forwarded fused path and
 // conventional over simt_gemm leaves) against a CPU long-double reference. No Kokkos, no GoogleTest.
+// Each workspace algorithm runs in both schedules: batched additions (default) and low_memory (run-1 schedule).
+// The "aligned" cases (sizes with halves divisible by 4, ld a multiple of 4) take the 16-byte vector path of the
+// elementwise kernels; the others (odd ld) the scalar path.
 // Prints "N passed, N failed" and returns nonzero on failure. --quick runs a subset.
 //
 // Tolerance (max-norm, per entry):
@@ -86,12 +89,16 @@ struct Problem {
 };
 
 template <class T>
-static Problem<T> make_problem(char ta, char tb, i64 m, i64 n, i64 k, T alpha, T beta, bool nan_c, std::uint64_t seed) {
+static Problem<T> make_problem(char ta, char tb, i64 m, i64 n, i64 k, T alpha, T beta, bool nan_c, std::uint64_t seed,
+                               bool aligned = false) {
   Problem<T> p;
   p.ta = ta, p.tb = tb, p.m = m, p.n = n, p.k = k, p.alpha = alpha, p.beta = beta;
   const i64 ra = is_t(ta) ? k : m, ca = is_t(ta) ? m : k;
   const i64 rb = is_t(tb) ? n : k, cb = is_t(tb) ? k : n;
   p.lda = ra + 3, p.ldb = rb + 2, p.ldc = m + 5;
+  if (aligned) {  // ld a multiple of 4 elements (16 bytes for float) when the extent is
+    p.lda = (ra + 3) / 4 * 4 + 4, p.ldb = (rb + 3) / 4 * 4 + 4, p.ldc = (m + 3) / 4 * 4 + 4;
+  }
   Rng r{seed * 2654435761ull + 12345};
   p.A.assign(std::size_t(p.lda * std::max<i64>(ca, 1)), T(0));
   p.B.assign(std::size_t(p.ldb * std::max<i64>(cb, 1)), T(0));
@@ -178,7 +185,7 @@ static void run_case(const char* prec, const Algo& a, const Problem<T>& p, Dev<T
   CK(cudaMemcpy(C.data(), d.C, C.size() * sizeof(T), cudaMemcpyDeviceToHost));
   if (w) cudaFree(w);
   const double eps = std::numeric_limits<T>::epsilon();
-  const int L = levels_applied(a.cfg, p.m, p.n, p.k, sizeof(T) == 4 ? 6144 : 12288) + a.extra;
+  const int L = levels_applied(a.cfg, p.m, p.n, p.k, kbla::cuda::strassen_default_tau<T>()) + a.extra;
   const double tol = 8.0 * double(p.k + 2) * eps * std::fabs(double(p.alpha)) * p.maxA * p.maxB *
                          std::pow(a.growth, L) +
                      4.0 * eps * std::fabs(double(p.beta)) * p.maxC + 1e-300;
@@ -208,9 +215,9 @@ static void run_case(const char* prec, const Algo& a, const Problem<T>& p, Dev<T
 template <class T>
 static void run_all(const char* prec, bool quick) {
   std::vector<Algo> algos;
-  auto cfg = [](StrassenAlgorithm al, int lv, i64 tau, bool blas) {
+  auto cfg = [](StrassenAlgorithm al, int lv, i64 tau, bool blas, bool low_memory = false) {
     StrassenConfig c;
-    c.algorithm = al, c.levels = lv, c.tau = tau, c.cublas_leaves = blas;
+    c.algorithm = al, c.levels = lv, c.tau = tau, c.cublas_leaves = blas, c.low_memory = low_memory;
     return c;
   };
   algos.push_back({"conventional-L1", cfg(StrassenAlgorithm::conventional, 1, 0, true), 12, 0});
@@ -218,11 +225,16 @@ static void run_all(const char* prec, bool quick) {
   algos.push_back({"hybrid", cfg(StrassenAlgorithm::hybrid, 2, 0, true), 12, 1});
   algos.push_back({"winograd-L1-tau8", cfg(StrassenAlgorithm::winograd, 1, 8, true), 18, 0});
   algos.push_back({"winograd-L2-tau8", cfg(StrassenAlgorithm::winograd, 2, 8, true), 18, 0});
+  algos.push_back({"conventional-L2-lowmem", cfg(StrassenAlgorithm::conventional, 2, 0, true, true), 12, 0});
+  algos.push_back({"winograd-L2-tau8-lowmem", cfg(StrassenAlgorithm::winograd, 2, 8, true, true), 18, 0});
   std::vector<Algo> extra;  // run on fewer cases
   extra.push_back({"winograd-L3-tau2", cfg(StrassenAlgorithm::winograd, 3, 2, true), 18, 0});
   extra.push_back({"winograd-default", cfg(StrassenAlgorithm::winograd, 2, 0, true), 18, 0});
   extra.push_back({"conv-L1-simt", cfg(StrassenAlgorithm::conventional, 1, 0, false), 12, 0});
   extra.push_back({"fused", cfg(StrassenAlgorithm::fused, 1, 0, true), 12, 1});
+  extra.push_back({"conv-L1-lowmem", cfg(StrassenAlgorithm::conventional, 1, 0, true, true), 12, 0});
+  extra.push_back({"hybrid-lowmem", cfg(StrassenAlgorithm::hybrid, 2, 0, true, true), 12, 1});
+  extra.push_back({"conv-L2-simt", cfg(StrassenAlgorithm::conventional, 2, 0, false), 12, 0});
 
   struct Shape {
     i64 m, n, k;
@@ -255,6 +267,27 @@ static void run_all(const char* prec, bool quick) {
       for (const Algo& a : algos) run_case<T>(prec, a, p, d);
       if (tp.first == 'N' || tp.second == 'T')
         for (const Algo& a : extra) run_case<T>(prec, a, p, d);
+    }
+  }
+  // aligned ld and halves divisible by 4: the vectorised elementwise path (float4 / double2), incl. peeling of an
+  // odd n and odd k next to aligned quadrants, beta != 0 and beta == 0 with NaN in C
+  {
+    const Shape aligned_quick[] = {{64, 64, 64}, {136, 72, 264}};
+    const Shape aligned_full[] = {{64, 64, 64}, {136, 72, 264}, {256, 256, 256}, {264, 129, 136}, {72, 136, 129}};
+    const Shape* as = quick ? aligned_quick : aligned_full;
+    const std::size_t na = quick ? 2 : 5;
+    for (std::size_t si = 0; si < na; ++si) {
+      const Shape& sh = as[si];
+      for (auto tp : {std::pair<char, char>{'N', 'N'}, std::pair<char, char>{'T', 'N'},
+                      std::pair<char, char>{'N', 'T'}, std::pair<char, char>{'T', 'T'}}) {
+        Problem<T> p = make_problem<T>(tp.first, tp.second, sh.m, sh.n, sh.k, T(1.5), T(-0.75), false, ++seed, true);
+        Dev<T> d(p);
+        for (const Algo& a : algos) run_case<T>(prec, a, p, d);
+        for (const Algo& a : extra) run_case<T>(prec, a, p, d);
+      }
+      Problem<T> p = make_problem<T>('N', 'N', sh.m, sh.n, sh.k, T(1), T(0), true, ++seed, true);
+      Dev<T> d(p);
+      for (const Algo& a : algos) run_case<T>(prec, a, p, d);
     }
   }
   // beta == 0 with NaN in C; beta == 1; k == 0; alpha == 0 (A, B not read for results)
