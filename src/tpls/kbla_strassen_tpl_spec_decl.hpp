@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <mutex>
 
 namespace kbla {
 namespace Impl {
@@ -57,6 +59,35 @@ struct StrassenTplWorkspace<Kokkos::Cuda, T> {
   }
 };
 
+// Workspace kept between calls, one per CUDA stream, grown when a larger problem comes and released at
+// Kokkos::finalize: allocating a View and fencing on every call costs a synchronisation per product. Calls on one
+// stream are ordered, so reusing the buffer is safe; host threads sharing a stream must not call concurrently.
+inline void* strassen_cached_workspace(const Kokkos::Cuda& exec, std::size_t bytes) {
+  struct Cache {
+    std::mutex mutex;
+    std::map<cudaStream_t, Kokkos::View<char*, Kokkos::CudaSpace>> views;
+    bool hooked = false;
+  };
+  static Cache* cache = new Cache();  // never destroyed: the Views are released by the finalize hook
+  std::lock_guard<std::mutex> lock(cache->mutex);
+  if (!cache->hooked) {
+    Kokkos::push_finalize_hook([] {
+      std::lock_guard<std::mutex> hook_lock(cache->mutex);
+      cache->views.clear();
+      cache->hooked = false;
+    });
+    cache->hooked = true;
+  }
+  Kokkos::View<char*, Kokkos::CudaSpace>& view = cache->views[exec.cuda_stream()];
+  if (view.extent(0) < bytes) {
+    exec.fence();  // earlier products on this stream may still read the old buffer
+    view = Kokkos::View<char*, Kokkos::CudaSpace>();
+    view = Kokkos::View<char*, Kokkos::CudaSpace>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "kbla::strassen workspace (cached per stream)"), bytes);
+  }
+  return view.data();
+}
+
 template <class AView, class BView, class CView>
 struct Strassen<Kokkos::Cuda, AView, BView, CView, true> {
   using Scalar = typename CView::non_const_value_type;
@@ -80,7 +111,6 @@ struct Strassen<Kokkos::Cuda, AView, BView, CView, true> {
 
     const kbla::cuda::StrassenConfig config = cuda_strassen_config(options);
     const std::size_t bytes = kbla::cuda::strassen_workspace_bytes<Scalar>(config, rows, cols, k);
-    Kokkos::View<char*, Kokkos::CudaSpace> owned;
     void* workspace = nullptr;
     std::size_t workspace_bytes = 0;
     if (bytes > 0) {
@@ -89,9 +119,7 @@ struct Strassen<Kokkos::Cuda, AView, BView, CView, true> {
         workspace = options.workspace;
         workspace_bytes = options.workspace_bytes;
       } else {
-        owned = Kokkos::View<char*, Kokkos::CudaSpace>(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "kbla::strassen workspace"), bytes);
-        workspace = owned.data();
+        workspace = strassen_cached_workspace(exec, bytes);
         workspace_bytes = bytes;
       }
     }
@@ -99,7 +127,6 @@ struct Strassen<Kokkos::Cuda, AView, BView, CView, true> {
                                                           raw_value(alpha), p1, ld1, p2, ld2, raw_value(beta),
                                                           raw_pointer(C), c.ld, workspace, workspace_bytes),
                         "kbla::strassen_gemm (CUDA)");
-    if (owned.data() != nullptr) exec.fence();  // the kernels read the workspace until they finish
   }
 };
 
