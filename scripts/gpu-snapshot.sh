@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Packs the committed tree (HEAD, nothing uncommitted) into .deps/src.tar.xz, so that a GPU run measures exactly
+# a commit even while other work is in progress in the checkout. The device tool copies the working tree, and its
+# copy's .git can be older than yours: do not `git reset` there. With the device tool (carry [".deps"]):
+#
+#   bash scripts/gpu-snapshot.sh        # here
+#   run: mkdir -p /tmp/src && tar -xJf .deps/src.tar.xz -C /tmp/src && cp -r .deps /tmp/src/ && cd /tmp/src && \
+#        DEPS_PREFIX=/opt/kbla-deps/kokkos-cuda scripts/gpu-check.sh ...; cp /tmp/src/gpu-check-out/* $OUT/
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p .deps
+git archive --format=tar HEAD | xz -T2 > .deps/src.tar.xz
+echo "$(git rev-parse --short HEAD) -> .deps/src.tar.xz ($(du -h .deps/src.tar.xz | cut -f1))"
