@@ -7,6 +7,7 @@
 //               [--scalar double|complex] [--json FILE]
 // Each block vector holds about E elements (K = E / width rows); the median of R timed runs after one warm-up.
 #include <kbla.hpp>
+#include "common/kbla_measured_bandwidth.hpp"
 
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Random.hpp>
@@ -71,60 +72,6 @@ Settings parse(int argc, char** argv) {
   return s;
 }
 
-template <class F>
-double median_seconds(int reps, F&& run) {
-  run();  // warm-up
-  Kokkos::fence();
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    Kokkos::Timer timer;
-    run();
-    Kokkos::fence();
-    t.push_back(timer.seconds());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
-struct Bandwidth {
-  double read_GBs, copy_GBs;
-};
-
-// STREAM-like: a read-only sum (what inner needs) and a copy y = x (read + write, what update needs).
-Bandwidth measure_bandwidth(std::int64_t n, int reps) {
-  using Exec = Kokkos::DefaultExecutionSpace;
-  Kokkos::View<double*> x("x", n), y("y", n);
-  Kokkos::parallel_for("fill", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(std::int64_t i) { x(i) = 1e-9 * i; });
-  const double bytes = double(n) * sizeof(double);
-  double sink = 0;
-  constexpr bool host = std::is_same<Exec::memory_space, Kokkos::HostSpace>::value;
-  const double t_read = median_seconds(reps, [&] {
-    if (host) {
-      // Blocks of 1024 summed into local accumulators: the reduction reference is written once per block, so
-      // the loads are not serialised behind it.
-      Kokkos::parallel_reduce(
-          "read", Kokkos::RangePolicy<Exec>(0, n / 1024),
-          KOKKOS_LAMBDA(std::int64_t b, double& s) {
-            double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-            for (std::int64_t i = 1024 * b; i < 1024 * b + 1024; i += 4) {
-              s0 += x(i);
-              s1 += x(i + 1);
-              s2 += x(i + 2);
-              s3 += x(i + 3);
-            }
-            s += (s0 + s1) + (s2 + s3);
-          },
-          sink);
-    } else {  // GPUs: one element per index keeps the warp's loads coalesced
-      Kokkos::parallel_reduce("read", Kokkos::RangePolicy<Exec>(0, n),
-                              KOKKOS_LAMBDA(std::int64_t i, double& s) { s += x(i); }, sink);
-    }
-  });
-  const double t_copy = median_seconds(reps, [&] { Kokkos::deep_copy(y, x); });
-  if (sink < 0) std::printf("(impossible)\n");
-  return {bytes / t_read * 1e-9, 2 * bytes / t_copy * 1e-9};
-}
-
 struct Row {
   int width;
   std::int64_t K;
@@ -133,7 +80,7 @@ struct Row {
 };
 
 template <class Scalar, class Layout>
-std::vector<Row> run_widths(const Settings& s, std::int64_t elements, const Bandwidth& bw) {
+std::vector<Row> run_widths(const Settings& s, std::int64_t elements, const kbla_perf::Bandwidth& bw) {
   using Exec = Kokkos::DefaultExecutionSpace;
   using Matrix = Kokkos::View<Scalar**, Layout, Exec::memory_space>;
   std::vector<Row> rows;
@@ -149,22 +96,22 @@ std::vector<Row> run_widths(const Settings& s, std::int64_t elements, const Band
     auto record = [&](const char* op, double t, double bytes, double peak) {
       rows.push_back({w, K, op, t, bytes / t * 1e-9, 100.0 * bytes / t * 1e-9 / peak});
     };
-    record("inner", median_seconds(s.reps, [&] { kbla::inner(exec, Scalar(1), A, B, Scalar(0), C); }),
+    record("inner", kbla_perf::median_seconds(s.reps, [&] { kbla::inner(exec, Scalar(1), A, B, Scalar(0), C); }),
            2 * big + small, bw.read_GBs);
-    record("update", median_seconds(s.reps, [&] { kbla::update(exec, Scalar(1), A, C, Scalar(0), B); }),
+    record("update", kbla_perf::median_seconds(s.reps, [&] { kbla::update(exec, Scalar(1), A, C, Scalar(0), B); }),
            2 * big + small, bw.copy_GBs);
     // Scale C so that repeated in-place rotations neither blow up nor vanish (orthonormal-ish columns).
     Kokkos::deep_copy(C, Scalar(0));
     Kokkos::parallel_for("identity", Kokkos::RangePolicy<Exec>(0, w), KOKKOS_LAMBDA(int i) { C(i, i) = Scalar(1); });
-    record("update_in_place", median_seconds(s.reps, [&] { kbla::update_in_place(exec, Scalar(1), B, C); }),
+    record("update_in_place", kbla_perf::median_seconds(s.reps, [&] { kbla::update_in_place(exec, Scalar(1), B, C); }),
            2 * big + small, bw.copy_GBs);
-    record("gemm_CN", median_seconds(s.reps, [&] { kbla::gemm(exec, "C", "N", Scalar(1), A, B, Scalar(0), C); }),
+    record("gemm_CN", kbla_perf::median_seconds(s.reps, [&] { kbla::gemm(exec, "C", "N", Scalar(1), A, B, Scalar(0), C); }),
            2 * big + small, bw.read_GBs);
   }
   return rows;
 }
 
-void write_json(const std::string& path, const Settings& s, const Bandwidth& bw, const std::vector<Row>& rows) {
+void write_json(const std::string& path, const Settings& s, const kbla_perf::Bandwidth& bw, const std::vector<Row>& rows) {
   std::ofstream out(path);
   if (!out) throw std::runtime_error("cannot write " + path);
   out << "{\n  \"program\": \"kbla_driver\",\n  \"execution_space\": \"" << Kokkos::DefaultExecutionSpace::name()
@@ -194,7 +141,7 @@ int main(int argc, char** argv) {
     std::printf("kbla_driver on %s (concurrency %d), %s, Layout%s, ~%lld elements per block vector, median of %d\n",
                 Exec::name(), Exec().concurrency(), s.scalar.c_str(), s.layout == "left" ? "Left" : "Right",
                 static_cast<long long>(elements), s.reps);
-    const Bandwidth bw = measure_bandwidth(host ? (std::int64_t(1) << 25) : (std::int64_t(1) << 28), s.reps);
+    const kbla_perf::Bandwidth bw = kbla_perf::measure_bandwidth(host ? (std::int64_t(1) << 25) : (std::int64_t(1) << 28), s.reps);
     std::printf("measured bandwidth: read %.1f GB/s, copy %.1f GB/s\n", bw.read_GBs, bw.copy_GBs);
     std::vector<Row> rows;
     if (s.scalar == "double")
