@@ -130,6 +130,14 @@ inline std::uint64_t seed_for_current_test(std::uint64_t salt) {
   return h;
 }
 
+// Few typed tests, each running several parts: gtest's typed-test registration costs compile time per
+// (test, type) pair, so parts are grouped; KBLA_PART(name) runs part name<TypeParam>() and names it in the trace.
+#define KBLA_PART(name) \
+  do {                   \
+    SCOPED_TRACE(#name); \
+    name<TypeParam>();   \
+  } while (0)
+
 // KBLA_TEST_TRACE=1: every call under test prints what it is about to do to stderr (unbuffered), so a crash
 // (not a failed expectation, which gtest reports with its trace) can be placed.
 inline void trace_call(const std::string& what, const char* phase) {

@@ -464,13 +464,6 @@ static_assert(Kokkos::SpaceAccessibility<Kokkos::DefaultExecutionSpace, Kokkos::
 #endif
 
 
-// Few typed tests, each running several parts: gtest's typed-test registration costs compile time per
-// (test, type) pair, so parts are grouped (a failing part names itself in the trace).
-#define KBLA_PART(name) \
-  do {                   \
-    SCOPED_TRACE(#name); \
-    name<TypeParam>();   \
-  } while (0)
 
 TYPED_TEST(ErrorTest, InnerBadInput) {
   KBLA_PART(InnerMismatchedExtents);

@@ -178,13 +178,6 @@ void DefaultInstanceOverload() {
 }
 
 
-// Few typed tests, each running several parts: gtest's typed-test registration costs compile time per
-// (test, type) pair, so parts are grouped (a failing part names itself in the trace).
-#define KBLA_PART(name) \
-  do {                   \
-    SCOPED_TRACE(#name); \
-    name<TypeParam>();   \
-  } while (0)
 
 TYPED_TEST(InnerTest, Shapes) {
   KBLA_PART(SmallWidthsOverK);

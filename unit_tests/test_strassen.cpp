@@ -350,11 +350,6 @@ void BadInput() {
   EXPECT_TRUE(B.unchanged());
 }
 
-#define KBLA_PART(name) \
-  do {                   \
-    SCOPED_TRACE(#name); \
-    name<TypeParam>();   \
-  } while (0)
 
 TYPED_TEST(StrassenTest, Shapes) {
   KBLA_PART(ShapesPerAlgorithm);
