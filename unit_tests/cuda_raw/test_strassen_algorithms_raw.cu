@@ -28,21 +28,11 @@
 #include <vector>
 
 #include "kbla_cuda_strassen.hpp"
+#include "raw_test_support.hpp"
 
 using kbla::cuda::StrassenAlgorithm;
 using kbla::cuda::StrassenConfig;
 using i64 = std::int64_t;
-
-static int g_pass = 0, g_fail = 0;
-
-#define CK(x)                                                                                  \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);     \
-      std::exit(2);                                                                            \
-    }                                                                                          \
-  } while (0)
 
 struct Rng {
   std::uint64_t s;

@@ -33,18 +33,10 @@
 #include <vector>
 
 #include "kbla_cuda_strassen.hpp"
+#include "raw_test_support.hpp"
 
-static int g_pass = 0, g_fail = 0;
 static std::mt19937_64 g_rng(20240611);
 
-#define CK(x)                                                                               \
-  do {                                                                                      \
-    cudaError_t e_ = (x);                                                                   \
-    if (e_ != cudaSuccess) {                                                                \
-      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      std::exit(2);                                                                         \
-    }                                                                                       \
-  } while (0)
 
 template <class T>
 struct Tr;

@@ -14,21 +14,13 @@
 #include <vector>
 
 #include "kbla_cuda_tall_skinny.hpp"
+#include "raw_test_support.hpp"
 
 using kbla::cuda::Layout;
 using kbla::cuda::TallSkinnyOptions;
 
-static int g_pass = 0, g_fail = 0;
 static std::mt19937_64 g_rng(12345);
 
-#define CK(x)                                                                                 \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);   \
-      std::exit(2);                                                                           \
-    }                                                                                         \
-  } while (0)
 
 template <class T>
 struct Tr {
