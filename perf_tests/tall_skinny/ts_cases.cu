@@ -1,0 +1,126 @@
+// Times single tall & skinny cases through the raw API (no Kokkos): the quick what-if and profiling companion
+// of kbla_bench_tall_skinny. Each case runs 2 warm-ups, then the median of --reps launches; one line per case.
+//
+//   ts_cases [--reps N] [--rows-log2 L] CASE...      CASE = TYPE:OP:LAYOUT:MxN, e.g. D:tsmttsm:R:48x48
+//     TYPE D | Z, OP tsmttsm | tsmm, LAYOUT R (row-major) | C (column-major)
+//     rows K = 2^L / max(M, N) (default L = 26 for D, 25 for Z: ~1 GiB of A + B, as in the benchmark's
+//     bandwidth regime but small enough for ncu's replay)
+// Under ncu, --reps 1 gives 3 launches per case (2 warm-ups + 1): profile with `-k regex:'tsm|dmma' -s 2 -c 1`
+// per case, or all launches with a small reps.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <complex>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kbla_cuda_tall_skinny.hpp"
+
+using kbla::cuda::Layout;
+
+#define CK(x)                                                                                        \
+  do {                                                                                               \
+    cudaError_t e_ = (x);                                                                            \
+    if (e_ != cudaSuccess) {                                                                         \
+      std::fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
+      std::exit(2);                                                                                  \
+    }                                                                                                \
+  } while (0)
+
+__global__ void fill(double* p, std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * (std::int64_t)blockDim.x + threadIdx.x; i < n; i += (std::int64_t)gridDim.x * blockDim.x)
+    p[i] = 1.0 / (1 + (i % 97));
+}
+
+struct Case {
+  char type;
+  bool tsmm, row;
+  int M, N;
+};
+
+bool parse(const char* s, Case* c) {
+  char op[16], lay;
+  if (std::sscanf(s, "%c:%15[a-z]:%c:%dx%d", &c->type, op, &lay, &c->M, &c->N) != 5) return false;
+  c->tsmm = std::strcmp(op, "tsmm") == 0;
+  c->row = lay == 'R';
+  return (c->type == 'D' || c->type == 'Z') && (c->tsmm || std::strcmp(op, "tsmttsm") == 0) &&
+         (lay == 'R' || lay == 'C') && c->M > 0 && c->N > 0;
+}
+
+template <class T>
+float run(const Case& c, std::int64_t K, void* bufA, void* bufB, void* bufC, cudaStream_t s, int reps) {
+  const Layout L = c.row ? Layout::RowMajor : Layout::ColMajor;
+  T* A = static_cast<T*>(bufA);
+  T* B = static_cast<T*>(bufB);
+  T* C = static_cast<T*>(bufC);
+  auto ld = [&](std::int64_t rows, int cols) { return c.row ? (std::int64_t)cols : rows; };
+  auto call = [&]() {
+    if (c.tsmm)  // B (K x N) = A (K x M) * C (M x N)
+      CK(kbla::cuda::tsmm<T>(s, K, c.M, c.N, T(1), A, ld(K, c.M), L, C, ld(c.M, c.N), L, T(0), B, ld(K, c.N), L));
+    else  // C (M x N) = A^H B
+      CK(kbla::cuda::tsmttsm<T>(s, K, c.M, c.N, T(1), A, ld(K, c.M), L, B, ld(K, c.N), L, T(0), C, ld(c.M, c.N), L));
+  };
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  call();
+  call();
+  std::vector<float> t(reps);
+  for (auto& x : t) {
+    CK(cudaEventRecord(e0, s));
+    call();
+    CK(cudaEventRecord(e1, s));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaEventElapsedTime(&x, e0, e1));
+  }
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+int main(int argc, char** argv) {
+  int reps = 10, rows_log2 = 0;
+  std::vector<Case> cases;
+  for (int i = 1; i < argc; ++i) {
+    Case c{};
+    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--rows-log2") && i + 1 < argc) rows_log2 = std::atoi(argv[++i]);
+    else if (parse(argv[i], &c)) cases.push_back(c);
+    else {
+      std::fprintf(stderr, "usage: %s [--reps N] [--rows-log2 L] TYPE:OP:LAYOUT:MxN ...\n", argv[0]);
+      return 1;
+    }
+  }
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("# %s, reps %d\n", prop.name, reps);
+  cudaStream_t s;
+  CK(cudaStreamCreate(&s));
+  for (const Case& c : cases) {
+    const bool z = c.type == 'Z';
+    const int es = z ? 16 : 8, w = std::max(c.M, c.N);
+    const std::int64_t K = (std::int64_t(1) << (rows_log2 ? rows_log2 : z ? 25 : 26)) / w;
+    void *A, *B, *C;
+    const std::int64_t nA = K * c.M * (z ? 2 : 1), nB = K * c.N * (z ? 2 : 1), nC = (std::int64_t)c.M * c.N * (z ? 2 : 1);
+    CK(cudaMalloc(&A, nA * 8));
+    CK(cudaMalloc(&B, nB * 8));
+    CK(cudaMalloc(&C, nC * 8));
+    fill<<<1024, 256, 0, s>>>(static_cast<double*>(A), nA);
+    fill<<<1024, 256, 0, s>>>(static_cast<double*>(B), nB);
+    fill<<<1024, 256, 0, s>>>(static_cast<double*>(C), nC);
+    const float ms = z ? run<std::complex<double>>(c, K, A, B, C, s, reps) : run<double>(c, K, A, B, C, s, reps);
+    const double bytes = double(es) * (K * (c.M + c.N) + (double)c.M * c.N);
+    const double flops = (z ? 8.0 : 2.0) * K * c.M * c.N;
+    std::printf("%c %-7s %c %3dx%-3d K=%-10lld %9.4f ms %8.1f GB/s %8.2f TF/s\n", c.type, c.tsmm ? "tsmm" : "tsmttsm",
+                c.row ? 'R' : 'C', c.M, c.N, (long long)K, ms, bytes / ms / 1e6, flops / ms / 1e9);
+    CK(cudaFree(A));
+    CK(cudaFree(B));
+    CK(cudaFree(C));
+  }
+  return 0;
+}
