@@ -31,7 +31,7 @@ struct Bandwidth {
   double read_GBs, copy_GBs;
 };
 
-// n doubles per buffer (two buffers).
+// n doubles per buffer (two buffers); n a multiple of 1024.
 inline Bandwidth measure_bandwidth(std::int64_t n, int reps) {
   using Exec = Kokkos::DefaultExecutionSpace;
   Kokkos::View<double*> x("x", n), y("y", n);
@@ -56,9 +56,19 @@ inline Bandwidth measure_bandwidth(std::int64_t n, int reps) {
             s += (s0 + s1) + (s2 + s3);
           },
           sink);
-    } else {  // GPUs: one element per index keeps the warp's loads coalesced
-      Kokkos::parallel_reduce("read", Kokkos::RangePolicy<Exec>(0, n),
-                              KOKKOS_LAMBDA(std::int64_t i, double& s) { s += x(i); }, sink);
+    } else {
+      // GPUs: index i sums x(i), x(i + n/16), ... x(i + 15 n/16): each warp's loads stay coalesced and 16 are in
+      // flight per thread. One element per index (the obvious form) spends most of its time in Kokkos' reduction
+      // and measured 1.19 TB/s on an H100 whose copy ran at 2.95 TB/s.
+      const std::int64_t stride = n / 16;
+      Kokkos::parallel_reduce(
+          "read", Kokkos::RangePolicy<Exec>(0, stride),
+          KOKKOS_LAMBDA(std::int64_t i, double& s) {
+            double a = 0;
+            for (int j = 0; j < 16; ++j) a += x(i + j * stride);
+            s += a;
+          },
+          sink);
     }
   });
   const double t_copy = median_seconds(reps, [&] { Kokkos::deep_copy(y, x); });

@@ -1,4 +1,4 @@
-// TSMTTSM on the FP64 tensor cores (mma.sync m8n8k4 f64, DMMA) for double and complex double at wide widths,
+// TSMTTSM on the FP64 tensor cores (mma.sync m16n8k8 f64 on sm_90, DMMA) for double and complex double at wide widths,
 // where the SIMT FP64 units cannot keep up with the bandwidth (complex from width ~32, real near 64).
 // Complex is handled as the real product P = A'^T B' of the interleaved real views (A' is K x 2M), then
 // C = alpha * (P_rr + P_ii + i (P_ri - P_ir)) + beta * C in the last block's epilogue.
@@ -35,6 +35,25 @@ __device__ __forceinline__ void dmma(double& d0, double& d1, double a, double b)
   asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
                : "+d"(d0), "+d"(d1)
                : "d"(a), "d"(b));
+}
+
+// Two stacked 8x8 tiles (rows g and g + 8) over k = 0..7: a0/a1 rows g/g+8 at k = t, a2/a3 at k = t + 4;
+// b0/b1 at k = t / t + 4. sm_90 runs m16n8k8 at the full FP64 tensor rate (~62 TFLOP/s on an H100), m8n8k4
+// at half of it (ncu: the m8n8k4 kernel's DMMA pipe at 68 % gave 22 TFLOP/s). Before sm_90 (no m16 f64 shapes):
+// four m8n8k4, the same sums.
+__device__ __forceinline__ void dmma16(double (&c01)[2], double (&c23)[2], double a0, double a1, double a2,
+                                       double a3, double b0, double b1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+               "{%0,%1,%2,%3};\n"
+               : "+d"(c01[0]), "+d"(c01[1]), "+d"(c23[0]), "+d"(c23[1])
+               : "d"(a0), "d"(a1), "d"(a2), "d"(a3), "d"(b0), "d"(b1));
+#else
+  dmma(c01[0], c01[1], a0, b0);
+  dmma(c01[0], c01[1], a2, b1);
+  dmma(c23[0], c23[1], a1, b0);
+  dmma(c23[0], c23[1], a3, b1);
+#endif
 }
 
 template <int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ>
@@ -94,6 +113,33 @@ __device__ __forceinline__ void dmma_load(double* s, const double* base, std::in
       const int bytes = (gj < Jr) ? (k + 1 < K ? 16 : (k < K ? 8 : 0)) : 0;
       const double* src = bytes ? base + k + (gj & 1) * c1 + std::int64_t(gj >> 1) * c2 : base;
       cp_async_pair(s + j * LD + 2 * kp, src, bytes);
+    }
+  } else if constexpr (VEC == 3) {
+    // Rows of odd length in global memory (a real matrix with an odd leading dimension): row r's 16-byte
+    // aligned pairs start at element r & 1, so row r is stored shifted by r & 1 in shared memory, which keeps
+    // the pairs aligned there too; the odd rows' element 0 goes alone. Twice the copy width of VEC = 1, whose
+    // 8-byte copies made odd widths run at half the speed of even ones (D 33: 1.27 TB/s, D 48: 2.49 TB/s).
+    constexpr int NR = KMAJ ? BJ : KC, RL = KMAJ ? KC : BJ, NU = RL / 2 + 1;
+#pragma unroll 4
+    for (int idx = tid; idx < NR * NU; idx += BT) {
+      const int r = idx / NU, u = idx % NU, par = r & 1;
+      if (par == 0 && u == NU - 1) continue;  // would start at element RL, past the row
+      const int x = par && u == 0 ? 0 : 2 * u - par;  // first element of this copy
+      const int n = par && u == 0 ? 1 : 2;           // elements in it
+      // element e of the row -> global (k, gj)
+      auto valid = [&](int e) {
+        if (e >= RL) return false;
+        const std::int64_t k = KMAJ ? k0 + e : k0 + r;
+        const int gj = KMAJ ? j0 + r : j0 + e;
+        return k < K && gj < Jr;
+      };
+      const std::int64_t k = KMAJ ? k0 + x : k0 + r;
+      const int gj = KMAJ ? j0 + r : j0 + x;
+      const bool v0 = valid(x), v1 = n == 2 && valid(x + 1);
+      const double* src = v0 ? base + k * rs + (gj & 1) * c1 + std::int64_t(gj >> 1) * c2 : base;
+      double* dst = s + r * LD + par + x;
+      if (n == 1) cp_async<8>(dst, src, v0);
+      else cp_async_pair(dst, src, v1 ? 16 : (v0 ? 8 : 0));
     }
   } else {
     constexpr int NE = KC * BJ;
@@ -155,19 +201,36 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1
       cp_async_commit();
     }
     const int st = int(i % ST);
-    const double* as = As + st * Sh::SA + (KMAJ ? (wm * 8 * FM + g) * LDA + t : t * LDA + wm * 8 * FM + g);
-    const double* bs = Bs + st * Sh::SB + (KMAJ ? (wn * 8 * FN + g) * LDB + t : t * LDB + wn * 8 * FN + g);
+    // VEC = 3 stores shared row r shifted by r & 1: the row index is k = 8 ks + 4 h + t (parity of t) or, KMAJ,
+    // the column 8 (wm FM + ii) + g (parity of g)
+    const int shift = VEC == 3 ? (KMAJ ? (g & 1) : (t & 1)) : 0;
+    const double* as = As + st * Sh::SA + (KMAJ ? (wm * 8 * FM + g) * LDA + t : t * LDA + wm * 8 * FM + g) + shift;
+    const double* bs = Bs + st * Sh::SB + (KMAJ ? (wn * 8 * FN + g) * LDB + t : t * LDB + wn * 8 * FN + g) + shift;
+    // k in steps of 8: fragment pairs (ii, ii + 1) are the upper and lower halves of one m16n8k8 (full rate on
+    // sm_90); an odd last fragment row falls back to two m8n8k4 (half rate).
 #pragma unroll
-    for (int ks = 0; ks < KC / 4; ++ks) {
-      double a[FM], b[FN];
+    for (int ks = 0; ks < KC / 8; ++ks) {
+      double a[FM][2], b[FN][2];
 #pragma unroll
-      for (int ii = 0; ii < FM; ++ii) a[ii] = KMAJ ? as[8 * ii * LDA + 4 * ks] : as[4 * ks * LDA + 8 * ii];
+      for (int h = 0; h < 2; ++h) {
+        const int k = 8 * ks + 4 * h;
 #pragma unroll
-      for (int jj = 0; jj < FN; ++jj) b[jj] = KMAJ ? bs[8 * jj * LDB + 4 * ks] : bs[4 * ks * LDB + 8 * jj];
+        for (int ii = 0; ii < FM; ++ii) a[ii][h] = KMAJ ? as[8 * ii * LDA + k] : as[k * LDA + 8 * ii];
 #pragma unroll
-      for (int ii = 0; ii < FM; ++ii)
+        for (int jj = 0; jj < FN; ++jj) b[jj][h] = KMAJ ? bs[8 * jj * LDB + k] : bs[k * LDB + 8 * jj];
+      }
 #pragma unroll
-        for (int jj = 0; jj < FN; ++jj) dmma(acc[ii][jj][0], acc[ii][jj][1], a[ii], b[jj]);
+      for (int ii = 0; ii + 1 < FM; ii += 2)
+#pragma unroll
+        for (int jj = 0; jj < FN; ++jj)
+          dmma16(acc[ii][jj], acc[ii + 1][jj], a[ii][0], a[ii + 1][0], a[ii][1], a[ii + 1][1], b[jj][0], b[jj][1]);
+      if constexpr (FM % 2 == 1) {
+#pragma unroll
+        for (int jj = 0; jj < FN; ++jj) {
+          dmma(acc[FM - 1][jj][0], acc[FM - 1][jj][1], a[FM - 1][0], b[jj][0]);
+          dmma(acc[FM - 1][jj][0], acc[FM - 1][jj][1], a[FM - 1][1], b[jj][1]);
+        }
+      }
     }
   }
   cp_async_wait<0>();
@@ -230,7 +293,7 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1
 template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ, int VEC>
 cudaError_t launch_tsmttsm_dmma_v(const TsmttsmArgs<double, ZV>& a, cudaStream_t stream) {
   using Sh = DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>;
-  static_assert(BM % (8 * FM) == 0 && BN % (8 * FN) == 0 && KC % 4 == 0, "bad DMMA shape");
+  static_assert(BM % (8 * FM) == 0 && BN % (8 * FN) == 0 && KC % 8 == 0, "bad DMMA shape");
   auto kern = tsmttsm_dmma_kernel<ZV, BM, BN, FM, FN, KC, ST, KMAJ, VEC>;
   static int occ[kMaxDevices] = {0};
   const int dev = current_device();
@@ -288,7 +351,8 @@ cudaError_t launch_tsmttsm_dmma_v(const TsmttsmArgs<double, ZV>& a, cudaStream_t
 
 // Picks the shared-memory layout and copy width: row-major (real or complex) and column-major complex stage
 // [k][j] with 16-byte copies of column pairs; column-major real stages [j][k] with 16-byte copies of row
-// pairs; 8-byte copies where the pairs are not 16-byte aligned (odd leading dimension of a real matrix).
+// pairs; odd leading dimensions of a real matrix (both operands) 16-byte copies of parity-shifted pairs
+// (VEC = 3); 8-byte copies otherwise (misaligned pointers, one odd and one even leading dimension).
 // Mixed layouts are not taken here (cudaErrorNotSupported: the caller uses the SIMT kernel).
 template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST>
 cudaError_t launch_tsmttsm_dmma(const TsmttsmArgs<double, ZV>& a, cudaStream_t stream) {
@@ -299,15 +363,16 @@ cudaError_t launch_tsmttsm_dmma(const TsmttsmArgs<double, ZV>& a, cudaStream_t s
     if ((arow && brow) || (acol && bcol)) return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 2>(a, stream);
     return cudaErrorNotSupported;
   } else {
+    const bool al = al16(a.A) && al16(a.B);
     if (arow && brow) {
-      const bool v2 = al16(a.A) && al16(a.B) && a.ask % 2 == 0 && a.bsk % 2 == 0;
-      return v2 ? launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 2>(a, stream)
-                : launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 1>(a, stream);
+      if (al && a.ask % 2 == 0 && a.bsk % 2 == 0) return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 2>(a, stream);
+      if (al && a.ask % 2 == 1 && a.bsk % 2 == 1) return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 3>(a, stream);
+      return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 1>(a, stream);
     }
     if (acol && bcol) {
-      const bool v2 = al16(a.A) && al16(a.B) && a.asm_ % 2 == 0 && a.bsm % 2 == 0;
-      return v2 ? launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, true, 2>(a, stream)
-                : launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, true, 1>(a, stream);
+      if (al && a.asm_ % 2 == 0 && a.bsm % 2 == 0) return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, true, 2>(a, stream);
+      if (al && a.asm_ % 2 == 1 && a.bsm % 2 == 1) return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, true, 3>(a, stream);
+      return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, true, 1>(a, stream);
     }
     return cudaErrorNotSupported;
   }
