@@ -6,6 +6,7 @@
 
 #include "tall_skinny_params.hpp"
 #include "tall_skinny_routes.hpp"
+#include "tsmm_dmma.cuh"
 #include "tsmm_kernel.cuh"
 #include "tsmttsm_dmma.cuh"
 #include "tsmttsm_kernel.cuh"
@@ -47,6 +48,27 @@ inline bool dmma_enabled() {
     return !(e && e[0] == '1');
   }();
   return on;
+}
+
+// TSMM on the FP64 tensor cores (KBLA_TSMM_DMMA_D / _Z rows) for double and complex double, tried before the
+// SIMT tables; cudaErrorNotSupported (other types, no row, mixed layouts, KBLA_TS_NO_DMMA=1): the SIMT kernel.
+#define KBLA_TM_X_DMMA(WMIN, WMAX, W, NT, WR, TU, R, ST, MINB)                            \
+  if (w >= WMIN && w <= WMAX) {                                                         \
+    const cudaError_t e_ = launch_tsmm_dmma<CP, W, NT, WR, TU, R, ST, MINB>(a, lay, st); \
+    if (e_ != cudaErrorNotSupported) return e_;                                          \
+  }
+template <class S, bool CP>
+cudaError_t tsmm_dmma_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
+  if constexpr (std::is_same<S, double>::value) {
+    if (!dmma_enabled()) return cudaErrorNotSupported;
+    const int w = std::max(a.M, a.N);
+    if constexpr (CP) {
+      KBLA_TSMM_DMMA_Z(KBLA_TM_X_DMMA)
+    } else {
+      KBLA_TSMM_DMMA_D(KBLA_TM_X_DMMA)
+    }
+  }
+  return cudaErrorNotSupported;
 }
 
 inline int lay_of(Layout a, Layout b) {
@@ -305,6 +327,10 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
     constexpr bool CP_ = ScalarOf<T>::cplx;                                                          \
     auto run = [](const TsmmArgs<S_, CP_>& a, int lay, cudaStream_t st) -> cudaError_t {             \
       const int w = a.M > a.N ? a.M : a.N;                                                                    \
+      {                                                                                                      \
+        const cudaError_t e_ = tsmm_dmma_try(a, lay, st);                                                    \
+        if (e_ != cudaErrorNotSupported) return e_;                                                          \
+      }                                                                                                      \
       if (lay == kLayRR) {                                                                           \
         TABLE(KBLA_TM_X_RR)                                                                                  \
       } else if (lay == kLayCC) {                                                                    \

@@ -80,3 +80,25 @@
 #define KBLA_TSMM_NARROW_16B(X)                                                                              \
   X(2, 32, 2, 2, 2, 32) X(2, 64, 2, 2, 2, 16) X(4, 32, 4, 4, 2, 32) X(4, 64, 4, 4, 2, 16)                 \
   X(8, 32, 8, 4, 2, 32) X(8, 64, 8, 4, 2, 16)
+
+// ---- TSMM on FP64 tensor cores (mma.sync m16n8k8 f64; double, complex double; tsmm_dmma.cuh):
+//      X(Wmin, Wmax, W, NT, WR, TU, R, ST, MINB) for Wmin <= max(M, N) <= Wmax (complex widths for Z).
+//      W: class width in the real view (complex: 2x), NT: 8-column mma tiles per warp (W / (8 NT) warps across
+//      the columns, alpha*C held as 2 W/8 NT doubles per lane), WR warp rows, TU 16-row tiles per pass (TU x NT
+//      independent accumulator chains), R rows per cp.async stage, ST stages, MINB blocks/SM for
+//      __launch_bounds__. Narrower data in a class skips the k-steps / n-tiles it does not need.
+// Chosen by the register / shared-memory model (not yet measured): at least 2 stages in flight per block,
+// i.e. >= 96 KB/SM of A reads outstanding (Little's law at ~3 TB/s x ~1 us asks ~25 KB/SM); <= 512 B of A
+// fragment loads per mma (half the shared-memory bandwidth at the DMMA peak); MINB from the register budget.
+//   D 24-32:  8 warps, R 64, 3 x 18 KB stages (55 KB), 2 blocks/SM          (needs ~20 % of the DMMA peak)
+//   D 33-48:  6 warps, R 32, 4 x 13 KB stages (53 KB), 2-3 blocks/SM        (~30 %)
+//   D 49-64:  8 warps, R 64, 3 x 35 KB stages (104 KB), 2 blocks/SM, <= 128 regs (~40 %)
+//   Z 12-16, 17-24, 25-32: as D 32, 48, 64 in the real view (2x the widths)
+//   Z 33-48:  6 warps, R 32, 3 x 26 KB stages (77 KB), 2 blocks/SM          (~55 %)
+//   Z 49-64:  8 warps, R 32, 4 x 34 KB stages (135 KB), 1 block/SM, TU 2    (~75 %: DMMA-bound at best)
+// MINB: a tighter register cap (3 blocks of 8 warps: 80 regs) spilled in ptxas; 2 blocks leave room.
+#define KBLA_TSMM_DMMA_D(X) \
+  X(24, 32, 32, 2, 4, 1, 64, 3, 2) X(33, 48, 48, 2, 2, 1, 32, 4, 2) X(49, 64, 64, 2, 2, 1, 64, 3, 2)
+#define KBLA_TSMM_DMMA_Z(X)                                                                            \
+  X(12, 16, 32, 2, 4, 1, 64, 3, 2) X(17, 24, 48, 2, 2, 1, 32, 4, 2) X(25, 32, 64, 2, 2, 1, 64, 3, 2) \
+  X(33, 48, 96, 2, 1, 1, 32, 3, 2) X(49, 64, 128, 2, 1, 2, 32, 4, 1)

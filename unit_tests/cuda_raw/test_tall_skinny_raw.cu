@@ -289,7 +289,9 @@ void suite(bool quick) {
       test_tsmm<T>(K, w, w, l, l, l, 0, al, (w % 2) ? be : zero);
     }
   // M != N, mixed layouts, strided (ld > rows)
-  const int shapes[][2] = {{1, 7}, {7, 1}, {3, 64}, {64, 5}, {33, 17}, {17, 40}, {70, 20}, {20, 130}};
+  // (24, 57) ... (48, 33): M != N inside the TSMM DMMA classes (k-steps / n-tiles skipped past M, N)
+  const int shapes[][2] = {{1, 7},   {7, 1},   {3, 64},  {64, 5},  {33, 17}, {17, 40},
+                           {70, 20}, {20, 130}, {24, 57}, {61, 26}, {13, 30}, {48, 33}};
   for (auto& s : shapes) {
     if (quick && (s[0] > 40 || s[1] > 40)) continue;
     test_tsmttsm<T>(777, s[0], s[1], R, R, R, 0, al, be);
@@ -358,6 +360,13 @@ void suite(bool quick) {
     if (quick && w > 16) continue;
     test_tsmm<T>(quick ? 513 : 5003, w, w, R, R, R, 0, al, zero, true);
     test_tsmm<T>(quick ? 513 : 5003, w, w, C, R, C, 2, al, be, true);
+  }
+  // in place through the TSMM DMMA classes with even leading dimensions (16-byte copies and stores), beta != 0
+  // (reads the old X in the epilogue) and a partial last chunk
+  for (int w : {13, 24, 40, 64}) {
+    if (quick && w > 16) continue;
+    test_tsmm<T>(quick ? 514 : 4100, w, w, C, R, C, 0, al, be, true);
+    test_tsmm<T>(quick ? 515 : 4099, w, w, R, C, R, 2 - w % 2, al, be, true);
   }
   // deterministic mode (bitwise equal across two runs)
   for (int w : {1, 4, 16, 64}) {

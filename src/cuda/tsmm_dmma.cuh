@@ -1,0 +1,426 @@
+// TSMM on the FP64 tensor cores (mma.sync m16n8k8 f64, sm_90) for double and complex double at wide widths,
+// where the SIMT FP64 pipe, not the memory, limits the SIMT kernel (NOTES.md: D 64 at 45 % FMA pipe, 1.7 TB/s).
+// B = alpha * A * C + beta * B, A: K x M, C: M x N, B: K x N; B may be A (in place, M == N). No Kokkos.
+//
+// Design
+// - mma roles: the mma's 16 rows are 16 rows of A/B, its k (8) is the inner dimension M, its n (8) a slice of
+//   the N columns. Complex runs as the real product of the interleaved view A' (K x 2M) with the 2M x 2N matrix
+//   Ĉ[2p][2q] = Re C', Ĉ[2p+1][2q] = -Im C', Ĉ[2p][2q+1] = Im C', Ĉ[2p+1][2q+1] = Re C', C' = alpha C
+//   (out re = a_re c_re - a_im c_im, out im = a_re c_im + a_im c_re), so B' = A' Ĉ is B's interleaved view.
+//   W below is the class width in that real view (complex: 2x the complex width).
+// - alpha*C (Ĉ) lives in registers as B fragments for the whole run: warp (wn, wr) owns the 8*NT columns
+//   [8 NT wn, 8 NT (wn+1)) for all of the inner dimension (W/8 k-steps x NT x 2 doubles per lane); WN warps
+//   cover the W columns, WR warp rows split the rows of a chunk, so every output element has one owner.
+// - Chunks of R rows of A stream through ST shared-memory stages by cp.async (grid-stride over chunks, one
+//   block set that fills the GPU). A chunk's reads have all completed (wait_group + __syncthreads) before any of
+//   its rows is written, and chunks belong to one block each, so B == A (in place) is safe.
+// - Fragment permutations (free, since the inner index is summed and rows are independent) make every A
+//   fragment two 16-byte shared loads: mma row g -> physical row 2g, row g+8 -> 2g+1; inner t / t+4 ->
+//   2t / 2t+1 for the [k][j] staging (row-major, and all complex), identity for the [m][k] staging (real
+//   column-major, 16-byte copies of row pairs). Row strides are 4 (mod 16) doubles: the quarter-warp phases
+//   of these loads and of the cp.async writes hit 8 distinct 16-byte bank groups.
+// - Epilogue from registers: c0,c1 are (row 2g, cols 2t,2t+1), c2,c3 row 2g+1: row-major D writes 16 bytes per
+//   lane (a warp covers 64 contiguous bytes of 8 rows: full sectors), column-major D writes (c0,c2) / (c1,c3)
+//   row pairs, complex writes one 16-byte element per lane; no shared-memory staging needed. beta == 0 never
+//   reads B.
+// - Widths below the class: k-steps past roundup8(M') and n-tiles past N' are skipped (warp-uniform), so the
+//   mma work follows the data width, not the class; the inner padding up to roundup8(M') is zero-filled by the
+//   copies (0 * NaN would spread), rows past K are zero-filled and never stored.
+// - VEC = 2: 16-byte copies / stores (pointers 16-byte aligned, leading dimensions even for D); VEC = 1: 8-byte
+//   copies and stores (odd leading dimension of a real matrix, e.g. row-major width 33 with lda = 33).
+// Mixed layouts (A row-major, B column-major or the reverse) return cudaErrorNotSupported: the SIMT kernel runs.
+#pragma once
+#include "tsmttsm_dmma.cuh"  // cp_async helpers (tsmm_kernel.cuh: cp_async, commit, wait; here: cp_async_pair)
+
+namespace kbla {
+namespace cuda {
+namespace detail {
+
+struct TsmmDmmaArgs {
+  const double* A;  // D: A(k, m) at A[k*ars + m*acs]; Z: re/im of A(k, m) at A[k*ars + m*acs] + 0/1
+  double* B;        // same with brs, bcs
+  const void* C;    // double or cpx<double>, M x N
+  std::int64_t ldc;
+  bool crow;
+  std::int64_t K;
+  int M, N;    // logical sizes
+  int Mr, Nr;  // real-view widths
+  std::int64_t ars, acs, brs, bcs;
+  double al_re, al_im, be_re, be_im;
+  bool beta_zero;
+};
+
+// W real-view class width (multiple of 8 NT), NT 8-column mma tiles per warp, WR warp rows, R rows per chunk
+// (multiple of 16 WR), ST stages; KMAJ: [m][k] staging (real column-major) instead of [k][j].
+template <int W, int NT, int WR, int R, int ST, bool KMAJ>
+struct TsmmDmmaShape {
+  static constexpr int KT = W / 8;         // k-steps
+  static constexpr int WN = W / (8 * NT);  // warps across the columns
+  static constexpr int NW = WN * WR, BT = 32 * NW;
+  static constexpr int RT = R / (16 * WR);  // 16-row tiles per warp and chunk
+  static constexpr int pad4(int x) { return x + ((4 - x % 16) + 16) % 16; }  // 4 (mod 16) doubles
+  static constexpr int LD = KMAJ ? pad4(R) : pad4(W);
+  static constexpr int SS = KMAJ ? W * LD : R * LD;  // doubles per stage
+  static constexpr std::size_t smem = std::size_t(ST) * SS * sizeof(double);
+};
+
+__device__ __forceinline__ void mma_m16n8k8(double (&c)[4], const double (&a)[4], double b0, double b1) {
+  asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+      : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+      : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b0), "d"(b1));
+}
+
+// Ĉ[m][n] (real view, alpha folded in), 0 outside M' x N'
+template <bool ZV>
+__device__ __forceinline__ double tsmm_chat(const TsmmDmmaArgs& p, int m, int n) {
+  if constexpr (ZV) {
+    const int pm = m >> 1, qn = n >> 1;
+    if (pm >= p.M || qn >= p.N) return 0.0;
+    const cpx<double> c = static_cast<const cpx<double>*>(
+        p.C)[p.crow ? std::int64_t(pm) * p.ldc + qn : pm + std::int64_t(qn) * p.ldc];
+    const double re = p.al_re * c.x - p.al_im * c.y, im = p.al_re * c.y + p.al_im * c.x;
+    return (m & 1) == (n & 1) ? re : ((m & 1) ? -im : im);
+  } else {
+    if (m >= p.M || n >= p.N) return 0.0;
+    return p.al_re * static_cast<const double*>(p.C)[p.crow ? std::int64_t(m) * p.ldc + n : m + std::int64_t(n) * p.ldc];
+  }
+}
+
+__device__ __forceinline__ double2 lds2(const double* s) { return *reinterpret_cast<const double2*>(s); }
+
+// LAY 0: A and B row-major, 1: both column-major.
+template <bool ZV, int W, int NT, int WR, int TU, int R, int ST, int MINB, int LAY, int VEC>
+__global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 1>::BT, MINB)
+    tsmm_dmma_kernel(const TsmmDmmaArgs p) {
+  constexpr bool KMAJ = !ZV && LAY == 1;
+  using Sh = TsmmDmmaShape<W, NT, WR, R, ST, KMAJ>;
+  constexpr int KT = Sh::KT, WN = Sh::WN, BT = Sh::BT, RT = Sh::RT, LD = Sh::LD, SS = Sh::SS;
+  static_assert(W % (8 * NT) == 0 && R % (16 * WR) == 0 && RT % TU == 0 && ST >= 2, "bad TSMM DMMA shape");
+  static_assert(!ZV || VEC == 2, "complex elements are 16-byte aligned");
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  double* As = reinterpret_cast<double*>(smem_raw);  // [ST][SS]
+
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  const int wn = warp % WN, wr = warp / WN;
+  const int nw0 = wn * 8 * NT;  // first real-view column of this warp
+  const std::int64_t K = p.K;
+  const int Mr = p.Mr, Nr = p.Nr, Mr8 = (Mr + 7) & ~7;
+  const bool active = nw0 < Nr;  // warp-uniform: a warp wholly past N' only copies
+
+  double bf[KT][NT][2];  // b0 = Ĉ[inner(t)][n], b1 = Ĉ[inner(t+4)][n], n = nw0 + 8 nt + g
+#pragma unroll
+  for (int ks = 0; ks < KT; ++ks)
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int m = KMAJ ? 8 * ks + t + 4 * h : 8 * ks + 2 * t + h;
+        bf[ks][nt][h] = tsmm_chat<ZV>(p, m, nw0 + 8 * nt + g);
+      }
+
+  // Copies: each thread keeps one column (pair) and walks rows in passes of a fixed stride (the shapes divide
+  // evenly), so a copy costs a pointer increment, a compare and the cp.async (few live registers).
+  auto load_stage = [&](std::int64_t chunk, int st) {
+    double* s = As + st * SS;
+    const std::int64_t k0 = chunk * R;
+    if constexpr (KMAJ && VEC == 2) {  // [m][k], 16-byte copies of row pairs, k fastest
+      constexpr int PK = R / 2, TPC = BT / PK;
+      static_assert(BT % PK == 0 && W % TPC == 0, "copy mapping");
+      const int kp = tid % PK, mc = tid / PK;
+      const std::int64_t k = k0 + 2 * kp;
+      const int rbytes = k + 1 < K ? 16 : (k < K ? 8 : 0);
+      const double* src = p.A + k + std::int64_t(mc) * p.acs;
+      const std::int64_t step = std::int64_t(TPC) * p.acs;
+#pragma unroll
+      for (int l = 0; l < W / TPC; ++l) {
+        const int m = mc + l * TPC;
+        if (m < Mr8) {
+          const int bytes = m < Mr ? rbytes : 0;
+          cp_async_pair(s + m * LD + 2 * kp, bytes ? src : p.A, bytes);
+        }
+        src += step;
+      }
+    } else if constexpr (KMAJ) {  // [m][k], 8-byte copies
+      constexpr int TPC = BT / R;
+      static_assert(BT % R == 0 && W % TPC == 0, "copy mapping");
+      const int kk = tid % R, mc = tid / R;
+      const std::int64_t k = k0 + kk;
+      const double* src = p.A + k + std::int64_t(mc) * p.acs;
+      const std::int64_t step = std::int64_t(TPC) * p.acs;
+#pragma unroll
+      for (int l = 0; l < W / TPC; ++l) {
+        const int m = mc + l * TPC;
+        if (m < Mr8) {
+          const bool v = k < K && m < Mr;
+          cp_async<8>(s + m * LD + kk, v ? src : p.A, v);
+        }
+        src += step;
+      }
+    } else if constexpr (VEC == 2 && LAY == 1) {  // complex column-major: 4-row patches x 8 columns per warp
+      constexpr int PR = W / 2, RPP = 4 * (BT / 4 / PR);
+      static_assert((BT / 4) % PR == 0 && R % RPP == 0, "copy mapping");
+      const int jp = (tid >> 2) % PR, kr = 4 * ((tid >> 2) / PR) + (tid & 3);
+      if (2 * jp < Mr8) {
+        const bool cv = 2 * jp < Mr;
+        const double* src = p.A + (k0 + kr) * p.ars + std::int64_t(jp) * p.acs;
+        const std::int64_t step = RPP * p.ars;
+#pragma unroll
+        for (int l = 0; l < R / RPP; ++l) {
+          const int kk = kr + l * RPP;
+          const int bytes = (cv && k0 + kk < K) ? 16 : 0;
+          cp_async_pair(s + kk * LD + 2 * jp, bytes ? src : p.A, bytes);
+          src += step;
+        }
+      }
+    } else if constexpr (VEC == 2) {  // row-major (D or complex): pairs of columns, j fastest
+      constexpr int PR = W / 2, RPP = BT / PR;
+      static_assert(BT % PR == 0 && R % RPP == 0, "copy mapping");
+      const int gj = 2 * (tid % PR), kr = tid / PR;
+      if (gj < Mr8) {
+        const int cbytes = gj + 1 < Mr ? 16 : (gj < Mr ? 8 : 0);
+        const double* src = p.A + (k0 + kr) * p.ars + gj;  // row-major: real column j at +j
+        const std::int64_t step = RPP * p.ars;
+#pragma unroll
+        for (int l = 0; l < R / RPP; ++l) {
+          const int kk = kr + l * RPP;
+          const int bytes = k0 + kk < K ? cbytes : 0;
+          cp_async_pair(s + kk * LD + gj, bytes ? src : p.A, bytes);
+          src += step;
+        }
+      }
+    } else {  // real row-major, 8-byte copies
+      constexpr int RPP = BT / W;
+      static_assert(BT % W == 0 && R % RPP == 0, "copy mapping");
+      const int j = tid % W, kr = tid / W;
+      if (j < Mr8) {
+        const bool cv = j < Mr;
+        const double* src = p.A + (k0 + kr) * p.ars + j;
+        const std::int64_t step = RPP * p.ars;
+#pragma unroll
+        for (int l = 0; l < R / RPP; ++l) {
+          const int kk = kr + l * RPP;
+          const bool v = cv && k0 + kk < K;
+          cp_async<8>(s + kk * LD + j, v ? src : p.A, v);
+          src += step;
+        }
+      }
+    }
+  };
+
+  // out (rows kA = k0 + rb + 2g and kA + 1, real-view columns n = nw0 + 8 nt + 2t and n + 1) = c + beta * B
+  auto store = [&](std::int64_t kA, int n, const double (&c)[4]) {
+    const bool bz = p.beta_zero;
+    const double br = p.be_re;
+    if constexpr (ZV) {
+      const int q = n >> 1;
+      if (q >= p.N) return;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const std::int64_t k = kA + h;
+        if (k < K) {
+          double* d = p.B + k * p.brs + std::int64_t(q) * p.bcs;
+          double2 v = make_double2(c[2 * h], c[2 * h + 1]);
+          if (!bz) {
+            const double2 o = *reinterpret_cast<const double2*>(d);
+            v.x += br * o.x - p.be_im * o.y;
+            v.y += br * o.y + p.be_im * o.x;
+          }
+          *reinterpret_cast<double2*>(d) = v;
+        }
+      }
+    } else if constexpr (LAY == 0) {  // row-major: (c0, c1) in row kA, (c2, c3) in row kA + 1
+      if (n >= p.N) return;
+      const bool two = n + 1 < p.N;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const std::int64_t k = kA + h;
+        if (k < K) {
+          double* d = p.B + k * p.brs + n;
+          double v0 = c[2 * h], v1 = c[2 * h + 1];
+          if (VEC == 2 && two) {
+            if (!bz) {
+              const double2 o = *reinterpret_cast<const double2*>(d);
+              v0 += br * o.x;
+              v1 += br * o.y;
+            }
+            *reinterpret_cast<double2*>(d) = make_double2(v0, v1);
+          } else {
+            if (!bz) v0 += br * d[0];
+            d[0] = v0;
+            if (two) {
+              if (!bz) v1 += br * d[1];
+              d[1] = v1;
+            }
+          }
+        }
+      }
+    } else {  // column-major: (c0, c2) in column n, (c1, c3) in column n + 1
+      if (kA >= K) return;
+      const bool two = kA + 1 < K;
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int col = n + e;
+        if (col < p.N) {
+          double* d = p.B + kA + std::int64_t(col) * p.bcs;
+          double v0 = c[e], v1 = c[2 + e];
+          if (VEC == 2 && two) {
+            if (!bz) {
+              const double2 o = *reinterpret_cast<const double2*>(d);
+              v0 += br * o.x;
+              v1 += br * o.y;
+            }
+            *reinterpret_cast<double2*>(d) = make_double2(v0, v1);
+          } else {
+            if (!bz) v0 += br * d[0];
+            d[0] = v0;
+            if (two) {
+              if (!bz) v1 += br * d[1];
+              d[1] = v1;
+            }
+          }
+        }
+      }
+    }
+  };
+
+  // chunks of this block: blockIdx.x + i * gridDim.x
+  const std::int64_t nchunks = (K + R - 1) / R;
+  const std::int64_t my = nchunks > blockIdx.x ? (nchunks - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+#pragma unroll
+  for (int s = 0; s < ST - 1; ++s) {
+    if (s < my) load_stage(blockIdx.x + std::int64_t(s) * gridDim.x, s);
+    cp_async_commit();
+  }
+  for (std::int64_t i = 0; i < my; ++i) {
+    cp_async_wait<ST - 2>();
+    __syncthreads();  // chunk i is in shared memory for all threads; stage (i-1) % ST is free
+    {
+      const std::int64_t nx = i + ST - 1;
+      if (nx < my) load_stage(blockIdx.x + nx * gridDim.x, int(nx % ST));
+      cp_async_commit();
+    }
+    if (!active) continue;
+    const double* s = As + int(i % ST) * SS;
+    const std::int64_t k0 = (blockIdx.x + i * gridDim.x) * R;
+#pragma unroll 1
+    for (int r0 = 0; r0 < RT; r0 += TU) {
+      double acc[TU][NT][4];
+#pragma unroll
+      for (int u = 0; u < TU; ++u)
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt) acc[u][nt][0] = acc[u][nt][1] = acc[u][nt][2] = acc[u][nt][3] = 0.0;
+#pragma unroll
+      for (int ks = 0; ks < KT; ++ks) {
+        // loads stay in bounds of the stage for every ks (so they can be hoisted); the mma is skipped past M'
+        double a[TU][4];
+#pragma unroll
+        for (int u = 0; u < TU; ++u) {
+          const int rb = 16 * (wr * RT + r0 + u);
+          if constexpr (KMAJ) {
+            const double2 x = lds2(s + (8 * ks + t) * LD + rb + 2 * g);      // (a0, a1)
+            const double2 y = lds2(s + (8 * ks + t + 4) * LD + rb + 2 * g);  // (a2, a3)
+            a[u][0] = x.x;
+            a[u][1] = x.y;
+            a[u][2] = y.x;
+            a[u][3] = y.y;
+          } else {
+            const double2 x = lds2(s + (rb + 2 * g) * LD + 8 * ks + 2 * t);      // (a0, a2)
+            const double2 y = lds2(s + (rb + 2 * g + 1) * LD + 8 * ks + 2 * t);  // (a1, a3)
+            a[u][0] = x.x;
+            a[u][2] = x.y;
+            a[u][1] = y.x;
+            a[u][3] = y.y;
+          }
+        }
+        if (8 * ks < Mr) {
+#pragma unroll
+          for (int nt = 0; nt < NT; ++nt)
+            if (nw0 + 8 * nt < Nr)
+#pragma unroll
+              for (int u = 0; u < TU; ++u) mma_m16n8k8(acc[u][nt], a[u], bf[ks][nt][0], bf[ks][nt][1]);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < TU; ++u) {
+        const std::int64_t kA = k0 + 16 * (wr * RT + r0 + u) + 2 * g;
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt)
+          if (nw0 + 8 * nt < Nr) store(kA, nw0 + 8 * nt + 2 * t, acc[u][nt]);
+      }
+    }
+  }
+  cp_async_wait<0>();
+}
+
+template <bool ZV, int W, int NT, int WR, int TU, int R, int ST, int MINB, int LAY, int VEC>
+cudaError_t launch_tsmm_dmma_v(const TsmmDmmaArgs& d, cudaStream_t stream) {
+  using Sh = TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 1>;
+  auto kern = tsmm_dmma_kernel<ZV, W, NT, WR, TU, R, ST, MINB, LAY, VEC>;
+  static int occ[kMaxDevices] = {0};
+  const int dev = current_device();
+  if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
+  if (occ[dev] == 0) {
+    cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Sh::smem));
+    if (e != cudaSuccess) return e;
+    // the stages are the working set (cp.async.cg bypasses L1): ask for the largest shared-memory carveout
+    // (a hint: a failure is cleared, so that the launch's cudaGetLastError does not report it)
+    if (cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout, 100) != cudaSuccess)
+      (void)cudaGetLastError();
+    occ[dev] = blocks_per_sm(kern, Sh::BT, Sh::smem);
+  }
+  const std::int64_t nchunks = (d.K + R - 1) / R;
+  std::int64_t gx = std::int64_t(sm_count()) * occ[dev];
+  if (gx > nchunks) gx = nchunks;
+  if (gx < 1) gx = 1;
+  kern<<<unsigned(gx), Sh::BT, Sh::smem, stream>>>(d);
+  return cudaGetLastError();
+}
+
+// Launch on a TsmmArgs (double or complex double); lay: kLayRR / kLayCC (others: cudaErrorNotSupported).
+// Real matrices take 16-byte copies and stores when the pointers are 16-byte aligned and the leading
+// dimensions even, 8-byte ones otherwise; complex elements are always 16-byte aligned (checked by the entry).
+template <bool ZV, int W, int NT, int WR, int TU, int R, int ST, int MINB>
+cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_t stream) {
+  if (lay != kLayRR && lay != kLayCC) return cudaErrorNotSupported;
+  const bool row = lay == kLayRR;
+  const int f = ZV ? 2 : 1;
+  if (a.M > W / f || a.N > W / f) return cudaErrorNotSupported;
+  const std::int64_t lda = row ? a.ask : a.asm_, ldb = row ? a.bsk : a.bsn;
+  TsmmDmmaArgs d{};
+  d.A = reinterpret_cast<const double*>(a.A);
+  d.B = reinterpret_cast<double*>(a.B);
+  d.C = a.C;
+  d.ldc = a.ldc;
+  d.crow = a.crow;
+  d.K = a.K;
+  d.M = a.M;
+  d.N = a.N;
+  d.Mr = f * a.M;
+  d.Nr = f * a.N;
+  d.ars = f * (row ? lda : 1);
+  d.acs = f * (row ? 1 : lda);
+  d.brs = f * (row ? ldb : 1);
+  d.bcs = f * (row ? 1 : ldb);
+  d.al_re = a.alpha.re;
+  d.al_im = ZV ? a.alpha.im : 0.0;
+  d.be_re = a.beta.re;
+  d.be_im = ZV ? a.beta.im : 0.0;
+  d.beta_zero = a.beta_zero;
+  if constexpr (ZV) {
+    return row ? launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 2>(d, stream)
+               : launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 2>(d, stream);
+  } else {
+    auto al16 = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+    const bool v2 = al16(a.A) && al16(a.B) && lda % 2 == 0 && ldb % 2 == 0;
+    if (row)
+      return v2 ? launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 2>(d, stream)
+                : launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 1>(d, stream);
+    return v2 ? launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 2>(d, stream)
+              : launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 1>(d, stream);
+  }
+}
+
+}  // namespace detail
+}  // namespace cuda
+}  // namespace kbla
