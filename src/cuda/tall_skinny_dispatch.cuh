@@ -8,6 +8,7 @@
 #include "tall_skinny_routes.hpp"
 #include "tsmm_dmma.cuh"
 #include "tsmm_kernel.cuh"
+#include "tsmm_rows.cuh"
 #include "tsmttsm_dmma.cuh"
 #include "tsmttsm_kernel.cuh"
 
@@ -66,6 +67,29 @@ cudaError_t tsmm_dmma_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
       KBLA_TSMM_DMMA_Z(KBLA_TM_X_DMMA)
     } else {
       KBLA_TSMM_DMMA_D(KBLA_TM_X_DMMA)
+    }
+  }
+  return cudaErrorNotSupported;
+}
+
+// TSMM one thread per row (tsmm_rows.cuh) for row-major double up to width 6, where the staged kernel's shared
+// memory round trip is the limiter; KBLA_TS_NO_ROWS=1 turns it off (A/B measurements, testing the staged path).
+template <class S, bool CP>
+cudaError_t tsmm_rows_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
+  if constexpr (std::is_same<S, double>::value && !CP) {
+    static const bool on = [] {
+      const char* e = std::getenv("KBLA_TS_NO_ROWS");
+      return !(e && *e && *e != '0');
+    }();
+    if (!on || lay != kLayRR) return cudaErrorNotSupported;
+    switch (std::max(a.M, a.N)) {
+      case 1: return launch_tsmm_rows<S, 1>(a, st);
+      case 2: return launch_tsmm_rows<S, 2>(a, st);
+      case 3: return launch_tsmm_rows<S, 3>(a, st);
+      case 4: return launch_tsmm_rows<S, 4>(a, st);
+      case 5: return launch_tsmm_rows<S, 5>(a, st);
+      case 6: return launch_tsmm_rows<S, 6>(a, st);
+      default: break;
     }
   }
   return cudaErrorNotSupported;
@@ -328,7 +352,9 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
     auto run = [](const TsmmArgs<S_, CP_>& a, int lay, cudaStream_t st) -> cudaError_t {             \
       const int w = a.M > a.N ? a.M : a.N;                                                                    \
       {                                                                                                      \
-        const cudaError_t e_ = tsmm_dmma_try(a, lay, st);                                                    \
+        cudaError_t e_ = tsmm_rows_try(a, lay, st);                                                          \
+        if (e_ != cudaErrorNotSupported) return e_;                                                          \
+        e_ = tsmm_dmma_try(a, lay, st);                                                                      \
         if (e_ != cudaErrorNotSupported) return e_;                                                          \
       }                                                                                                      \
       if (lay == kLayRR) {                                                                           \
