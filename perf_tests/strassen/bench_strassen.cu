@@ -1,7 +1,10 @@
 // Benchmark of the Strassen paths (Kokkos-free): cuBLAS classical, simt_gemm (base), fused 1-level, hybrid
-// 2-level, conventional 1 and 2 levels over cuBLAS, Winograd; FP32 and FP64; shapes square / rank-k / panel.
+// 2-level, conventional 1, 2 and 3 levels over cuBLAS, Winograd (default tau, and tau 4096 = 3 levels at 16384);
+// each workspace path with its innermost products on StrassenConfig::leaf_streams helper streams (the library
+// default, 4) and serially (rows "..._serial", leaf_streams = 1); FP32 and FP64; shapes square / rank-k / panel.
 //   kbla_bench_strassen [--quick] [--sizes a,b,c] [--shapes square,rankk,panel] [--prec s,d] [--reps N]
 //                       [--warmup N] [--max-seconds S] [--sample N] [--rankk-k K] [--panel-mn N] [--json PATH]
+//                       [--algos name,name,...]   (a subset of the rows below; cublas always runs first)
 // Effective TFLOP/s = 2mnk / t (t: median of the timed runs, CUDA events around each call). Accuracy on a sample
 // of entries against a double-double GPU reference, normalized by (|A||B|)_ij; random [-1,1] data and (square
 // shapes) Li et al.'s pair A = I + u v^T, B = I - u v^T / (1 + v^T u). A result that disagrees with the
@@ -175,6 +178,7 @@ struct Opts {
   double max_seconds = 240;
   i64 rankk_k = 4096, panel_mn = 8192;
   std::string json = "bench_strassen.json";
+  std::vector<std::string> algos;  // empty = all rows
   bool quick = false;
 };
 
@@ -185,21 +189,44 @@ struct AlgoDef {
   StrassenConfig cfg;
 };
 
+// Rows. leaf_streams: -1 = the library default (StrassenConfig{}.leaf_streams, 4), 1 = serial (the schedule of
+// runs 1-2). Before leaf_streams existed (results up to strassen-h100-2026-11-22-run7.json) every row was serial:
+// compare old "conventional_1L" with new "conventional_1L_serial".
 static std::vector<AlgoDef> algorithms() {
-  auto mk = [](StrassenAlgorithm a, int lv, bool low_memory = false) {
+  auto mk = [](StrassenAlgorithm a, int lv, int leaf_streams = -1, bool low_memory = false, i64 tau = 0) {
     StrassenConfig c;
-    c.algorithm = a, c.levels = lv, c.low_memory = low_memory;
+    c.algorithm = a, c.levels = lv, c.low_memory = low_memory, c.tau = tau;
+    if (leaf_streams >= 0) c.leaf_streams = leaf_streams;
     return c;
   };
+  using SA = StrassenAlgorithm;
   return {{"cublas", Kind::cublas, StrassenConfig{}},
           {"simt_gemm", Kind::simt, StrassenConfig{}},
-          {"fused_1L", Kind::strassen, mk(StrassenAlgorithm::fused, 1)},
-          {"hybrid_2L", Kind::strassen, mk(StrassenAlgorithm::hybrid, 2)},
-          {"conventional_1L", Kind::strassen, mk(StrassenAlgorithm::conventional, 1)},
-          // run-1 product-by-product schedule (less workspace, more traffic), over the run-2 kernels
-          {"conventional_1L_lowmem", Kind::strassen, mk(StrassenAlgorithm::conventional, 1, true)},
-          {"conventional_2L", Kind::strassen, mk(StrassenAlgorithm::conventional, 2)},
-          {"winograd", Kind::strassen, mk(StrassenAlgorithm::winograd, 4)}};
+          {"fused_1L", Kind::strassen, mk(SA::fused, 1)},
+          {"hybrid_2L", Kind::strassen, mk(SA::hybrid, 2)},
+          {"hybrid_2L_serial", Kind::strassen, mk(SA::hybrid, 2, 1)},
+          {"conventional_1L", Kind::strassen, mk(SA::conventional, 1)},
+          {"conventional_1L_serial", Kind::strassen, mk(SA::conventional, 1, 1)},
+          {"conventional_1L_streams2", Kind::strassen, mk(SA::conventional, 1, 2)},
+          {"conventional_1L_streams7", Kind::strassen, mk(SA::conventional, 1, 7)},
+          // run-1 product-by-product schedule (less workspace, more traffic), over the run-2 kernels; always serial
+          {"conventional_1L_lowmem", Kind::strassen, mk(SA::conventional, 1, -1, true)},
+          {"conventional_2L", Kind::strassen, mk(SA::conventional, 2)},
+          {"conventional_2L_serial", Kind::strassen, mk(SA::conventional, 2, 1)},
+          // 3 levels: at 16384 the leaves are 2048^3 (ideal (8/7)^3 = 1.49x; workspace ~10.5 GiB FP64 at 16384)
+          {"conventional_3L", Kind::strassen, mk(SA::conventional, 3)},
+          {"conventional_3L_serial", Kind::strassen, mk(SA::conventional, 3, 1)},
+          {"winograd", Kind::strassen, mk(SA::winograd, 4)},
+          {"winograd_serial", Kind::strassen, mk(SA::winograd, 4, 1)},
+          // tau 4096: 3 levels at >= 16384 (16384 -> 8192 -> 4096 -> leaves 2048), 2 at 8192, 1 at 4096
+          {"winograd_3L_tau4096", Kind::strassen, mk(SA::winograd, 3, -1, false, 4096)},
+          {"winograd_3L_tau4096_serial", Kind::strassen, mk(SA::winograd, 3, 1, false, 4096)}};
+}
+
+// Helper streams a row actually uses (0 = serial): what the library does with the config (for the JSON).
+static int leaf_streams_of(const AlgoDef& a) {
+  if (a.kind != Kind::strassen || a.cfg.algorithm == StrassenAlgorithm::fused || a.cfg.low_memory) return 0;
+  return a.cfg.leaf_streams > 1 ? std::min(a.cfg.leaf_streams, 7) : 0;
 }
 
 // Levels actually applied (what the library does; for the JSON and the error-growth threshold).
@@ -225,7 +252,7 @@ struct Acc {
 struct Result {
   std::string prec, shape, algo, status = "ok", reason;
   i64 m = 0, n = 0, k = 0;
-  int levels = 0;
+  int levels = 0, leaf_streams = 0;
   double t_med_ms = 0, t_min_ms = 0, tflops = 0, pct_peak = 0, ratio_cublas = 0, model_ms = -1;
   std::size_t ws_bytes = 0;
   Acc rnd, li;
@@ -366,12 +393,16 @@ static void run_shape(const Opts& o, const DevInfo& dev, const std::string& shap
   const bool fp32 = sizeof(T) == 4;
   const char* prec = fp32 ? "fp32" : "fp64";
   const double peak = fp32 ? dev.fp32_simt_peak : dev.fp64_tc_peak_clk;
-  const std::vector<AlgoDef> algos = algorithms();
+  std::vector<AlgoDef> algos;
+  for (const AlgoDef& a : algorithms())
+    if (o.algos.empty() || a.kind == Kind::cublas || std::find(o.algos.begin(), o.algos.end(), a.name) != o.algos.end())
+      algos.push_back(a);
   const double flops = 2.0 * double(m) * double(n) * double(k);
   auto base = [&](const AlgoDef& a) {
     Result r;
     r.prec = prec, r.shape = shape, r.algo = a.name, r.m = m, r.n = n, r.k = k;
     r.levels = levels_of(a, m, n, k, fp32);
+    r.leaf_streams = r.levels > 0 ? leaf_streams_of(a) : 0;
     if (a.kind == Kind::strassen) r.ws_bytes = kbla::cuda::strassen_workspace_bytes<T>(a.cfg, m, n, k);
     return r;
   };
@@ -379,7 +410,7 @@ static void run_shape(const Opts& o, const DevInfo& dev, const std::string& shap
     for (const AlgoDef& a : algos) {
       Result r = base(a);
       r.status = "skipped", r.reason = why;
-      std::printf("%-5s %-6s %6lld %6lld %6lld %-16s SKIPPED (%s)\n", prec, shape.c_str(), (long long)m,
+      std::printf("%-5s %-6s %6lld %6lld %6lld %-26s SKIPPED (%s)\n", prec, shape.c_str(), (long long)m,
                   (long long)n, (long long)k, a.name.c_str(), why.c_str());
       out.push_back(r);
     }
@@ -484,7 +515,7 @@ static void run_shape(const Opts& o, const DevInfo& dev, const std::string& shap
                     r.rnd.max_vs_cublas, r.status == "wrong" ? "  *** WRONG RESULT ***" : "");
     else
       std::snprintf(line, sizeof line, "%s (%s)", r.status == "error" ? "ERROR" : "SKIPPED", r.reason.c_str());
-    std::printf("%-5s %-6s %6lld %6lld %6lld %-16s %s", prec, shape.c_str(), (long long)m, (long long)n,
+    std::printf("%-5s %-6s %6lld %6lld %6lld %-26s %s", prec, shape.c_str(), (long long)m, (long long)n,
                 (long long)k, a.name.c_str(), line);
     if (r.model_ms > 0) std::printf("  model %.3f ms", r.model_ms);
     std::printf("\n");
@@ -518,7 +549,7 @@ static void run_shape(const Opts& o, const DevInfo& dev, const std::string& shap
       if (ws) cudaFree(ws);
       if (err != cudaSuccess) continue;
       r.li = accuracy(smp, lref, sample_of<T>(smp, C, m), nullptr, true);
-      std::printf("%-5s %-6s %6lld %6lld %6lld %-16s Li pair: max err %.2e mean %.2e max|C-I| %.2e\n", prec,
+      std::printf("%-5s %-6s %6lld %6lld %6lld %-26s Li pair: max err %.2e mean %.2e max|C-I| %.2e\n", prec,
                   shape.c_str(), (long long)m, (long long)n, (long long)k, a.name.c_str(), r.li.max, r.li.mean,
                   r.li.max_abs_vs_I);
     }
@@ -557,10 +588,11 @@ static void write_json(const Opts& o, const DevInfo& d, const std::vector<Result
   std::fprintf(f, " \"env_NVIDIA_TF32_OVERRIDE\": %s,\n", tf32 ? jstr(tf32).c_str() : "null");
   std::fprintf(f, " \"peak_used\": {\"fp32\": \"fp32_simt_peak_tflops\", \"fp64\": \"fp64_tc_peak_tflops_from_clock\"},\n");
   std::fprintf(f, " \"config\": {\"reps\": %d, \"warmup\": %d, \"sample\": %d, \"max_seconds\": %s, \"quick\": %s, "
-                  "\"rankk_k\": %lld, \"panel_mn\": %lld, \"winograd_default_tau\": {\"fp32\": %lld, \"fp64\": %lld}},\n",
+                  "\"rankk_k\": %lld, \"panel_mn\": %lld, \"winograd_default_tau\": {\"fp32\": %lld, \"fp64\": %lld}, "
+                  "\"default_leaf_streams\": %d},\n",
                o.reps, o.warmup, o.sample, jnum(o.max_seconds).c_str(), o.quick ? "true" : "false",
                (long long)o.rankk_k, (long long)o.panel_mn, (long long)kbla::cuda::strassen_default_tau<float>(),
-               (long long)kbla::cuda::strassen_default_tau<double>());
+               (long long)kbla::cuda::strassen_default_tau<double>(), StrassenConfig{}.leaf_streams);
   std::fprintf(f, " \"elapsed_s\": %s,\n \"results\": [\n", jnum(now_s()).c_str());
   for (std::size_t q = 0; q < rs.size(); ++q) {
     const Result& r = rs[q];
@@ -572,11 +604,12 @@ static void write_json(const Opts& o, const DevInfo& d, const std::vector<Result
     };
     std::fprintf(f,
                  "  {\"precision\": %s, \"shape\": %s, \"m\": %lld, \"n\": %lld, \"k\": %lld, \"algorithm\": %s, "
-                 "\"status\": %s, \"reason\": %s, \"levels\": %d, \"time_ms_median\": %s, \"time_ms_min\": %s, "
+                 "\"status\": %s, \"reason\": %s, \"levels\": %d, \"leaf_streams\": %d, \"time_ms_median\": %s, "
+                 "\"time_ms_min\": %s, "
                  "\"tflops\": %s, \"pct_peak\": %s, \"ratio_to_cublas\": %s, \"workspace_bytes\": %zu, "
                  "\"model_time_ms\": %s, \"err_random\": %s, \"err_li\": %s}%s\n",
                  jstr(r.prec).c_str(), jstr(r.shape).c_str(), (long long)r.m, (long long)r.n, (long long)r.k,
-                 jstr(r.algo).c_str(), jstr(r.status).c_str(), jstr(r.reason).c_str(), r.levels,
+                 jstr(r.algo).c_str(), jstr(r.status).c_str(), jstr(r.reason).c_str(), r.levels, r.leaf_streams,
                  r.t_med_ms > 0 ? jnum(r.t_med_ms).c_str() : "null", r.t_min_ms > 0 ? jnum(r.t_min_ms).c_str() : "null",
                  r.tflops > 0 ? jnum(r.tflops).c_str() : "null", r.tflops > 0 ? jnum(r.pct_peak).c_str() : "null",
                  r.ratio_cublas > 0 ? jnum(r.ratio_cublas).c_str() : "null", r.ws_bytes,
@@ -616,10 +649,12 @@ int main(int argc, char** argv) {
     else if (a == "--rankk-k") o.rankk_k = std::atoll(val().c_str());
     else if (a == "--panel-mn") o.panel_mn = std::atoll(val().c_str());
     else if (a == "--json") o.json = val();
+    else if (a == "--algos") o.algos = split(val());
     else {
       std::fprintf(stderr,
                    "usage: %s [--quick] [--sizes a,b,c] [--shapes square,rankk,panel] [--prec s,d] [--reps N] "
-                   "[--warmup N] [--max-seconds S] [--sample N] [--rankk-k K] [--panel-mn N] [--json PATH]\n",
+                   "[--warmup N] [--max-seconds S] [--sample N] [--rankk-k K] [--panel-mn N] [--json PATH] "
+                   "[--algos a,b,...]\n",
                    argv[0]);
       return 1;
     }
@@ -629,6 +664,16 @@ int main(int argc, char** argv) {
     else {
       for (i64 s = 1024; s <= 4096; s += 512) o.sizes.push_back(s);
       for (i64 s = 5120; s <= 20480; s += 1024) o.sizes.push_back(s);
+    }
+  }
+  for (const std::string& name : o.algos) {
+    bool known = false;
+    for (const AlgoDef& a : algorithms()) known = known || a.name == name;
+    if (!known) {
+      std::fprintf(stderr, "unknown algorithm %s in --algos; rows:", name.c_str());
+      for (const AlgoDef& a : algorithms()) std::fprintf(stderr, " %s", a.name.c_str());
+      std::fprintf(stderr, "\n");
+      return 1;
     }
   }
   if (o.quick && !reps_given) o.reps = 10;

@@ -37,6 +37,22 @@ struct StrassenConfig {
   // (conventional, hybrid) or (4 mk + 4 kn + 2 mn) / 4 (winograd). true = the run-1 product-by-product schedule,
   // (mk + kn + mn) / 4 resp. (mk + kn + 2 mn) / 4 per level, more memory traffic. Same arithmetic either way.
   bool low_memory = false;
+  // conventional / hybrid / winograd, batched schedule only (ignored when low_memory): the 7 independent products
+  // of the innermost Strassen level (the one whose products are leaf GEMMs) run on this many helper streams
+  // (round robin, at most 7 used), forked from and joined back into `stream` by events: no host synchronisation,
+  // the call stays asynchronous and ordered on `stream`. 0 or 1 = all products one after another on `stream` (the
+  // schedule before this option, bit for bit). Small leaves (e.g. the 1024^3 leaves of a 2048 problem) leave SMs
+  // idle in their wave tails and launch gaps; concurrent leaves fill them. Outer levels stay serial (their
+  // products share one inner workspace). Winograd's concurrent level keeps all 4 products that feed several
+  // quadrants, so its workspace grows from (4 mk + 4 kn + 2 mn) / 4 to (4 mk + 4 kn + 4 mn) / 4 at that level
+  // (strassen_workspace_bytes accounts for it); conventional / hybrid need no extra workspace.
+  // Resources: per (device, caller stream) the library creates, on first use, leaf_streams non-blocking helper
+  // streams (caller's priority), one cuBLAS handle per helper stream (own internal cuBLAS workspace: one handle
+  // shared by concurrent streams would race on it) and leaf_streams + 1 events; they are cached for the life of
+  // the process (strassen_release_cached_resources frees them). Host threads must not share one caller stream
+  // concurrently (the same holds for a reused workspace). The first call must not be inside stream capture
+  // (cublasCreate allocates); later calls can be captured (the fork / join are plain event dependencies).
+  int leaf_streams = 4;
 };
 
 // Winograd's default recursion threshold (StrassenConfig::tau == 0) for T = float / double.
@@ -68,6 +84,12 @@ cudaError_t strassen_gemm(cudaStream_t stream, const StrassenConfig& config, cha
                           std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* A, std::int64_t lda,
                           const T* B, std::int64_t ldb, T beta, T* C, std::int64_t ldc, void* workspace,
                           std::size_t workspace_bytes);
+
+// Destroys what strassen_gemm caches (the per-device cuBLAS handle, the helper streams / events / cuBLAS handles
+// of leaf_streams) after synchronising the helper streams. Optional (without it they live until the process
+// ends); needed before cudaDeviceReset. Must not run while another host thread is inside strassen_gemm; the next
+// strassen_gemm creates them again.
+cudaError_t strassen_release_cached_resources();
 
 }  // namespace cuda
 }  // namespace kbla

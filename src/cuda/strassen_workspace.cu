@@ -24,17 +24,26 @@
 //     batched (default):
 //       conventional / hybrid: 5*mh*kh (S6 S7 S2 S1 S5) + 5*kh*nh (T6 T7 T3 T1 T4) + 5*mh*nh (P1..P5)
 //       winograd:              4*mh*kh (S1..S4) + 4*kh*nh (T1..T4) + 2*mh*nh (X, Y)
+//                              innermost level with leaf_streams > 1: + 4*mh*nh (P2, P1, P4, P5) instead of X, Y
 //     low_memory (run-1 schedule):
 //       conventional / hybrid: mh*kh (A-side sum) + kh*nh (B-side sum) + mh*nh (product M)
 //       winograd:              mh*kh + kh*nh + 2*mh*nh (U accumulator X, product P5 in Y)
 //   strassen_workspace_bytes walks the same plan as strassen_gemm, so the number is exact.
+// * Concurrent leaves (StrassenConfig::leaf_streams > 1, batched schedule): the 7 products of the innermost level
+//   run round robin on helper streams forked from / joined into the caller's stream by events (run_products);
+//   outer levels, the operand sums, the combinations and the peeling fix-ups stay on the caller's stream. Helper
+//   streams, their cuBLAS handles (one per stream) and the events are cached per (device, caller stream) in the
+//   registry below, for the life of the process or until strassen_release_cached_resources.
 // * cuBLAS leaves use the handle's default math mode (CUBLAS_DEFAULT_MATH: no TF32 for SGEMM, set explicitly
 //   when the handle is created) and the 64-bit-integer API (cublas?gemm_64), so no int overflow of m*n or ld.
 #include <cublas_v2.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <mutex>
+#include <thread>
+#include <vector>
 
 #include "kbla_cuda_strassen.hpp"
 
@@ -46,23 +55,111 @@ namespace {
 using i64 = std::int64_t;
 
 // ---------------------------------------------------------------------------------------------------------
-// cuBLAS handle per device (own helper: created on first use, math mode pinned to the default = no TF32).
+// Cached CUDA / cuBLAS objects, one registry for the process (created on first use, never destroyed by a static
+// destructor: the CUDA runtime may be gone by then; strassen_release_cached_resources frees them explicitly).
+//  * a cuBLAS handle per device for everything on the caller's stream (math mode pinned to the default = no
+//    TF32; the stream is set per call);
+//  * per (device, caller stream) the "lanes" of StrassenConfig::leaf_streams: helper streams, each with its own
+//    cuBLAS handle bound to it once (a cuBLAS handle has one internal workspace; two streams running GEMMs from one
+//    handle at the same time could share it and race), a join event per helper and one fork event. The key
+//    includes the host thread when the caller passes cudaStreamPerThread (a different stream per thread). Events
+//    are per caller stream, so two host threads working on two streams never touch each other's fork / join.
 constexpr int kMaxDev = 64;
+constexpr int kMaxLanes = 7;  // a Strassen level has 7 products
+
+struct LeafLanes {
+  int dev = -1;
+  cudaStream_t caller = nullptr;
+  std::thread::id thread{};  // set only for cudaStreamPerThread
+  int n = 0;                 // helpers created so far (all of s, h, join valid for i < n)
+  cudaStream_t s[kMaxLanes] = {};
+  cublasHandle_t h[kMaxLanes] = {};
+  cudaEvent_t join[kMaxLanes] = {};
+  cudaEvent_t fork = nullptr;
+};
+
+struct Registry {
+  std::mutex mtx;
+  cublasHandle_t handles[kMaxDev] = {};
+  std::vector<std::unique_ptr<LeafLanes>> lanes;  // few entries (one per caller stream): linear search
+};
+
+Registry& registry() {
+  static Registry* r = new Registry();  // intentionally leaked, see above
+  return *r;
+}
 
 cudaError_t strassen_cublas_handle(cudaStream_t stream, cublasHandle_t* out) {
-  static std::mutex mtx;
-  static cublasHandle_t handles[kMaxDev] = {};
   int dev = -1;
   cudaError_t e = cudaGetDevice(&dev);
   if (e != cudaSuccess) return e;
   if (dev < 0 || dev >= kMaxDev) return cudaErrorInvalidDevice;
-  std::lock_guard<std::mutex> lock(mtx);
-  if (!handles[dev]) {
-    if (cublasCreate(&handles[dev]) != CUBLAS_STATUS_SUCCESS) return cudaErrorUnknown;
-    cublasSetMathMode(handles[dev], CUBLAS_DEFAULT_MATH);
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mtx);
+  if (!r.handles[dev]) {
+    if (cublasCreate(&r.handles[dev]) != CUBLAS_STATUS_SUCCESS) {
+      r.handles[dev] = nullptr;
+      return cudaErrorUnknown;
+    }
+    cublasSetMathMode(r.handles[dev], CUBLAS_DEFAULT_MATH);
   }
-  if (cublasSetStream(handles[dev], stream) != CUBLAS_STATUS_SUCCESS) return cudaErrorUnknown;
-  *out = handles[dev];
+  if (cublasSetStream(r.handles[dev], stream) != CUBLAS_STATUS_SUCCESS) return cudaErrorUnknown;
+  *out = r.handles[dev];
+  return cudaSuccess;
+}
+
+// The lanes of `caller` on the current device with at least `want` helpers (want <= kMaxLanes).
+cudaError_t leaf_lanes(cudaStream_t caller, int want, const LeafLanes** out) {
+  int dev = -1;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e != cudaSuccess) return e;
+  const std::thread::id tid = caller == cudaStreamPerThread ? std::this_thread::get_id() : std::thread::id{};
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mtx);
+  LeafLanes* L = nullptr;
+  for (auto& p : r.lanes)
+    if (p->dev == dev && p->caller == caller && p->thread == tid) L = p.get();
+  if (!L) {
+    r.lanes.push_back(std::make_unique<LeafLanes>());
+    L = r.lanes.back().get();
+    L->dev = dev, L->caller = caller, L->thread = tid;
+  }
+  if (!L->fork) {
+    e = cudaEventCreateWithFlags(&L->fork, cudaEventDisableTiming);
+    if (e != cudaSuccess) {
+      L->fork = nullptr;
+      return e;
+    }
+  }
+  int prio = 0;  // helpers get the caller's priority
+  if (L->n < want && cudaStreamGetPriority(caller, &prio) != cudaSuccess) {
+    (void)cudaGetLastError();  // do not leave a stale error for the next launch check
+    prio = 0;
+  }
+  while (L->n < want) {
+    const int i = L->n;
+    cudaStream_t s = nullptr;
+    cudaEvent_t ev = nullptr;
+    cublasHandle_t h = nullptr;
+    e = cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, prio);
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+    if (e == cudaSuccess) {
+      if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS ||
+          cublasSetMathMode(h, CUBLAS_DEFAULT_MATH) != CUBLAS_STATUS_SUCCESS ||
+          cublasSetStream(h, s) != CUBLAS_STATUS_SUCCESS)
+        e = cudaErrorUnknown;
+    }
+    if (e != cudaSuccess) {  // undo the partial helper; the entry keeps its complete ones
+      if (h) cublasDestroy(h);
+      if (ev) cudaEventDestroy(ev);
+      if (s) cudaStreamDestroy(s);
+      (void)cudaGetLastError();
+      return e;
+    }
+    L->s[i] = s, L->join[i] = ev, L->h[i] = h;
+    L->n = i + 1;
+  }
+  *out = L;
   return cudaSuccess;
 }
 
@@ -409,6 +506,7 @@ struct Plan {
   Leaf leaf;       // the 7 products at the bottom
   Leaf thin;       // peeling fix-ups
   bool low_memory; // run-1 schedule: one operand-sum pair and one product buffer per level
+  int lanes;       // helper streams for the products of the innermost level (0 = serial), <= kMaxLanes
 };
 
 constexpr std::size_t kAlign = 256;
@@ -434,14 +532,25 @@ bool splits(const Plan& p, int levels, i64 m, i64 n, i64 k) {
   return true;
 }
 
+// Whether the level whose products have levels_below levels left and shape mh x nh x kh runs its 7 products on the
+// helper streams: only the innermost level (its products are leaf GEMMs and use no workspace, so concurrent
+// products cannot collide in a shared inner workspace) and only in the batched schedule (low_memory reuses one
+// product buffer for all 7). Why not the outer levels: their 7 products are whole inner levels that carve the same
+// workspace tail; running them concurrently would need a private inner workspace per lane (e.g. +4 x 2 GB for
+// FP64 16384, 2 levels) and would mostly overlap additions with GEMMs, a different trade than filling wave tails.
 template <class T>
-std::size_t level_bytes(const Plan& p, i64 mh, i64 nh, i64 kh) {
+bool concurrent_level(const Plan& p, int levels_below, i64 mh, i64 nh, i64 kh);
+
+template <class T>
+std::size_t level_bytes(const Plan& p, i64 mh, i64 nh, i64 kh, bool concurrent) {
   const std::size_t s = sizeof(T);
   const std::size_t a = round_up(std::size_t(mh * kh) * s), b = round_up(std::size_t(kh * nh) * s),
                     c = round_up(std::size_t(mh * nh) * s);
   if (p.low_memory) return p.algo == StrassenAlgorithm::winograd ? a + b + 2 * c : a + b + c;
-  // batched: every operand sum of the level at once, products that feed two quadrants kept until one combine pass
-  return p.algo == StrassenAlgorithm::winograd ? 4 * a + 4 * b + 2 * c : 5 * a + 5 * b + 5 * c;
+  // batched: every operand sum of the level at once, products that feed two quadrants kept until one combine pass;
+  // Winograd's concurrent level keeps P2, P1, P4, P5 apart (4 buffers instead of the accumulators X, Y)
+  if (p.algo == StrassenAlgorithm::winograd) return 4 * a + 4 * b + (concurrent ? 4 : 2) * c;
+  return 5 * a + 5 * b + 5 * c;
 }
 
 template <class T>
@@ -451,10 +560,15 @@ std::size_t plan_bytes(const Plan& p, int levels, i64 m, i64 n, i64 k) {
     m /= 2;
     n /= 2;
     k /= 2;
-    total += level_bytes<T>(p, m, n, k);
-    --levels;
+    --levels;  // now the levels left to the products of this level
+    total += level_bytes<T>(p, m, n, k, concurrent_level<T>(p, levels, m, n, k));
   }
   return total;
+}
+
+template <class T>
+bool concurrent_level(const Plan& p, int levels_below, i64 mh, i64 nh, i64 kh) {
+  return p.lanes > 1 && !p.low_memory && !splits<T>(p, levels_below, mh, nh, kh);
 }
 
 template <class T>
@@ -463,6 +577,7 @@ bool make_plan(const StrassenConfig& c, Plan* p) {
   p->thin = c.cublas_leaves ? Leaf::blas : Leaf::simt;
   p->leaf = p->thin;
   p->low_memory = c.low_memory;
+  p->lanes = (c.leaf_streams > 1 && !c.low_memory) ? std::min(c.leaf_streams, kMaxLanes) : 0;
   switch (c.algorithm) {
     case StrassenAlgorithm::conventional:
       p->algo = StrassenAlgorithm::conventional;
@@ -491,6 +606,8 @@ template <class T>
 struct Ctx {
   cudaStream_t s;
   Plan plan;
+  cublasHandle_t blas = nullptr;      // set on a helper lane (handle bound to s); null: per-device handle
+  const LeafLanes* lanes = nullptr;   // the caller stream's helpers when plan.lanes > 1
 };
 
 template <class T>
@@ -506,9 +623,11 @@ cudaError_t gemm_by(const Ctx<T>& cx, Leaf how, i64 m, i64 n, i64 k, T alpha, Vi
     case Leaf::blas:
     default: {
       if (k == 0) return launch_scale<T>(cx.s, m, n, beta, C, ldc);
-      cublasHandle_t h;
-      cudaError_t e = strassen_cublas_handle(cx.s, &h);
-      if (e != cudaSuccess) return e;
+      cublasHandle_t h = cx.blas;
+      if (h == nullptr) {
+        const cudaError_t e = strassen_cublas_handle(cx.s, &h);
+        if (e != cudaSuccess) return e;
+      }
       const cublasStatus_t st = cublas_gemm(h, A.t ? CUBLAS_OP_T : CUBLAS_OP_N, B.t ? CUBLAS_OP_T : CUBLAS_OP_N, m,
                                             n, k, &alpha, A.p, A.ld, B.p, B.ld, &beta, C, ldc);
       return st == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown;
@@ -547,6 +666,50 @@ cudaError_t rec(const Ctx<T>& cx, int levels, i64 m, i64 n, i64 k, T alpha, View
     const cudaError_t e_ = (x);            \
     if (e_ != cudaSuccess) return e_;      \
   } while (0)
+
+// One product of a level: c (mh x nh, ld) = al * a b + bet * c, by rec(levels - 1).
+template <class T>
+struct Prod {
+  T al;
+  View<T> a, b;
+  T bet;
+  T* c;
+  i64 ld;
+};
+
+// The products of one level, in list order. Serial (concurrent == false): one after another on cx.s, each free to
+// recurse with the workspace tail ws (exactly the old code path). Concurrent: fork = an event recorded on cx.s that
+// every used helper stream waits for (so the products see the operand sums launched before on cx.s); product i runs
+// on helper i % used with that helper's cuBLAS handle; join = an event recorded on every used helper that cx.s waits
+// for (so the combination launched next on cx.s, and everything later on cx.s, sees all results). No host sync.
+// The join is issued even when a launch failed, so cx.s never runs ahead of work still queued on a helper.
+// The caller guarantees: the products do not recurse (concurrent_level), no two of them write the same memory and
+// none writes what another one reads.
+template <class T>
+cudaError_t run_products(const Ctx<T>& cx, int levels, i64 mh, i64 nh, i64 kh, const Prod<T>* P, int np,
+                         bool concurrent, char* ws) {
+  if (!concurrent || cx.lanes == nullptr || cx.lanes->n < 2) {
+    for (int i = 0; i < np; ++i)
+      KBLA_TRY(rec<T>(cx, levels - 1, mh, nh, kh, P[i].al, P[i].a, P[i].b, P[i].bet, P[i].c, P[i].ld, ws));
+    return cudaSuccess;
+  }
+  const LeafLanes& L = *cx.lanes;
+  const int used = std::min(std::min(L.n, cx.plan.lanes), np);
+  KBLA_TRY(cudaEventRecord(L.fork, cx.s));
+  for (int l = 0; l < used; ++l) KBLA_TRY(cudaStreamWaitEvent(L.s[l], L.fork, 0));
+  cudaError_t err = cudaSuccess;
+  for (int i = 0; i < np && err == cudaSuccess; ++i) {
+    const int l = i % used;
+    const Ctx<T> lane{L.s[l], cx.plan, L.h[l], nullptr};
+    err = rec<T>(lane, levels - 1, mh, nh, kh, P[i].al, P[i].a, P[i].b, P[i].bet, P[i].c, P[i].ld, ws);
+  }
+  for (int l = 0; l < used; ++l) {
+    cudaError_t e = cudaEventRecord(L.join[l], L.s[l]);
+    if (e == cudaSuccess) e = cudaStreamWaitEvent(cx.s, L.join[l], 0);
+    if (err == cudaSuccess) err = e;
+  }
+  return err;
+}
 
 // One conventional Strassen level on the even part (2mh x 2nh x 2kh); products by rec(levels - 1).
 template <class T>
@@ -653,17 +816,23 @@ cudaError_t conventional_level_batched(const Ctx<T>& cx, int levels, i64 mh, i64
     const Ew<T, 4, 5> jb = quad_job<T, 5>(B11, B12, B21, B22, Tb, kh, nh);
     KBLA_TRY((launch_ew<T, 4, 5>(s, ja, ConvSumsA<T>{}, &jb, ConvSumsB<T>{})));
   }
-  auto prod = [&](View<T> a, View<T> b, T bet, T* c, i64 ld) {
-    return rec<T>(cx, levels - 1, mh, nh, kh, alpha, a, b, bet, c, ld, ws);
+  // S = {S6, S7, S2, S1, S5}, Tb = {T6, T7, T3, T1, T4}. Concurrent at the innermost level (run_products):
+  // hazards checked: the 7 outputs are disjoint (C22 and C11 are disjoint quadrants of C, P1..P5 are separate
+  // 256-byte-rounded workspace buffers); M6 / M7 read the old C22 / C11 (beta folded) and only their own output;
+  // every input (A and B quadrants, S*, T*) is only read in this phase and was written by the sums launch before
+  // the fork; the combination (reads P1..P5 and C, writes C) and the peeling fix-ups run on cx.s after the join.
+  const T zero = T(0);
+  const Prod<T> prods[7] = {
+      {alpha, S[0].view(), Tb[0].view(), beta, C22, ldc},     // M6 = (A21 - A11)(B11 + B12)
+      {alpha, S[1].view(), Tb[1].view(), beta, C11, ldc},     // M7 = (A12 - A22)(B21 + B22)
+      {alpha, A11, Tb[2].view(), zero, P[2].p, P[2].ld},      // M3 = A11 (B12 - B22)
+      {alpha, S[2].view(), B11, zero, P[1].p, P[1].ld},       // M2 = (A21 + A22) B11
+      {alpha, S[3].view(), Tb[3].view(), zero, P[0].p, P[0].ld},  // M1 = (A11 + A22)(B11 + B22)
+      {alpha, A22, Tb[4].view(), zero, P[3].p, P[3].ld},      // M4 = A22 (B21 - B11)
+      {alpha, S[4].view(), B22, zero, P[4].p, P[4].ld},       // M5 = (A11 + A12) B22
   };
-  // S = {S6, S7, S2, S1, S5}, Tb = {T6, T7, T3, T1, T4}
-  KBLA_TRY(prod(S[0].view(), Tb[0].view(), beta, C22, ldc));   // M6 = (A21 - A11)(B11 + B12)
-  KBLA_TRY(prod(S[1].view(), Tb[1].view(), beta, C11, ldc));   // M7 = (A12 - A22)(B21 + B22)
-  KBLA_TRY(prod(A11, Tb[2].view(), T(0), P[2].p, P[2].ld));    // M3 = A11 (B12 - B22)
-  KBLA_TRY(prod(S[2].view(), B11, T(0), P[1].p, P[1].ld));     // M2 = (A21 + A22) B11
-  KBLA_TRY(prod(S[3].view(), Tb[3].view(), T(0), P[0].p, P[0].ld));  // M1 = (A11 + A22)(B11 + B22)
-  KBLA_TRY(prod(A22, Tb[4].view(), T(0), P[3].p, P[3].ld));    // M4 = A22 (B21 - B11)
-  KBLA_TRY(prod(S[4].view(), B22, T(0), P[4].p, P[4].ld));     // M5 = (A11 + A12) B22
+  KBLA_TRY(run_products<T>(cx, levels, mh, nh, kh, prods, 7, concurrent_level<T>(cx.plan, levels - 1, mh, nh, kh),
+                           ws));
   Ew<T, 9, 4> e;
   for (int i = 0; i < 5; ++i) e.in[i] = P[i].p, e.ldi[i] = P[i].ld;
   e.in[5] = C11, e.in[6] = (beta != T(0)) ? C12 : nullptr, e.in[7] = (beta != T(0)) ? C21 : nullptr, e.in[8] = C22;
@@ -717,6 +886,74 @@ cudaError_t winograd_level_batched(const Ctx<T>& cx, int levels, i64 mh, i64 nh,
   KBLA_TRY(prod(alpha, S[2].view(), Tb[2].view(), one, X.p, X.ld));   // X += P4 = alpha S3 T3 (U2)
   CombOut<T> o0{C21, ldc, one, one, zero}, o1{C22, ldc, one, one, zero};
   return launch_combine<T>(s, mh, nh, X.p, X.ld, nullptr, 0, o0, &o1);
+}
+
+// Winograd level, concurrent products (the innermost level when StrassenConfig::leaf_streams > 1). The batched
+// schedule above chains products through the accumulators X, Y and C with beta = 1 (X = P2 -> U1 -> U2), so its
+// products depend on each other; here every product gets its own target and one pass combines them:
+//   P2 -> Q0, P1 -> Q1, P4 -> Q2, P5 -> Q3 (beta 0), C11 = beta C11 + P3, C12 = beta C12 + P6,
+//   C21 = beta C21 - P7 (beta folded into the three GEMMs, which do not read C when beta == 0), then
+//   U1 = P2 + P1, U2 = U1 + P4; C11 += P2; C12 = (C12 + U1) + P5; C21 += U2; C22 = (beta C22 + P5) + U2.
+// Same products and the same U1 / U2 as the batched schedule; the quadrant sums are added in another order
+// (e.g. C12 gets P6 first), so results may differ in the last bits, with the same error bound. Workspace
+// 4 mh kh + 4 kh nh + 4 mh nh (2 mh nh more than batched). Traffic of the combination in quarter blocks: 4 Q +
+// C11, C12, C21 (+ C22 when beta != 0) read, 4 written = 11 (12), against 3 combine launches of 2-3, 4-6 and 5
+// blocks plus 4 GEMM epilogues reading their accumulator in the batched schedule.
+// Hazards: the 7 outputs (Q0..Q3, C11, C12, C21) are disjoint; no product reads another's output (inputs: A, B
+// quadrants, S1..S4, T1..T4, written by the sums launch before the fork); C22 is touched only by the combination.
+template <class T>
+struct WinoCombine {  // x = P2, P1, P4, P5, C11 (beta C11 + P3), C12 (beta C12 + P6), C21 (beta C21 - P7), C22 old
+  T beta;
+  __device__ void operator()(const T* x, T* y) const {
+    const T p2 = x[0], p1 = x[1], p4 = x[2], p5 = x[3];
+    const T u1 = p2 + p1;
+    const T u2 = u1 + p4;
+    y[0] = x[4] + p2;
+    y[1] = (x[5] + u1) + p5;
+    y[2] = x[6] + u2;
+    y[3] = ((beta != T(0)) ? beta * x[7] + p5 : p5) + u2;
+  }
+};
+
+template <class T>
+cudaError_t winograd_level_concurrent(const Ctx<T>& cx, int levels, i64 mh, i64 nh, i64 kh, T alpha, View<T> A,
+                                      View<T> B, T beta, T* C, i64 ldc, char* ws) {
+  const cudaStream_t s = cx.s;
+  Buf<T> S[4], Tb[4], Q[4];
+  for (auto& b : S) b = carve<T>(ws, mh, kh, A.t);
+  for (auto& b : Tb) b = carve<T>(ws, kh, nh, B.t);
+  for (auto& b : Q) b = carve<T>(ws, mh, nh, false);
+  const View<T> A11 = A, A12 = sub(A, 0, kh), A21 = sub(A, mh, 0), A22 = sub(A, mh, kh);
+  const View<T> B11 = B, B12 = sub(B, 0, nh), B21 = sub(B, kh, 0), B22 = sub(B, kh, nh);
+  T* C11 = C;
+  T* C12 = C + nh * ldc;
+  T* C21 = C + mh;
+  T* C22 = C + mh + nh * ldc;
+  const T zero = T(0);
+  {
+    const Ew<T, 4, 4> ja = quad_job<T, 4>(A11, A12, A21, A22, S, mh, kh);
+    const Ew<T, 4, 4> jb = quad_job<T, 4>(B11, B12, B21, B22, Tb, kh, nh);
+    KBLA_TRY((launch_ew<T, 4, 4>(s, ja, WinoSumsA<T>{}, &jb, WinoSumsB<T>{})));
+  }
+  // S = {S1, S2, S3, S4}, Tb = {T1, T2, T3, T4}
+  const Prod<T> prods[7] = {
+      {alpha, A11, B11, zero, Q[0].p, Q[0].ld},                 // P2 = alpha A11 B11
+      {alpha, S[1].view(), Tb[1].view(), zero, Q[1].p, Q[1].ld},  // P1 = alpha S2 T2
+      {alpha, S[2].view(), Tb[2].view(), zero, Q[2].p, Q[2].ld},  // P4 = alpha S3 T3
+      {alpha, S[0].view(), Tb[0].view(), zero, Q[3].p, Q[3].ld},  // P5 = alpha S1 T1
+      {alpha, A12, B21, beta, C11, ldc},                        // C11 = beta C11 + P3, P3 = alpha A12 B21
+      {alpha, S[3].view(), B22, beta, C12, ldc},                // C12 = beta C12 + P6, P6 = alpha S4 B22
+      {-alpha, A22, Tb[3].view(), beta, C21, ldc},              // C21 = beta C21 - P7, P7 = alpha A22 T4
+  };
+  KBLA_TRY(run_products<T>(cx, levels, mh, nh, kh, prods, 7, true, ws));
+  Ew<T, 8, 4> e;
+  for (int i = 0; i < 4; ++i) e.in[i] = Q[i].p, e.ldi[i] = Q[i].ld;
+  e.in[4] = C11, e.in[5] = C12, e.in[6] = C21, e.in[7] = (beta != T(0)) ? C22 : nullptr;
+  for (int i = 4; i < 8; ++i) e.ldi[i] = ldc;
+  e.out[0] = C11, e.out[1] = C12, e.out[2] = C21, e.out[3] = C22;
+  for (int o = 0; o < 4; ++o) e.ldo[o] = ldc;
+  e.rows = mh, e.cols = nh;
+  return launch_ew<T, 8, 4>(s, e, WinoCombine<T>{beta});
 }
 
 // One level of Winograd's variant on the even part. With P_i = alpha * M_i:
@@ -805,6 +1042,8 @@ cudaError_t rec(const Ctx<T>& cx, int levels, i64 m, i64 n, i64 k, T alpha, View
     KBLA_TRY(winograd_level<T>(cx, levels, mh, nh, kh, alpha, A, B, beta, C, ldc, ws));
   else if (cx.plan.low_memory)
     KBLA_TRY(conventional_level<T>(cx, levels, mh, nh, kh, alpha, A, B, beta, C, ldc, ws));
+  else if (wino && concurrent_level<T>(cx.plan, levels - 1, mh, nh, kh) && cx.lanes != nullptr)
+    KBLA_TRY(winograd_level_concurrent<T>(cx, levels, mh, nh, kh, alpha, A, B, beta, C, ldc, ws));
   else if (wino)
     KBLA_TRY(winograd_level_batched<T>(cx, levels, mh, nh, kh, alpha, A, B, beta, C, ldc, ws));
   else
@@ -851,6 +1090,12 @@ cudaError_t strassen_gemm(cudaStream_t stream, const StrassenConfig& config, cha
   if (need > 0 && reinterpret_cast<std::uintptr_t>(workspace) % sizeof(T) != 0) return cudaErrorInvalidValue;
   if (m == 0 || n == 0) return cudaSuccess;
   Ctx<T> cx{stream, p};
+  if (p.lanes > 1 && splits<T>(p, p.levels, m, n, k)) {  // some level will split: its innermost one is concurrent
+    const LeafLanes* L = nullptr;
+    const cudaError_t e = leaf_lanes(stream, p.lanes, &L);
+    if (e != cudaSuccess) return e;
+    cx.lanes = L;
+  }
   return rec<T>(cx, p.levels, m, n, k, alpha, View<T>{A, lda, ta}, View<T>{B, ldb, tb}, beta, C, ldc,
                 static_cast<char*>(workspace));
 }
@@ -858,6 +1103,35 @@ cudaError_t strassen_gemm(cudaStream_t stream, const StrassenConfig& config, cha
 template <class T>
 std::int64_t strassen_default_tau() {
   return default_tau<T>();
+}
+
+cudaError_t strassen_release_cached_resources() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mtx);
+  int cur = -1;
+  const cudaError_t ge = cudaGetDevice(&cur);
+  cudaError_t err = ge;
+  for (auto& p : r.lanes) {
+    LeafLanes& L = *p;
+    if (cudaSetDevice(L.dev) != cudaSuccess && err == cudaSuccess) err = cudaErrorInvalidDevice;
+    for (int i = 0; i < L.n; ++i) {
+      const cudaError_t e = cudaStreamSynchronize(L.s[i]);
+      if (err == cudaSuccess) err = e;
+      if (cublasDestroy(L.h[i]) != CUBLAS_STATUS_SUCCESS && err == cudaSuccess) err = cudaErrorUnknown;
+      cudaEventDestroy(L.join[i]);
+      cudaStreamDestroy(L.s[i]);
+    }
+    if (L.fork) cudaEventDestroy(L.fork);
+  }
+  r.lanes.clear();
+  for (int d = 0; d < kMaxDev; ++d)
+    if (r.handles[d]) {
+      cudaSetDevice(d);
+      if (cublasDestroy(r.handles[d]) != CUBLAS_STATUS_SUCCESS && err == cudaSuccess) err = cudaErrorUnknown;
+      r.handles[d] = nullptr;
+    }
+  if (ge == cudaSuccess) cudaSetDevice(cur);
+  return err;
 }
 
 #define KBLA_INST(T)                                                                                             \

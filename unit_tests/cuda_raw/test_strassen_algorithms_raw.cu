@@ -1,7 +1,13 @@
 // Raw test of the workspace Strassen paths (kbla::cuda::strassen_gemm: conventional levels 1/2, hybrid,
 // Winograd levels 1/2 with a small tau so recursion happens at test sizes, plus the forwarded fused path and
 // conventional over simt_gemm leaves) against a CPU long-double reference. No Kokkos, no GoogleTest.
-// Each workspace algorithm runs in both schedules: batched additions (default) and low_memory (run-1 schedule).
+// Each workspace algorithm runs in both schedules: batched additions (default) and low_memory (run-1 schedule),
+// and with the innermost level's products on helper streams (StrassenConfig::leaf_streams: the default 4, and 2,
+// 7) as well as serially (leaf_streams = 1, names "...-serial"); Winograd's innermost level has its own schedule
+// when concurrent, so both are checked, also with tau stopping the recursion early (12 x 12 x 12 at tau 8: the
+// first of 2 levels is the innermost). Some cases run on a created (blocking and non-blocking) stream and on
+// cudaStreamPerThread instead of the legacy default stream (fork / join events on another caller stream), and
+// strassen_release_cached_resources is called between the precisions (the double run re-creates everything).
 // The "aligned" cases (sizes with halves divisible by 4, ld a multiple of 4) take the 16-byte vector path of the
 // elementwise kernels; the others (odd ld) the scalar path.
 // Prints "N passed, N failed" and returns nonzero on failure. --quick runs a subset.
@@ -150,20 +156,24 @@ static void report(bool ok, const char* prec, const Algo& a, const Problem<T>& p
   }
 }
 
+static cudaStream_t g_stream = 0;  // the caller's stream for strassen_gemm
+
 template <class T>
 static void run_case(const char* prec, const Algo& a, const Problem<T>& p, Dev<T>& d) {
   const std::size_t ws = kbla::cuda::strassen_workspace_bytes<T>(a.cfg, p.m, p.n, p.k);
   void* w = nullptr;
   if (ws) CK(cudaMalloc(&w, ws));
   CK(cudaMemcpy(d.C, p.C0.data(), p.C0.size() * sizeof(T), cudaMemcpyHostToDevice));
+  // a pageable H2D copy may return before its DMA lands; a non-blocking g_stream is not ordered after it
+  CK(cudaDeviceSynchronize());
   // too-small workspace must be rejected, leaving C untouched
   if (ws > 0) {
-    cudaError_t e = kbla::cuda::strassen_gemm<T>(0, a.cfg, p.ta, p.tb, p.m, p.n, p.k, p.alpha, d.A, p.lda, d.B, p.ldb,
-                                                 p.beta, d.C, p.ldc, w, ws - 1);
+    cudaError_t e = kbla::cuda::strassen_gemm<T>(g_stream, a.cfg, p.ta, p.tb, p.m, p.n, p.k, p.alpha, d.A, p.lda, d.B,
+                                                 p.ldb, p.beta, d.C, p.ldc, w, ws - 1);
     report(e == cudaErrorInvalidValue, prec, a, p, "too-small workspace not rejected");
   }
-  cudaError_t e = kbla::cuda::strassen_gemm<T>(0, a.cfg, p.ta, p.tb, p.m, p.n, p.k, p.alpha, d.A, p.lda, d.B, p.ldb,
-                                               p.beta, d.C, p.ldc, w, ws);
+  cudaError_t e = kbla::cuda::strassen_gemm<T>(g_stream, a.cfg, p.ta, p.tb, p.m, p.n, p.k, p.alpha, d.A, p.lda, d.B,
+                                               p.ldb, p.beta, d.C, p.ldc, w, ws);
   cudaError_t e2 = cudaDeviceSynchronize();
   if (e != cudaSuccess || e2 != cudaSuccess) {
     report(false, prec, a, p, std::string("error ") + cudaGetErrorString(e != cudaSuccess ? e : e2));
@@ -205,9 +215,11 @@ static void run_case(const char* prec, const Algo& a, const Problem<T>& p, Dev<T
 template <class T>
 static void run_all(const char* prec, bool quick) {
   std::vector<Algo> algos;
-  auto cfg = [](StrassenAlgorithm al, int lv, i64 tau, bool blas, bool low_memory = false) {
+  // leaf_streams -1: the library default (4)
+  auto cfg = [](StrassenAlgorithm al, int lv, i64 tau, bool blas, bool low_memory = false, int leaf_streams = -1) {
     StrassenConfig c;
     c.algorithm = al, c.levels = lv, c.tau = tau, c.cublas_leaves = blas, c.low_memory = low_memory;
+    if (leaf_streams >= 0) c.leaf_streams = leaf_streams;
     return c;
   };
   algos.push_back({"conventional-L1", cfg(StrassenAlgorithm::conventional, 1, 0, true), 12, 0});
@@ -217,6 +229,16 @@ static void run_all(const char* prec, bool quick) {
   algos.push_back({"winograd-L2-tau8", cfg(StrassenAlgorithm::winograd, 2, 8, true), 18, 0});
   algos.push_back({"conventional-L2-lowmem", cfg(StrassenAlgorithm::conventional, 2, 0, true, true), 12, 0});
   algos.push_back({"winograd-L2-tau8-lowmem", cfg(StrassenAlgorithm::winograd, 2, 8, true, true), 18, 0});
+  // The rows above use the default leaf_streams (4, concurrent innermost level). The serial schedule and other
+  // stream counts only in the full run (--quick is the compute-sanitizer set, kept about its old size).
+  if (!quick) {
+    algos.push_back({"conventional-L1-serial", cfg(StrassenAlgorithm::conventional, 1, 0, true, false, 1), 12, 0});
+    algos.push_back({"conventional-L2-serial", cfg(StrassenAlgorithm::conventional, 2, 0, true, false, 1), 12, 0});
+    algos.push_back({"winograd-L1-tau8-serial", cfg(StrassenAlgorithm::winograd, 1, 8, true, false, 1), 18, 0});
+    algos.push_back({"winograd-L2-tau8-serial", cfg(StrassenAlgorithm::winograd, 2, 8, true, false, 1), 18, 0});
+    algos.push_back({"conventional-L2-s7", cfg(StrassenAlgorithm::conventional, 2, 0, true, false, 7), 12, 0});
+    algos.push_back({"winograd-L2-tau8-s2", cfg(StrassenAlgorithm::winograd, 2, 8, true, false, 2), 18, 0});
+  }
   std::vector<Algo> extra;  // run on fewer cases
   extra.push_back({"winograd-L3-tau2", cfg(StrassenAlgorithm::winograd, 3, 2, true), 18, 0});
   extra.push_back({"winograd-default", cfg(StrassenAlgorithm::winograd, 2, 0, true), 18, 0});
@@ -225,16 +247,24 @@ static void run_all(const char* prec, bool quick) {
   extra.push_back({"conv-L1-lowmem", cfg(StrassenAlgorithm::conventional, 1, 0, true, true), 12, 0});
   extra.push_back({"hybrid-lowmem", cfg(StrassenAlgorithm::hybrid, 2, 0, true, true), 12, 1});
   extra.push_back({"conv-L2-simt", cfg(StrassenAlgorithm::conventional, 2, 0, false), 12, 0});
+  if (!quick) {
+    extra.push_back({"conv-L3", cfg(StrassenAlgorithm::conventional, 3, 0, true), 12, 0});
+    extra.push_back({"conv-L3-serial", cfg(StrassenAlgorithm::conventional, 3, 0, true, false, 1), 12, 0});
+    extra.push_back({"winograd-L3-tau2-serial", cfg(StrassenAlgorithm::winograd, 3, 2, true, false, 1), 18, 0});
+    extra.push_back({"hybrid-serial", cfg(StrassenAlgorithm::hybrid, 2, 0, true, false, 1), 12, 1});
+    extra.push_back({"conv-L2-simt-serial", cfg(StrassenAlgorithm::conventional, 2, 0, false, false, 1), 12, 0});
+  }
 
   struct Shape {
     i64 m, n, k;
   };
-  static const Shape quick_shapes[] = {{1, 1, 1},       {3, 3, 3},   {31, 31, 31}, {65, 31, 127},
-                                       {127, 127, 127}, {64, 64, 64}, {3, 1, 5}};
+  static const Shape quick_shapes[] = {{1, 1, 1},       {3, 3, 3},    {31, 31, 31}, {65, 31, 127},
+                                       {127, 127, 127}, {64, 64, 64}, {3, 1, 5},    {13, 12, 15}};
   static const Shape full_shapes[] = {{1, 1, 1},     {2, 2, 2},       {3, 3, 3},       {31, 31, 31},
                                       {64, 64, 64},  {65, 65, 65},    {127, 127, 127}, {257, 257, 257},
                                       {513, 513, 513}, {65, 31, 127}, {127, 257, 65},  {257, 127, 513},
-                                      {3, 1, 5},     {1, 7, 4},       {33, 2, 9}};
+                                      {3, 1, 5},     {1, 7, 4},       {33, 2, 9},      {12, 12, 12},
+                                      {13, 12, 15}};
   const Shape* shapes = quick ? quick_shapes : full_shapes;
   const std::size_t nshapes = quick ? sizeof(quick_shapes) / sizeof(Shape) : sizeof(full_shapes) / sizeof(Shape);
   const char ops[3] = {'N', 'T', 'C'};
@@ -318,6 +348,29 @@ static void run_all(const char* prec, bool quick) {
     Dev<T> d(p);
     for (const Algo& a : algos) run_case<T>(prec, a, p, d);
   }
+  // other caller streams: a created blocking and non-blocking stream, and cudaStreamPerThread (helper lanes are
+  // cached per caller stream; the products must still be ordered after the sums and before the combination)
+  {
+    cudaStream_t blocking = nullptr, nonblocking = nullptr;
+    CK(cudaStreamCreate(&blocking));
+    CK(cudaStreamCreateWithFlags(&nonblocking, cudaStreamNonBlocking));
+    const cudaStream_t streams[3] = {blocking, nonblocking, cudaStreamPerThread};
+    const Shape ss[] = {{65, 31, 127}, {64, 64, 64}, {127, 127, 127}};
+    for (cudaStream_t st : streams) {
+      g_stream = st;
+      for (std::size_t si = 0; si < (quick ? 1u : 3u); ++si) {
+        const Shape& s = ss[si];
+        Problem<T> p = make_problem<T>('N', 'T', s.m, s.n, s.k, T(1.5), T(-0.75), false, ++seed, s.m == 64);
+        Dev<T> d(p);
+        for (const Algo& a : algos) run_case<T>(prec, a, p, d);
+      }
+    }
+    g_stream = 0;
+    CK(cudaStreamSynchronize(blocking));
+    CK(cudaStreamSynchronize(nonblocking));
+    CK(cudaStreamDestroy(blocking));
+    CK(cudaStreamDestroy(nonblocking));
+  }
   // invalid arguments
   {
     StrassenConfig c;
@@ -350,6 +403,15 @@ int main(int argc, char** argv) {
     return 1;
   }
   run_all<float>("S", quick);
+  {  // free the cached handles / helper streams; the double run creates them again
+    const cudaError_t e = kbla::cuda::strassen_release_cached_resources();
+    if (e == cudaSuccess) {
+      ++g_pass;
+    } else {
+      ++g_fail;
+      std::printf("FAIL strassen_release_cached_resources: %s\n", cudaGetErrorString(e));
+    }
+  }
   run_all<double>("D", quick);
   std::printf("%d passed, %d failed\n", g_pass, g_fail);
   return g_fail == 0 ? 0 : 1;
