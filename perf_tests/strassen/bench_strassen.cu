@@ -28,6 +28,7 @@
 
 #if __has_include("strassen_model.hpp")
 #include "strassen_model.hpp"
+#include "../common/kbla_cuda_check.hpp"
 #define KBLA_HAVE_STRASSEN_MODEL 1
 #endif
 
@@ -35,14 +36,6 @@ using kbla::cuda::StrassenAlgorithm;
 using kbla::cuda::StrassenConfig;
 using i64 = std::int64_t;
 
-#define CK(x)                                                                                        \
-  do {                                                                                               \
-    cudaError_t e_ = (x);                                                                            \
-    if (e_ != cudaSuccess) {                                                                         \
-      std::fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      std::exit(2);                                                                                  \
-    }                                                                                                \
-  } while (0)
 
 // ---------------------------------------------------------------------------------------------------------
 // Device info and peaks

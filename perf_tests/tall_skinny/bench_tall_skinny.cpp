@@ -46,17 +46,10 @@
 #include <string>
 #include <type_traits>
 #include <vector>
+#include "../common/kbla_cuda_check.hpp"
 
 namespace {
 
-#define CK(x)                                                                                            \
-  do {                                                                                                   \
-    cudaError_t e_ = (x);                                                                                \
-    if (e_ != cudaSuccess) {                                                                             \
-      std::fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);     \
-      std::exit(2);                                                                                      \
-    }                                                                                                    \
-  } while (0)
 #define CB(x)                                                                          \
   do {                                                                                 \
     cublasStatus_t s_ = (x);                                                           \

@@ -19,17 +19,10 @@
 #include <vector>
 
 #include "kbla_cuda_tall_skinny.hpp"
+#include "../common/kbla_cuda_check.hpp"
 
 using kbla::cuda::Layout;
 
-#define CK(x)                                                                                        \
-  do {                                                                                               \
-    cudaError_t e_ = (x);                                                                            \
-    if (e_ != cudaSuccess) {                                                                         \
-      std::fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      std::exit(2);                                                                                  \
-    }                                                                                                \
-  } while (0)
 
 __global__ void fill(double* p, std::int64_t n) {
   for (std::int64_t i = blockIdx.x * (std::int64_t)blockDim.x + threadIdx.x; i < n; i += (std::int64_t)gridDim.x * blockDim.x)
