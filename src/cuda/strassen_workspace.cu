@@ -39,6 +39,7 @@
 #include <cublas_v2.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -186,6 +187,16 @@ struct View {
 template <class T>
 View<T> sub(View<T> v, i64 i0, i64 j0) {  // logical offset (i0, j0)
   return View<T>{v.t ? v.p + i0 * v.ld + j0 : v.p + i0 + j0 * v.ld, v.ld, v.t};
+}
+
+// The four quadrants X11, X12, X21, X22 of a view split after row rh and column ch, and of column-major C.
+template <class T>
+std::array<View<T>, 4> quadrants(View<T> v, i64 rh, i64 ch) {
+  return {v, sub(v, 0, ch), sub(v, rh, 0), sub(v, rh, ch)};
+}
+template <class T>
+std::array<T*, 4> quadrants(T* c, i64 ldc, i64 mh, i64 nh) {
+  return {c, c + nh * ldc, c + mh, c + mh + nh * ldc};
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -717,12 +728,9 @@ cudaError_t conventional_level(const Ctx<T>& cx, int levels, i64 mh, i64 nh, i64
                                View<T> B, T beta, T* C, i64 ldc, char* ws) {
   const cudaStream_t s = cx.s;
   Buf<T> S = carve<T>(ws, mh, kh, A.t), Tb = carve<T>(ws, kh, nh, B.t), M = carve<T>(ws, mh, nh, false);
-  const View<T> A11 = A, A12 = sub(A, 0, kh), A21 = sub(A, mh, 0), A22 = sub(A, mh, kh);
-  const View<T> B11 = B, B12 = sub(B, 0, nh), B21 = sub(B, kh, 0), B22 = sub(B, kh, nh);
-  T* C11 = C;
-  T* C12 = C + nh * ldc;
-  T* C21 = C + mh;
-  T* C22 = C + mh + nh * ldc;
+  const auto [A11, A12, A21, A22] = quadrants(A, mh, kh);
+  const auto [B11, B12, B21, B22] = quadrants(B, kh, nh);
+  const auto [C11, C12, C21, C22] = quadrants(C, ldc, mh, nh);
   const T one = T(1);
   auto sa = [&](View<T> x, T d, View<T> y) { return job(S, mh, kh, x, d, y); };
   auto tb = [&](View<T> x, T d, View<T> y) { return job(Tb, kh, nh, x, d, y); };
@@ -805,12 +813,9 @@ cudaError_t conventional_level_batched(const Ctx<T>& cx, int levels, i64 mh, i64
   for (auto& b : S) b = carve<T>(ws, mh, kh, A.t);
   for (auto& b : Tb) b = carve<T>(ws, kh, nh, B.t);
   for (auto& b : P) b = carve<T>(ws, mh, nh, false);
-  const View<T> A11 = A, A12 = sub(A, 0, kh), A21 = sub(A, mh, 0), A22 = sub(A, mh, kh);
-  const View<T> B11 = B, B12 = sub(B, 0, nh), B21 = sub(B, kh, 0), B22 = sub(B, kh, nh);
-  T* C11 = C;
-  T* C12 = C + nh * ldc;
-  T* C21 = C + mh;
-  T* C22 = C + mh + nh * ldc;
+  const auto [A11, A12, A21, A22] = quadrants(A, mh, kh);
+  const auto [B11, B12, B21, B22] = quadrants(B, kh, nh);
+  const auto [C11, C12, C21, C22] = quadrants(C, ldc, mh, nh);
   {
     const Ew<T, 4, 5> ja = quad_job<T, 5>(A11, A12, A21, A22, S, mh, kh);
     const Ew<T, 4, 5> jb = quad_job<T, 5>(B11, B12, B21, B22, Tb, kh, nh);
@@ -853,12 +858,9 @@ cudaError_t winograd_level_batched(const Ctx<T>& cx, int levels, i64 mh, i64 nh,
   for (auto& b : S) b = carve<T>(ws, mh, kh, A.t);
   for (auto& b : Tb) b = carve<T>(ws, kh, nh, B.t);
   Buf<T> X = carve<T>(ws, mh, nh, false), Y = carve<T>(ws, mh, nh, false);
-  const View<T> A11 = A, A12 = sub(A, 0, kh), A21 = sub(A, mh, 0), A22 = sub(A, mh, kh);
-  const View<T> B11 = B, B12 = sub(B, 0, nh), B21 = sub(B, kh, 0), B22 = sub(B, kh, nh);
-  T* C11 = C;
-  T* C12 = C + nh * ldc;
-  T* C21 = C + mh;
-  T* C22 = C + mh + nh * ldc;
+  const auto [A11, A12, A21, A22] = quadrants(A, mh, kh);
+  const auto [B11, B12, B21, B22] = quadrants(B, kh, nh);
+  const auto [C11, C12, C21, C22] = quadrants(C, ldc, mh, nh);
   const T one = T(1), zero = T(0);
   auto prod = [&](T al, View<T> a, View<T> b, T bet, T* c, i64 ld) {
     return rec<T>(cx, levels - 1, mh, nh, kh, al, a, b, bet, c, ld, ws);
@@ -923,12 +925,9 @@ cudaError_t winograd_level_concurrent(const Ctx<T>& cx, int levels, i64 mh, i64 
   for (auto& b : S) b = carve<T>(ws, mh, kh, A.t);
   for (auto& b : Tb) b = carve<T>(ws, kh, nh, B.t);
   for (auto& b : Q) b = carve<T>(ws, mh, nh, false);
-  const View<T> A11 = A, A12 = sub(A, 0, kh), A21 = sub(A, mh, 0), A22 = sub(A, mh, kh);
-  const View<T> B11 = B, B12 = sub(B, 0, nh), B21 = sub(B, kh, 0), B22 = sub(B, kh, nh);
-  T* C11 = C;
-  T* C12 = C + nh * ldc;
-  T* C21 = C + mh;
-  T* C22 = C + mh + nh * ldc;
+  const auto [A11, A12, A21, A22] = quadrants(A, mh, kh);
+  const auto [B11, B12, B21, B22] = quadrants(B, kh, nh);
+  const auto [C11, C12, C21, C22] = quadrants(C, ldc, mh, nh);
   const T zero = T(0);
   {
     const Ew<T, 4, 4> ja = quad_job<T, 4>(A11, A12, A21, A22, S, mh, kh);
@@ -973,12 +972,9 @@ cudaError_t winograd_level(const Ctx<T>& cx, int levels, i64 mh, i64 nh, i64 kh,
   const cudaStream_t s = cx.s;
   Buf<T> S = carve<T>(ws, mh, kh, A.t), Tb = carve<T>(ws, kh, nh, B.t);
   Buf<T> X = carve<T>(ws, mh, nh, false), Y = carve<T>(ws, mh, nh, false);
-  const View<T> A11 = A, A12 = sub(A, 0, kh), A21 = sub(A, mh, 0), A22 = sub(A, mh, kh);
-  const View<T> B11 = B, B12 = sub(B, 0, nh), B21 = sub(B, kh, 0), B22 = sub(B, kh, nh);
-  T* C11 = C;
-  T* C12 = C + nh * ldc;
-  T* C21 = C + mh;
-  T* C22 = C + mh + nh * ldc;
+  const auto [A11, A12, A21, A22] = quadrants(A, mh, kh);
+  const auto [B11, B12, B21, B22] = quadrants(B, kh, nh);
+  const auto [C11, C12, C21, C22] = quadrants(C, ldc, mh, nh);
   const T one = T(1), zero = T(0);
   auto sa = [&](View<T> x, T d, View<T> y) { return job(S, mh, kh, x, d, y); };
   auto tb = [&](View<T> x, T d, View<T> y) { return job(Tb, kh, nh, x, d, y); };
