@@ -209,6 +209,26 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
   };
 
   // out (rows kA = k0 + rb + 2g and kA + 1, real-view columns n = nw0 + 8 nt + 2t and n + 1) = c + beta * B
+  // two adjacent real outputs d[0], d[1] (d[1] only when `two`) = v + beta * old; beta == 0 never reads
+  auto store_pair = [&](double* d, double v0, double v1, bool two) {
+    const bool bz = p.beta_zero;
+    const double br = p.be_re;
+    if (VEC == 2 && two) {
+      if (!bz) {
+        const double2 o = *reinterpret_cast<const double2*>(d);
+        v0 += br * o.x;
+        v1 += br * o.y;
+      }
+      *reinterpret_cast<double2*>(d) = make_double2(v0, v1);
+    } else {
+      if (!bz) v0 += br * d[0];
+      d[0] = v0;
+      if (two) {
+        if (!bz) v1 += br * d[1];
+        d[1] = v1;
+      }
+    }
+  };
   auto store = [&](std::int64_t kA, int n, const double (&c)[4]) {
     const bool bz = p.beta_zero;
     const double br = p.be_re;
@@ -236,23 +256,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
       for (int h = 0; h < 2; ++h) {
         const std::int64_t k = kA + h;
         if (k < K) {
-          double* d = p.B + k * p.brs + n;
-          double v0 = c[2 * h], v1 = c[2 * h + 1];
-          if (VEC == 2 && two) {
-            if (!bz) {
-              const double2 o = *reinterpret_cast<const double2*>(d);
-              v0 += br * o.x;
-              v1 += br * o.y;
-            }
-            *reinterpret_cast<double2*>(d) = make_double2(v0, v1);
-          } else {
-            if (!bz) v0 += br * d[0];
-            d[0] = v0;
-            if (two) {
-              if (!bz) v1 += br * d[1];
-              d[1] = v1;
-            }
-          }
+          store_pair(p.B + k * p.brs + n, c[2 * h], c[2 * h + 1], two);
         }
       }
     } else {  // column-major: (c0, c2) in column n, (c1, c3) in column n + 1
@@ -262,23 +266,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
       for (int e = 0; e < 2; ++e) {
         const int col = n + e;
         if (col < p.N) {
-          double* d = p.B + kA + std::int64_t(col) * p.bcs;
-          double v0 = c[e], v1 = c[2 + e];
-          if (VEC == 2 && two) {
-            if (!bz) {
-              const double2 o = *reinterpret_cast<const double2*>(d);
-              v0 += br * o.x;
-              v1 += br * o.y;
-            }
-            *reinterpret_cast<double2*>(d) = make_double2(v0, v1);
-          } else {
-            if (!bz) v0 += br * d[0];
-            d[0] = v0;
-            if (two) {
-              if (!bz) v1 += br * d[1];
-              d[1] = v1;
-            }
-          }
+          store_pair(p.B + kA + std::int64_t(col) * p.bcs, c[e], c[2 + e], two);
         }
       }
     }
