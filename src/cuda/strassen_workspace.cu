@@ -46,6 +46,7 @@
 #include <thread>
 #include <vector>
 
+#include "cublas_stream_handles.hpp"
 #include "kbla_cuda_strassen.hpp"
 
 namespace kbla {
@@ -58,14 +59,13 @@ using i64 = std::int64_t;
 // ---------------------------------------------------------------------------------------------------------
 // Cached CUDA / cuBLAS objects, one registry for the process (created on first use, never destroyed by a static
 // destructor: the CUDA runtime may be gone by then; strassen_release_cached_resources frees them explicitly).
-//  * a cuBLAS handle per device for everything on the caller's stream (math mode pinned to the default = no
-//    TF32; the stream is set per call);
+//  * the caller stream's cuBLAS handle comes from the shared per-(device, stream) cache of
+//    cublas_stream_handles.hpp (bound once, math mode pinned to the default = no TF32);
 //  * per (device, caller stream) the "lanes" of StrassenConfig::leaf_streams: helper streams, each with its own
 //    cuBLAS handle bound to it once (a cuBLAS handle has one internal workspace; two streams running GEMMs from one
 //    handle at the same time could share it and race), a join event per helper and one fork event. The key
 //    includes the host thread when the caller passes cudaStreamPerThread (a different stream per thread). Events
 //    are per caller stream, so two host threads working on two streams never touch each other's fork / join.
-constexpr int kMaxDev = 64;
 constexpr int kMaxLanes = 7;  // a Strassen level has 7 products
 
 struct LeafLanes {
@@ -81,7 +81,6 @@ struct LeafLanes {
 
 struct Registry {
   std::mutex mtx;
-  cublasHandle_t handles[kMaxDev] = {};
   std::vector<std::unique_ptr<LeafLanes>> lanes;  // few entries (one per caller stream): linear search
 };
 
@@ -90,23 +89,10 @@ Registry& registry() {
   return *r;
 }
 
+// The caller stream's own handle (shared cache, cublas_stream_handles.hpp): bound to that stream once, so
+// concurrent callers on different streams never re-bind one handle.
 cudaError_t strassen_cublas_handle(cudaStream_t stream, cublasHandle_t* out) {
-  int dev = -1;
-  cudaError_t e = cudaGetDevice(&dev);
-  if (e != cudaSuccess) return e;
-  if (dev < 0 || dev >= kMaxDev) return cudaErrorInvalidDevice;
-  Registry& r = registry();
-  std::lock_guard<std::mutex> lock(r.mtx);
-  if (!r.handles[dev]) {
-    if (cublasCreate(&r.handles[dev]) != CUBLAS_STATUS_SUCCESS) {
-      r.handles[dev] = nullptr;
-      return cudaErrorUnknown;
-    }
-    cublasSetMathMode(r.handles[dev], CUBLAS_DEFAULT_MATH);
-  }
-  if (cublasSetStream(r.handles[dev], stream) != CUBLAS_STATUS_SUCCESS) return cudaErrorUnknown;
-  *out = r.handles[dev];
-  return cudaSuccess;
+  return cublas_handle_for_stream(stream, out);
 }
 
 // The lanes of `caller` on the current device with at least `want` helpers (want <= kMaxLanes).
@@ -1120,12 +1106,10 @@ cudaError_t strassen_release_cached_resources() {
     if (L.fork) cudaEventDestroy(L.fork);
   }
   r.lanes.clear();
-  for (int d = 0; d < kMaxDev; ++d)
-    if (r.handles[d]) {
-      cudaSetDevice(d);
-      if (cublasDestroy(r.handles[d]) != CUBLAS_STATUS_SUCCESS && err == cudaSuccess) err = cudaErrorUnknown;
-      r.handles[d] = nullptr;
-    }
+  {
+    const cudaError_t e = cublas_release_stream_handles();
+    if (err == cudaSuccess) err = e;
+  }
   if (ge == cudaSuccess) cudaSetDevice(cur);
   return err;
 }

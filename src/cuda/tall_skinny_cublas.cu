@@ -5,8 +5,8 @@
 #include <cublas_v2.h>
 
 #include <climits>
-#include <mutex>
 
+#include "cublas_stream_handles.hpp"
 #include "tall_skinny_dispatch.cuh"
 
 namespace kbla {
@@ -14,17 +14,7 @@ namespace cuda {
 namespace detail {
 
 namespace {
-cudaError_t handle_for(cudaStream_t stream, cublasHandle_t* h) {
-  static std::mutex m;
-  static cublasHandle_t handles[kMaxDevices] = {};
-  const int d = current_device();
-  if (d < 0 || d >= kMaxDevices) return cudaErrorInvalidDevice;
-  std::lock_guard<std::mutex> lock(m);
-  if (!handles[d] && cublasCreate(&handles[d]) != CUBLAS_STATUS_SUCCESS) return cudaErrorUnknown;
-  if (cublasSetStream(handles[d], stream) != CUBLAS_STATUS_SUCCESS) return cudaErrorUnknown;
-  *h = handles[d];
-  return cudaSuccess;
-}
+cudaError_t handle_for(cudaStream_t stream, cublasHandle_t* h) { return cublas_handle_for_stream(stream, h); }
 
 cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
                     const float* al, const float* A, int lda, const float* B, int ldb, const float* be, float* C,
