@@ -156,6 +156,38 @@ __device__ __forceinline__ void dmma_load(double* s, const double* base, std::in
   }
 }
 
+// VEC = 4 ("flat"): a dense row-major real operand (row stride == width J, J odd) whose whole width is one
+// tile (j0 == 0). A chunk of KC rows is then ONE contiguous run of KC*J doubles in global memory; it is copied
+// as such with 16-byte cp.async into shared memory with row stride J (no padding). Per 16 bytes this costs an
+// address increment, a compare and the copy, against VEC = 3's parity shift, two validity checks with 64-bit
+// index math and a lone 8-byte copy per odd row (run 13: odd D widths issue-bound at 35-83 % of the roofline
+// while even ones ran at 84-95 %).
+// - Alignment: the chunk starts at element k0*J with k0 a multiple of KC (even), so at an even element: 16-byte
+//   aligned when the base pointer is. KC*J is even, so a chunk is whole 16-byte copies; only the end of the
+//   matrix (K*J odd, i.e. K odd) ends in a half pair, copied as 8 bytes + an 8-byte zero fill.
+// - Zero fill: every element of the chunk past K*J (rows k >= K, all their columns) is zero-filled, so the
+//   K-tail rows are exact zeros in the columns < J that feed valid outputs (0 * 0 = 0, no NaN).
+// - Reads past a row: a fragment reading column j >= J of row r gets element j - J of row r + 1 (or the
+//   zeroed tail of the stage, see the kernel) -- real data of another k, but it only feeds P rows / columns
+//   >= J, which are never stored (the epilogue's r < Mr, c < Nr masks), and an mma output element depends only
+//   on its own row of A and column of B, so nothing leaks into valid outputs.
+template <int KC, int BT>
+__device__ __forceinline__ void dmma_load_flat(double* s, const double* base, std::int64_t k0, std::int64_t K, int J,
+                                               int tid) {
+  const int n = KC * J;                  // doubles in a full chunk (even)
+  const double* src = base + k0 * J;     // 16-byte aligned (k0 even)
+  if (k0 + KC <= K) {
+#pragma unroll 4
+    for (int e = 2 * tid; e < n; e += 2 * BT) cp_async16(s + e, src + e, 16);
+  } else {  // the last chunk of the matrix: nv valid doubles, the rest zero-filled
+    const int nv = int((K - k0) * J);
+    for (int e = 2 * tid; e < n; e += 2 * BT) {
+      const int bytes = e + 1 < nv ? 16 : (e < nv ? 8 : 0);
+      cp_async_pair(s + e, bytes ? src + e : base, bytes);
+    }
+  }
+}
+
 template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ, int VEC>
 __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1)
     tsmttsm_dmma_kernel(const DmmaArgs p) {
@@ -173,11 +205,30 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1
   const std::int64_t K = p.K;
   const std::int64_t nchunks = (K + KC - 1) / KC;
 
+  static_assert(VEC != 4 || (!KMAJ && KC % 16 == 0), "flat staging: [k][j], k groups of 16");
   auto load_stage = [&](std::int64_t chunk, int st) {
     const std::int64_t k0 = chunk * KC;
-    dmma_load<BM, KC, BT, LDA, KMAJ, VEC>(As + st * Sh::SA, p.A, k0, pm0, K, p.Mr, p.ars, p.ac1, p.ac2, p.ajfast, tid);
-    dmma_load<BN, KC, BT, LDB, KMAJ, VEC>(Bs + st * Sh::SB, p.B, k0, pn0, K, p.Nr, p.brs, p.bc1, p.bc2, p.bjfast, tid);
+    if constexpr (VEC == 4) {
+      dmma_load_flat<KC, BT>(As + st * Sh::SA, p.A, k0, K, p.Mr, tid);
+      dmma_load_flat<KC, BT>(Bs + st * Sh::SB, p.B, k0, K, p.Nr, tid);
+    } else {
+      dmma_load<BM, KC, BT, LDA, KMAJ, VEC>(As + st * Sh::SA, p.A, k0, pm0, K, p.Mr, p.ars, p.ac1, p.ac2, p.ajfast,
+                                            tid);
+      dmma_load<BN, KC, BT, LDB, KMAJ, VEC>(Bs + st * Sh::SB, p.B, k0, pn0, K, p.Nr, p.brs, p.bc1, p.bc2, p.bjfast,
+                                            tid);
+    }
   };
+  if constexpr (VEC == 4) {
+    // Flat staging fills [0, KC*J) of a stage; the fragments of the last row read up to (KC-1)*J + BJ - 1
+    // (columns >= J, i.e. outputs that are never stored). That stretch is never written by a copy, so it is
+    // zeroed once here (plain stores, made visible by the loop's first __syncthreads), so that no stale
+    // shared memory (NaN, Inf) is ever read -- it could only reach discarded outputs, but this keeps every
+    // accumulator finite and the result independent of what ran before. (KC*J + BJ - J <= KC*LD: in bounds.)
+    for (int st = 0; st < ST; ++st) {
+      for (int e = p.Mr * KC + tid; e < p.Mr * (KC - 1) + BM; e += BT) As[st * Sh::SA + e] = 0.0;
+      for (int e = p.Nr * KC + tid; e < p.Nr * (KC - 1) + BN; e += BT) Bs[st * Sh::SB + e] = 0.0;
+    }
+  }
 
   double acc[FM][FN][2];
 #pragma unroll
@@ -206,6 +257,14 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1
     const int shift = VEC == 3 ? (KMAJ ? (g & 1) : (t & 1)) : 0;
     const double* as = As + st * Sh::SA + (KMAJ ? (wm * 8 * FM + g) * LDA + t : t * LDA + wm * 8 * FM + g) + shift;
     const double* bs = Bs + st * Sh::SB + (KMAJ ? (wn * 8 * FN + g) * LDB + t : t * LDB + wn * 8 * FN + g) + shift;
+    // VEC = 4 (flat, runtime row stride J = Mr / Nr, odd): with the fixed order (k = 8 ks + 4 h + t) the
+    // half-warp of an 8-byte load (g in 4 values, t in 0..3) hits double slots t*J + g (mod 16), up to 4 lanes
+    // on one slot for odd J (4-way bank conflicts). The k order inside a chunk is free (summed; A and B use the
+    // same one), so lane t of k-group q = 2 ks + h reads row 4 t + (q & 3) + 16 (q >> 2): rows 4 t apart give
+    // slots 4 (t J mod 4) + g, which are 16 distinct for odd J (conflict-free). Each of the KC rows is read
+    // exactly once per chunk (q & 3 and q >> 2 over the KC / 4 groups, t over 0..3).
+    const double* af = As + st * Sh::SA + 4 * t * p.Mr + wm * 8 * FM + g;
+    const double* bf = Bs + st * Sh::SB + 4 * t * p.Nr + wn * 8 * FN + g;
     // k in steps of 8: fragment pairs (ii, ii + 1) are the upper and lower halves of one m16n8k8 (full rate on
     // sm_90); an odd last fragment row falls back to two m8n8k4 (half rate).
 #pragma unroll
@@ -213,11 +272,21 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1
       double a[FM][2], b[FN][2];
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int k = 8 * ks + 4 * h;
+        if constexpr (VEC == 4) {
+          const int q = 2 * ks + h, r = (q & 3) + 16 * (q >> 2);
+          const double* ar = af + r * p.Mr;
+          const double* br = bf + r * p.Nr;
 #pragma unroll
-        for (int ii = 0; ii < FM; ++ii) a[ii][h] = KMAJ ? as[8 * ii * LDA + k] : as[k * LDA + 8 * ii];
+          for (int ii = 0; ii < FM; ++ii) a[ii][h] = ar[8 * ii];
 #pragma unroll
-        for (int jj = 0; jj < FN; ++jj) b[jj][h] = KMAJ ? bs[8 * jj * LDB + k] : bs[k * LDB + 8 * jj];
+          for (int jj = 0; jj < FN; ++jj) b[jj][h] = br[8 * jj];
+        } else {
+          const int k = 8 * ks + 4 * h;
+#pragma unroll
+          for (int ii = 0; ii < FM; ++ii) a[ii][h] = KMAJ ? as[8 * ii * LDA + k] : as[k * LDA + 8 * ii];
+#pragma unroll
+          for (int jj = 0; jj < FN; ++jj) b[jj][h] = KMAJ ? bs[8 * jj * LDB + k] : bs[k * LDB + 8 * jj];
+        }
       }
 #pragma unroll
       for (int ii = 0; ii + 1 < FM; ii += 2)
@@ -351,8 +420,9 @@ cudaError_t launch_tsmttsm_dmma_v(const TsmttsmArgs<double, ZV>& a, cudaStream_t
 
 // Picks the shared-memory layout and copy width: row-major (real or complex) and column-major complex stage
 // [k][j] with 16-byte copies of column pairs; column-major real stages [j][k] with 16-byte copies of row
-// pairs; odd leading dimensions of a real matrix (both operands) 16-byte copies of parity-shifted pairs
-// (VEC = 3); 8-byte copies otherwise (misaligned pointers, one odd and one even leading dimension).
+// pairs; row-major real operands that are both dense (leading dimension == width), of odd width and one tile
+// wide: flat 16-byte copies of whole chunks (VEC = 4, dmma_load_flat); other odd leading dimensions of a real
+// matrix (both operands) 16-byte copies of parity-shifted pairs (VEC = 3); 8-byte copies otherwise (misaligned pointers, one odd and one even leading dimension).
 // Mixed layouts are not taken here (cudaErrorNotSupported: the caller uses the SIMT kernel).
 template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST>
 cudaError_t launch_tsmttsm_dmma(const TsmttsmArgs<double, ZV>& a, cudaStream_t stream) {
@@ -366,6 +436,9 @@ cudaError_t launch_tsmttsm_dmma(const TsmttsmArgs<double, ZV>& a, cudaStream_t s
     const bool al = al16(a.A) && al16(a.B);
     if (arow && brow) {
       if (al && a.ask % 2 == 0 && a.bsk % 2 == 0) return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 2>(a, stream);
+      // dense (leading dimension == width), odd, one tile wide (grid y = z = 1): flat chunk copies (VEC = 4)
+      if (al && a.ask == a.M && a.bsk == a.N && a.M % 2 == 1 && a.N % 2 == 1 && a.M <= BM && a.N <= BN)
+        return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 4>(a, stream);
       if (al && a.ask % 2 == 1 && a.bsk % 2 == 1) return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 3>(a, stream);
       return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 1>(a, stream);
     }
