@@ -5,6 +5,10 @@
 //   kbla_bench_strassen [--quick] [--sizes a,b,c] [--shapes square,rankk,panel] [--prec s,d] [--reps N]
 //                       [--warmup N] [--max-seconds S] [--sample N] [--rankk-k K] [--panel-mn N] [--json PATH]
 //                       [--algos name,name,...]   (a subset of the rows below; cublas always runs first)
+// SIMT tile shapes (FP32): rows simt_gemm / fused_1L / hybrid_2L run the library default (StrassenConfig::simt_tile
+// 0: KBLA_SIMT_TILE if set, else the built-in default); the rows ..._classic (128x128x8, 8x8 per thread) and
+// ..._wide (256x128x8, 8x16 per thread) pin the shape, so both are timed in one run. FP64 has one shape (the
+// _classic / _wide rows run it too). JSON field "simt_tile": the shape a row ran (1 classic, 2 wide, 0 none).
 // Effective TFLOP/s = 2mnk / t (t: median of the timed runs, CUDA events around each call). Accuracy on a sample
 // of entries against a double-double GPU reference, normalized by (|A||B|)_ij; random [-1,1] data and (square
 // shapes) Li et al.'s pair A = I + u v^T, B = I - u v^T / (1 + v^T u). A result that disagrees with the
@@ -186,10 +190,16 @@ struct AlgoDef {
 // runs 1-2). Before leaf_streams existed (results up to strassen-h100-2026-11-22-run7.json) every row was serial:
 // compare old "conventional_1L" with new "conventional_1L_serial".
 static std::vector<AlgoDef> algorithms() {
-  auto mk = [](StrassenAlgorithm a, int lv, int leaf_streams = -1, bool low_memory = false, i64 tau = 0) {
+  auto mk = [](StrassenAlgorithm a, int lv, int leaf_streams = -1, bool low_memory = false, i64 tau = 0,
+               int simt_tile = 0) {
     StrassenConfig c;
-    c.algorithm = a, c.levels = lv, c.low_memory = low_memory, c.tau = tau;
+    c.algorithm = a, c.levels = lv, c.low_memory = low_memory, c.tau = tau, c.simt_tile = simt_tile;
     if (leaf_streams >= 0) c.leaf_streams = leaf_streams;
+    return c;
+  };
+  auto tile = [](int simt_tile) {
+    StrassenConfig c;
+    c.simt_tile = simt_tile;
     return c;
   };
   using SA = StrassenAlgorithm;
@@ -198,6 +208,13 @@ static std::vector<AlgoDef> algorithms() {
           {"fused_1L", Kind::strassen, mk(SA::fused, 1)},
           {"hybrid_2L", Kind::strassen, mk(SA::hybrid, 2)},
           {"hybrid_2L_serial", Kind::strassen, mk(SA::hybrid, 2, 1)},
+          // the SIMT tile shapes pinned (1 classic 128x128x8, 2 wide 256x128x8)
+          {"simt_gemm_classic", Kind::simt, tile(1)},
+          {"simt_gemm_wide", Kind::simt, tile(2)},
+          {"fused_1L_classic", Kind::strassen, mk(SA::fused, 1, -1, false, 0, 1)},
+          {"fused_1L_wide", Kind::strassen, mk(SA::fused, 1, -1, false, 0, 2)},
+          {"hybrid_2L_classic", Kind::strassen, mk(SA::hybrid, 2, -1, false, 0, 1)},
+          {"hybrid_2L_wide", Kind::strassen, mk(SA::hybrid, 2, -1, false, 0, 2)},
           {"conventional_1L", Kind::strassen, mk(SA::conventional, 1)},
           {"conventional_1L_serial", Kind::strassen, mk(SA::conventional, 1, 1)},
           {"conventional_1L_streams2", Kind::strassen, mk(SA::conventional, 1, 2)},
@@ -220,6 +237,15 @@ static std::vector<AlgoDef> algorithms() {
 static int leaf_streams_of(const AlgoDef& a) {
   if (a.kind != Kind::strassen || a.cfg.algorithm == StrassenAlgorithm::fused || a.cfg.low_memory) return 0;
   return a.cfg.leaf_streams > 1 ? std::min(a.cfg.leaf_streams, 7) : 0;
+}
+
+// SIMT tile shape a row runs (1 classic, 2 wide; 0: the row runs no SIMT kernel of the library).
+template <class T>
+static int simt_tile_of(const AlgoDef& a) {
+  const bool simt = a.kind == Kind::simt ||
+                    (a.kind == Kind::strassen && (a.cfg.algorithm == StrassenAlgorithm::fused ||
+                                                  a.cfg.algorithm == StrassenAlgorithm::hybrid || !a.cfg.cublas_leaves));
+  return simt ? kbla::cuda::simt_tile_resolved<T>(a.cfg.simt_tile) : 0;
 }
 
 // Levels actually applied (what the library does; for the JSON and the error-growth threshold).
@@ -245,7 +271,7 @@ struct Acc {
 struct Result {
   std::string prec, shape, algo, status = "ok", reason;
   i64 m = 0, n = 0, k = 0;
-  int levels = 0, leaf_streams = 0;
+  int levels = 0, leaf_streams = 0, simt_tile = 0;
   double t_med_ms = 0, t_min_ms = 0, tflops = 0, pct_peak = 0, ratio_cublas = 0, model_ms = -1;
   std::size_t ws_bytes = 0;
   Acc rnd, li;
@@ -268,7 +294,7 @@ static std::string jnum(double v) {
 
 // Analytic model (strassen_model.hpp, Huang et al. sec. 5) with this device's SM count, clock and DRAM bandwidth
 // and the library's own tiles. Returns predicted seconds (fused 1-level or classical simt_gemm), < 0 if absent.
-static double model_seconds(bool fused, bool fp32, i64 m, i64 n, i64 k, const DevInfo& d) {
+static double model_seconds(bool fused, bool fp32, i64 m, i64 n, i64 k, const DevInfo& d, int simt_tile) {
 #ifdef KBLA_HAVE_STRASSEN_MODEL
   const int eb = fp32 ? 4 : 8;
   kbla::cuda::StrassenModelInput in;
@@ -285,12 +311,12 @@ static double model_seconds(bool fused, bool fp32, i64 m, i64 n, i64 k, const De
     in.device.dram_bytes_per_s = d.peak_bw_gbs * 1e9;
     in.device.gmem_bytes_per_s = 1.2 * in.device.dram_bytes_per_s;
   }
-  in.classical = kbla::cuda::library_blocking(eb, false);
-  in.fused = kbla::cuda::library_blocking(eb, true);
+  in.classical = kbla::cuda::library_blocking(eb, false, simt_tile);
+  in.fused = kbla::cuda::library_blocking(eb, true, simt_tile);
   const kbla::cuda::StrassenModelPrediction p = kbla::cuda::predict_strassen(in);
   return fused ? p.fused1_s : p.classical_s;
 #else
-  (void)fused, (void)fp32, (void)m, (void)n, (void)k, (void)d;
+  (void)fused, (void)fp32, (void)m, (void)n, (void)k, (void)d, (void)simt_tile;
   return -1;  // HOOK: strassen_model.hpp not available at build time
 #endif
 }
@@ -396,6 +422,7 @@ static void run_shape(const Opts& o, const DevInfo& dev, const std::string& shap
     r.prec = prec, r.shape = shape, r.algo = a.name, r.m = m, r.n = n, r.k = k;
     r.levels = levels_of(a, m, n, k, fp32);
     r.leaf_streams = r.levels > 0 ? leaf_streams_of(a) : 0;
+    r.simt_tile = simt_tile_of<T>(a);
     if (a.kind == Kind::strassen) r.ws_bytes = kbla::cuda::strassen_workspace_bytes<T>(a.cfg, m, n, k);
     return r;
   };
@@ -446,10 +473,14 @@ static void run_shape(const Opts& o, const DevInfo& dev, const std::string& shap
         r.status = "skipped", r.reason = "workspace does not fit in device memory";
       } else {
         if (r.ws_bytes) CK(cudaMalloc(&ws, r.ws_bytes));
+        // The pinned shape also for the SIMT kernels strassen_gemm calls inside (whether or not it forwards
+        // StrassenConfig::simt_tile); 0 = back to the default.
+        kbla::cuda::set_simt_tile(a.cfg.simt_tile);
         auto call = [&]() -> cudaError_t {
           switch (a.kind) {
             case Kind::cublas: return blas_gemm(0, m, n, k, A, B, C);
-            case Kind::simt: return kbla::cuda::simt_gemm<T>(0, 'N', 'N', m, n, k, T(1), A, m, B, k, T(0), C, m);
+            case Kind::simt:
+              return kbla::cuda::simt_gemm<T>(0, 'N', 'N', m, n, k, T(1), A, m, B, k, T(0), C, m, a.cfg.simt_tile);
             default:
               return kbla::cuda::strassen_gemm<T>(0, a.cfg, 'N', 'N', m, n, k, T(1), A, m, B, k, T(0), C, m, ws,
                                                   r.ws_bytes);
@@ -494,7 +525,7 @@ static void run_shape(const Opts& o, const DevInfo& dev, const std::string& shap
             r.reason = b;
           }
           if ((a.cfg.algorithm == StrassenAlgorithm::fused && a.kind == Kind::strassen) || a.kind == Kind::simt) {
-            const double sec = model_seconds(a.kind == Kind::strassen, fp32, m, n, k, dev);
+            const double sec = model_seconds(a.kind == Kind::strassen, fp32, m, n, k, dev, r.simt_tile);
             r.model_ms = sec > 0 ? sec * 1e3 : -1;
           }
         }
@@ -530,10 +561,13 @@ static void run_shape(const Opts& o, const DevInfo& dev, const std::string& shap
       const AlgoDef& a = algos[q];
       void* ws = nullptr;
       if (r.ws_bytes) CK(cudaMalloc(&ws, r.ws_bytes));
+      kbla::cuda::set_simt_tile(a.cfg.simt_tile);
       cudaError_t err;
       switch (a.kind) {
         case Kind::cublas: err = blas_gemm(0, m, n, k, A, B, C); break;
-        case Kind::simt: err = kbla::cuda::simt_gemm<T>(0, 'N', 'N', m, n, k, T(1), A, m, B, k, T(0), C, m); break;
+        case Kind::simt:
+          err = kbla::cuda::simt_gemm<T>(0, 'N', 'N', m, n, k, T(1), A, m, B, k, T(0), C, m, a.cfg.simt_tile);
+          break;
         default:
           err = kbla::cuda::strassen_gemm<T>(0, a.cfg, 'N', 'N', m, n, k, T(1), A, m, B, k, T(0), C, m, ws,
                                              r.ws_bytes);
@@ -548,6 +582,7 @@ static void run_shape(const Opts& o, const DevInfo& dev, const std::string& shap
     }
     std::fflush(stdout);
   }
+  kbla::cuda::set_simt_tile(0);
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
   free_sample(smp);
@@ -597,12 +632,13 @@ static void write_json(const Opts& o, const DevInfo& d, const std::vector<Result
     };
     std::fprintf(f,
                  "  {\"precision\": %s, \"shape\": %s, \"m\": %lld, \"n\": %lld, \"k\": %lld, \"algorithm\": %s, "
-                 "\"status\": %s, \"reason\": %s, \"levels\": %d, \"leaf_streams\": %d, \"time_ms_median\": %s, "
+                 "\"status\": %s, \"reason\": %s, \"levels\": %d, \"leaf_streams\": %d, \"simt_tile\": %d, "
+                 "\"time_ms_median\": %s, "
                  "\"time_ms_min\": %s, "
                  "\"tflops\": %s, \"pct_peak\": %s, \"ratio_to_cublas\": %s, \"workspace_bytes\": %zu, "
                  "\"model_time_ms\": %s, \"err_random\": %s, \"err_li\": %s}%s\n",
                  jstr(r.prec).c_str(), jstr(r.shape).c_str(), (long long)r.m, (long long)r.n, (long long)r.k,
-                 jstr(r.algo).c_str(), jstr(r.status).c_str(), jstr(r.reason).c_str(), r.levels, r.leaf_streams,
+                 jstr(r.algo).c_str(), jstr(r.status).c_str(), jstr(r.reason).c_str(), r.levels, r.leaf_streams, r.simt_tile,
                  r.t_med_ms > 0 ? jnum(r.t_med_ms).c_str() : "null", r.t_min_ms > 0 ? jnum(r.t_min_ms).c_str() : "null",
                  r.tflops > 0 ? jnum(r.tflops).c_str() : "null", r.tflops > 0 ? jnum(r.pct_peak).c_str() : "null",
                  r.ratio_cublas > 0 ? jnum(r.ratio_cublas).c_str() : "null", r.ws_bytes,

@@ -9,7 +9,11 @@
 //    __syncthreads per slab suffices;
 //  * a warp is 8 (m) x 4 (n) threads; a thread owns TM x TN accumulators made of V-wide pieces strided by 8V
 //    rows and 4V columns (V = 4 floats / 2 doubles = 128 bits), so every shared-memory fragment read is one
-//    128-bit load and the 8 (4) threads sharing a row (column) piece are broadcasts.
+//    128-bit load and the 8 (4) threads sharing a row (column) piece are broadcasts;
+//  * the fragments of depth kk + 1 are read from shared memory into a second register set while the rank-1
+//    update of depth kk runs (explicit double buffering of the fragments inside the fully unrolled slab).
+// Two FP32 shapes (Shape::classic, Shape::wide) are compiled side by side and picked at run time
+// (resolve_shape below: call argument, set_simt_tile, KBLA_SIMT_TILE, built-in default); FP64 has one shape.
 // The operand loader optionally reads X + delta * Y (two quadrants, Strassen) and keeps both raw values in
 // registers until the shared-memory store, so the extra loads overlap the math like the plain ones do.
 // The epilogue is a policy: classical (C = alpha acc + beta C, beta == 0 never reads C) or Strassen (atomicAdd of
@@ -18,8 +22,11 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
+#include <type_traits>
 
 namespace kbla {
 namespace cuda {
@@ -39,10 +46,23 @@ struct Vec<double> {
 };
 
 // Block tile BM x BN x BK, thread tile TM x TN; threads = (BM / 8TM) (BN / 4TN) warps.
-// FP32: 128x128x8, 8x8 per thread, 256 threads (the paper's "Huge" CUTLASS strategy; it keeps the fused kernel
-// above the global-bandwidth bound even when both operands are read twice).
-// FP64: 128x64x8, 8x4 per thread, 256 threads: same 64 accumulator registers per thread as FP32 8x8.
-template <class T>
+// Shape::classic
+//   FP32: 128x128x8, 8x8 per thread, 256 threads, 2 blocks / SM (the paper's "Huge" CUTLASS strategy; it keeps
+//   the fused kernel above the global-bandwidth bound even when both operands are read twice).
+//   FP64: 128x64x8, 8x4 per thread, 256 threads: same 64 accumulator registers per thread as FP32 8x8.
+// Shape::wide (FP32 only; FP64 always runs classic)
+//   256x128x8, 8x16 per thread (128 accumulators), warp tile 64x64, 4 x 2 warps, 256 threads, 1 block / SM
+//   (up to 255 registers), the cuBLAS SGEMM block tile. Per depth step a thread issues 6 LDS.128 for 128 FFMA
+//   (classic: 4 for 64), and the k loop overhead, address arithmetic and barrier are spread over twice the
+//   FFMAs. 256 (m) x 128 (n) rather than 128 x 256: in the NN case (the benchmark's) A is staged with 128-bit
+//   shared stores and B, contiguous along k, with scalar transposed stores, so the larger tile side goes to A
+//   (2 STS.128 + 4 STS.32 per slab and thread instead of 1 + 8). BK = 8 rather than 16: a 16-deep slab would
+//   double the staging registers (the Strassen loader holds X and Y: 24 -> 48 floats) on top of 128
+//   accumulators and 2 x 24 fragment registers, and the transposed stores of a 16-deep slab are 2-way bank
+//   conflicted with the +4 row padding; the one barrier per slab then covers 1024 FFMAs per thread.
+enum class Shape : int { classic = 1, wide = 2 };
+
+template <class T, Shape S = Shape::classic>
 struct TileConfig;
 // STRASSEN_MIN_BLOCKS: FP32 fused kernel at 2 blocks / SM is capped at 128 registers and spills 8-24 bytes in
 // two of the four trans variants (ptxas, nvcc 13); at 1 block / SM it uses ~145 registers without spills but
@@ -51,20 +71,25 @@ struct TileConfig;
 #define KBLA_STRASSEN_MIN_BLOCKS_F32 2
 #endif
 template <>
-struct TileConfig<float> {
+struct TileConfig<float, Shape::classic> {
   static constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8, MIN_BLOCKS = 2;
   static constexpr int STRASSEN_MIN_BLOCKS = KBLA_STRASSEN_MIN_BLOCKS_F32;
 };
 template <>
-struct TileConfig<double> {
+struct TileConfig<float, Shape::wide> {
+  static constexpr int BM = 256, BN = 128, BK = 8, TM = 8, TN = 16, MIN_BLOCKS = 1;
+  static constexpr int STRASSEN_MIN_BLOCKS = 1;
+};
+template <>
+struct TileConfig<double, Shape::classic> {
   // 2 blocks / SM (128 registers) spilled in the transposed variants; 1 block uses ~152 (gemm) / ~164 (fused).
   static constexpr int BM = 128, BN = 64, BK = 8, TM = 8, TN = 4, MIN_BLOCKS = 1;
   static constexpr int STRASSEN_MIN_BLOCKS = 1;
 };
 
-template <class T>
+template <class T, Shape S>
 struct Derived {
-  using C = TileConfig<T>;
+  using C = TileConfig<T, S>;
   static constexpr int V = Vec<T>::n;
   static constexpr int WARPS_M = C::BM / (8 * C::TM), WARPS_N = C::BN / (4 * C::TN);
   static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
@@ -112,12 +137,12 @@ struct Batch {
   Product<T> z[kMaxProducts];
 };
 
-template <class T, int L, bool KContig, bool Sum>
+template <class T, Shape S, int L, bool KContig, bool Sum>
 struct TileLoader {
   // L = BM (operand A) or BN (operand B). KContig: storage is contiguous along k (A transposed, B not).
-  using D = Derived<T>;
+  using D = Derived<T, S>;
   using VT = typename Vec<T>::type;
-  static constexpr int V = D::V, BK = TileConfig<T>::BK;
+  static constexpr int V = D::V, BK = TileConfig<T, S>::BK;
   static constexpr int LC = KContig ? BK : L;  // contiguous length of the slab in storage
   static constexpr int LS = KContig ? L : BK;
   static constexpr int VPR = LC / V;  // vectors per storage column of the slab
@@ -172,10 +197,10 @@ struct TileLoader {
   }
 };
 
-template <class T>
+template <class T, Shape S>
 struct SharedStorage {
-  using D = Derived<T>;
-  static constexpr int BK = TileConfig<T>::BK;
+  using D = Derived<T, S>;
+  static constexpr int BK = TileConfig<T, S>::BK;
   __align__(16) T a[2][BK][D::LDA_S];
   __align__(16) T b[2][BK][D::LDB_S];
 };
@@ -199,11 +224,11 @@ struct StrassenEpilogue {
 };
 
 // The whole tile: main loop over k slabs, then the epilogue. TA / TB: op(A) / op(B) transposed.
-template <class T, bool TA, bool TB, bool SumA, bool SumB, class Epi>
-__device__ __forceinline__ void tile_body(const Batch<T>& bp, const Product<T>& pr, SharedStorage<T>& sh, int tm,
+template <class T, Shape S, bool TA, bool TB, bool SumA, bool SumB, class Epi>
+__device__ __forceinline__ void tile_body(const Batch<T>& bp, const Product<T>& pr, SharedStorage<T, S>& sh, int tm,
                                           int tn) {
-  using C = TileConfig<T>;
-  using D = Derived<T>;
+  using C = TileConfig<T, S>;
+  using D = Derived<T, S>;
   using VT = typename Vec<T>::type;
   constexpr int V = D::V, BK = C::BK, TM = C::TM, TN = C::TN;
 
@@ -212,14 +237,30 @@ __device__ __forceinline__ void tile_body(const Batch<T>& bp, const Product<T>& 
   const int wm0 = (warp % D::WARPS_M) * 8 * TM, wn0 = (warp / D::WARPS_M) * 4 * TN;
   const int m0 = tm * C::BM, n0 = tn * C::BN;
 
-  TileLoader<T, C::BM, TA, SumA> la;
-  TileLoader<T, C::BN, !TB, SumB> lb;
+  TileLoader<T, S, C::BM, TA, SumA> la;
+  TileLoader<T, S, C::BN, !TB, SumB> lb;
 
   T acc[TM][TN];
 #pragma unroll
   for (int i = 0; i < TM; ++i)
 #pragma unroll
     for (int j = 0; j < TN; ++j) acc[i][j] = T(0);
+
+  // Fragments of depth kk of the shared slab buf into registers.
+  auto frag = [&](int buf, int kk, T(&a)[TM], T(&b)[TN]) {
+#pragma unroll
+    for (int p = 0; p < TM / V; ++p) {
+      const VT w = *reinterpret_cast<const VT*>(&sh.a[buf][kk][wm0 + p * 8 * V + tx * V]);
+#pragma unroll
+      for (int j = 0; j < V; ++j) a[p * V + j] = reinterpret_cast<const T*>(&w)[j];
+    }
+#pragma unroll
+    for (int p = 0; p < TN / V; ++p) {
+      const VT w = *reinterpret_cast<const VT*>(&sh.b[buf][kk][wn0 + p * 4 * V + ty * V]);
+#pragma unroll
+      for (int j = 0; j < V; ++j) b[p * V + j] = reinterpret_cast<const T*>(&w)[j];
+    }
+  };
 
   const int nk = (bp.k + BK - 1) / BK;
   la.load(pr.a, m0, 0, tid);
@@ -228,32 +269,22 @@ __device__ __forceinline__ void tile_body(const Batch<T>& bp, const Product<T>& 
   lb.store(pr.b, &sh.b[0][0][0], tid);
   __syncthreads();
 
+  T fa[2][TM], fb[2][TN];  // fragment double buffer across kk
   for (int t = 0; t < nk; ++t) {
     const int cur = t & 1;
     const bool more = t + 1 < nk;
+    frag(cur, 0, fa[0], fb[0]);
     if (more) {  // next slab into registers; its latency hides behind the BK rank-1 updates below
       la.load(pr.a, m0, (t + 1) * BK, tid);
       lb.load(pr.b, n0, (t + 1) * BK, tid);
     }
 #pragma unroll
     for (int kk = 0; kk < BK; ++kk) {
-      T a[TM], b[TN];
-#pragma unroll
-      for (int p = 0; p < TM / V; ++p) {
-        const VT w = *reinterpret_cast<const VT*>(&sh.a[cur][kk][wm0 + p * 8 * V + tx * V]);
-#pragma unroll
-        for (int j = 0; j < V; ++j) a[p * V + j] = reinterpret_cast<const T*>(&w)[j];
-      }
-#pragma unroll
-      for (int p = 0; p < TN / V; ++p) {
-        const VT w = *reinterpret_cast<const VT*>(&sh.b[cur][kk][wn0 + p * 4 * V + ty * V]);
-#pragma unroll
-        for (int j = 0; j < V; ++j) b[p * V + j] = reinterpret_cast<const T*>(&w)[j];
-      }
+      if (kk + 1 < BK) frag(cur, kk + 1, fa[(kk + 1) & 1], fb[(kk + 1) & 1]);
 #pragma unroll
       for (int i = 0; i < TM; ++i)
 #pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] = fma(a[i], b[j], acc[i][j]);
+        for (int j = 0; j < TN; ++j) acc[i][j] = fma(fa[kk & 1][i], fb[kk & 1][j], acc[i][j]);
     }
     if (more) {  // the other buffer was last read in iteration t-1, which ended with a barrier
       la.store(pr.a, &sh.a[cur ^ 1][0][0], tid);
@@ -287,32 +318,32 @@ __device__ __forceinline__ void tile_coords(int pid, int tiles_m, int tiles_n, i
 }
 
 // Classical GEMM: one product (z[0]), plain loaders, classical epilogue.
-template <class T, bool TA, bool TB>
-__global__ void __launch_bounds__(Derived<T>::THREADS, TileConfig<T>::MIN_BLOCKS)
+template <class T, Shape S, bool TA, bool TB>
+__global__ void __launch_bounds__(Derived<T, S>::THREADS, TileConfig<T, S>::MIN_BLOCKS)
     gemm_kernel(const __grid_constant__ Batch<T> bp) {
-  __shared__ SharedStorage<T> sh;
+  __shared__ SharedStorage<T, S> sh;
   int tm, tn;
   tile_coords(blockIdx.x, bp.tiles_m, bp.tiles_n, &tm, &tn);
-  tile_body<T, TA, TB, false, false, ClassicalEpilogue>(bp, bp.z[0], sh, tm, tn);
+  tile_body<T, S, TA, TB, false, false, ClassicalEpilogue>(bp, bp.z[0], sh, tm, tn);
 }
 
 // Fused Strassen: blockIdx.z picks the product. The variant (which operands are sums) is uniform per block and
 // each variant is its own compile-time body, so single-operand loads carry no dead registers or branches;
 // all 7 products go out in one launch (the paper batches per variant on 4 streams; one grid does the same
 // without streams or events).
-template <class T, bool TA, bool TB>
-__global__ void __launch_bounds__(Derived<T>::THREADS, TileConfig<T>::STRASSEN_MIN_BLOCKS)
+template <class T, Shape S, bool TA, bool TB>
+__global__ void __launch_bounds__(Derived<T, S>::THREADS, TileConfig<T, S>::STRASSEN_MIN_BLOCKS)
     strassen_kernel(const __grid_constant__ Batch<T> bp) {
-  __shared__ SharedStorage<T> sh;
+  __shared__ SharedStorage<T, S> sh;
   int tm, tn;
   tile_coords(blockIdx.x, bp.tiles_m, bp.tiles_n, &tm, &tn);
   const Product<T>& pr = bp.z[blockIdx.z];
   if (pr.a.y != nullptr && pr.b.y != nullptr)
-    tile_body<T, TA, TB, true, true, StrassenEpilogue>(bp, pr, sh, tm, tn);
+    tile_body<T, S, TA, TB, true, true, StrassenEpilogue>(bp, pr, sh, tm, tn);
   else if (pr.a.y != nullptr)
-    tile_body<T, TA, TB, true, false, StrassenEpilogue>(bp, pr, sh, tm, tn);
+    tile_body<T, S, TA, TB, true, false, StrassenEpilogue>(bp, pr, sh, tm, tn);
   else  // every Strassen product sums at least one operand
-    tile_body<T, TA, TB, false, true, StrassenEpilogue>(bp, pr, sh, tm, tn);
+    tile_body<T, S, TA, TB, false, true, StrassenEpilogue>(bp, pr, sh, tm, tn);
 }
 
 // C = beta * C on an m x n submatrix; beta == 0 writes zeros without reading (NaN must not spread).
@@ -326,6 +357,41 @@ __global__ void scale_kernel(int m, int n, T beta, T* __restrict__ C, std::int64
 }
 
 // ---- host side -------------------------------------------------------------------------------------------
+
+// Which shape a call runs. requested (the call's simt_tile argument / StrassenConfig::simt_tile): 1 classic,
+// 2 wide, anything else = not chosen; then the process-wide setting (set_simt_tile), then the environment
+// (KBLA_SIMT_TILE=1|2, read once per process), then the built-in default. FP64 always runs classic.
+// Built-in FP32 default: wide (kDefaultShapeF32); chosen by the ncu analysis of session 4 (cuBLAS's
+// 256x128x8 / 1 block per SM runs the FMA pipe at 80 % against classic's 64 %), UNMEASURED for this kernel
+// when written: check bench rows simt_gemm vs simt_gemm_classic before relying on it.
+constexpr Shape kDefaultShapeF32 = Shape::wide;
+
+inline bool valid_shape(int t) { return t == int(Shape::classic) || t == int(Shape::wide); }
+
+inline std::atomic<int>& process_shape() {
+  static std::atomic<int> v{0};
+  return v;
+}
+
+inline int env_shape() {
+  static const int v = [] {
+    const char* e = std::getenv("KBLA_SIMT_TILE");
+    const int t = (e != nullptr && e[0] != 0 && e[1] == 0) ? e[0] - '0' : 0;
+    return valid_shape(t) ? t : 0;
+  }();
+  return v;
+}
+
+template <class T>
+inline Shape resolve_shape(int requested) {
+  if (!std::is_same<T, float>::value) return Shape::classic;
+  if (valid_shape(requested)) return Shape(requested);
+  const int p = process_shape().load(std::memory_order_relaxed);
+  if (valid_shape(p)) return Shape(p);
+  const int e = env_shape();
+  if (valid_shape(e)) return Shape(e);
+  return kDefaultShapeF32;
+}
 
 // 'N' -> 0, 'T' / 'C' -> 1 (real types), anything else -> -1.
 inline int parse_op(char t) {

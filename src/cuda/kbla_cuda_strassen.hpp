@@ -53,6 +53,12 @@ struct StrassenConfig {
   // concurrently (the same holds for a reused workspace). The first call must not be inside stream capture
   // (cublasCreate allocates); later calls can be captured (the fork / join are plain event dependencies).
   int leaf_streams = 4;
+  // Tile shape of the library's SIMT kernels (simt_gemm, the fused kernel of fused / hybrid, simt leaves) for
+  // T = float: 0 = default, 1 = classic 128x128x8 (8x8 per thread, 2 blocks / SM), 2 = wide 256x128x8 (8x16 per
+  // thread, 1 block / SM). 0 resolves to set_simt_tile's setting, else the environment KBLA_SIMT_TILE=1|2 (read
+  // once per process), else the built-in default, wide (picked from the session-4 ncu analysis; unmeasured when
+  // chosen). FP64 always runs its one shape. Same result either way up to rounding order.
+  int simt_tile = 0;
 };
 
 // Winograd's default recursion threshold (StrassenConfig::tau == 0) for T = float / double.
@@ -66,12 +72,33 @@ cudaError_t simt_gemm(cudaStream_t stream, char transA, char transB, std::int64_
                       T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C,
                       std::int64_t ldc);
 
+// The same with an explicit tile shape (StrassenConfig::simt_tile: 0 default, 1 classic, 2 wide; FP32 only).
+template <class T>
+cudaError_t simt_gemm(cudaStream_t stream, char transA, char transB, std::int64_t m, std::int64_t n, std::int64_t k,
+                      T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C,
+                      std::int64_t ldc, int simt_tile);
+
+// Process-wide SIMT tile shape for calls that leave it at 0 (the overloads without simt_tile, and
+// StrassenConfig::simt_tile == 0): 1 classic, 2 wide, 0 (or anything else) = back to KBLA_SIMT_TILE / the
+// built-in default. Thread-safe; applies to calls issued after it returns. For benchmarks and tests.
+void set_simt_tile(int simt_tile);
+
+// The shape (1 classic, 2 wide) a call for T with this simt_tile runs now (FP64: always 1).
+template <class T>
+int simt_tile_resolved(int simt_tile);
+
 // One Strassen level fused into the SIMT kernel (Huang et al. 2018): the 7 products run concurrently and add
 // their results into the C quadrants with atomics; C is scaled by beta first. No workspace.
 template <class T>
 cudaError_t strassen_fused(cudaStream_t stream, char transA, char transB, std::int64_t m, std::int64_t n,
                            std::int64_t k, T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta,
                            T* C, std::int64_t ldc);
+
+// The same with an explicit tile shape (see simt_gemm above).
+template <class T>
+cudaError_t strassen_fused(cudaStream_t stream, char transA, char transB, std::int64_t m, std::int64_t n,
+                           std::int64_t k, T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta,
+                           T* C, std::int64_t ldc, int simt_tile);
 
 // Bytes of device workspace `strassen_gemm` needs for this configuration and shape (0 for fused).
 template <class T>

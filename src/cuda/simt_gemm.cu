@@ -8,28 +8,19 @@ namespace cuda {
 
 namespace {
 
-template <class T, bool TA, bool TB>
+template <class T, gemm_tile::Shape S, bool TA, bool TB>
 cudaError_t launch_gemm(cudaStream_t s, const gemm_tile::Batch<T>& bp) {
-  using D = gemm_tile::Derived<T>;
+  using D = gemm_tile::Derived<T, S>;
   dim3 grid(unsigned(bp.tiles_m) * unsigned(bp.tiles_n), 1, 1);
-  gemm_tile::gemm_kernel<T, TA, TB><<<grid, D::THREADS, 0, s>>>(bp);
+  gemm_tile::gemm_kernel<T, S, TA, TB><<<grid, D::THREADS, 0, s>>>(bp);
   return cudaGetLastError();
 }
 
-}  // namespace
-
-template <class T>
-cudaError_t simt_gemm(cudaStream_t stream, char transA, char transB, std::int64_t m, std::int64_t n, std::int64_t k,
-                      T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C,
-                      std::int64_t ldc) {
+template <class T, gemm_tile::Shape S>
+cudaError_t run_gemm(cudaStream_t stream, int ta, int tb, std::int64_t m, std::int64_t n, std::int64_t k, T alpha,
+                     const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C, std::int64_t ldc) {
   using namespace gemm_tile;
-  using Cfg = TileConfig<T>;
-  const int ta = parse_op(transA), tb = parse_op(transB);
-  cudaError_t e = check_args(ta, tb, m, n, k, lda, ldb, ldc);
-  if (e != cudaSuccess) return e;
-  if (m == 0 || n == 0) return cudaSuccess;
-  if (k == 0 || alpha == T(0)) return launch_scale(stream, m, n, beta, C, ldc);
-
+  using Cfg = TileConfig<T, S>;
   const std::int64_t tiles_m = (m + Cfg::BM - 1) / Cfg::BM, tiles_n = (n + Cfg::BN - 1) / Cfg::BN;
   if (tiles_m * tiles_n > INT_MAX) return cudaErrorNotSupported;
 
@@ -48,12 +39,55 @@ cudaError_t simt_gemm(cudaStream_t stream, char transA, char transB, std::int64_
   p.d = Output<T>{C, int(m), int(n), T(1)};
   p.e = Output<T>{nullptr, 0, 0, T(0)};
 
-  if (ta == 0 && tb == 0) return launch_gemm<T, false, false>(stream, bp);
-  if (ta == 0) return launch_gemm<T, false, true>(stream, bp);
-  if (tb == 0) return launch_gemm<T, true, false>(stream, bp);
-  return launch_gemm<T, true, true>(stream, bp);
+  if (ta == 0 && tb == 0) return launch_gemm<T, S, false, false>(stream, bp);
+  if (ta == 0) return launch_gemm<T, S, false, true>(stream, bp);
+  if (tb == 0) return launch_gemm<T, S, true, false>(stream, bp);
+  return launch_gemm<T, S, true, true>(stream, bp);
 }
 
+}  // namespace
+
+template <class T>
+cudaError_t simt_gemm(cudaStream_t stream, char transA, char transB, std::int64_t m, std::int64_t n, std::int64_t k,
+                      T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C,
+                      std::int64_t ldc, int simt_tile) {
+  using namespace gemm_tile;
+  const int ta = parse_op(transA), tb = parse_op(transB);
+  cudaError_t e = check_args(ta, tb, m, n, k, lda, ldb, ldc);
+  if (e != cudaSuccess) return e;
+  if (m == 0 || n == 0) return cudaSuccess;
+  if (k == 0 || alpha == T(0)) return launch_scale(stream, m, n, beta, C, ldc);
+  if constexpr (std::is_same<T, float>::value) {
+    if (resolve_shape<T>(simt_tile) == Shape::wide)
+      return run_gemm<T, Shape::wide>(stream, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  }
+  return run_gemm<T, Shape::classic>(stream, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+template <class T>
+cudaError_t simt_gemm(cudaStream_t stream, char transA, char transB, std::int64_t m, std::int64_t n, std::int64_t k,
+                      T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C,
+                      std::int64_t ldc) {
+  return simt_gemm<T>(stream, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 0);
+}
+
+void set_simt_tile(int simt_tile) {
+  gemm_tile::process_shape().store(gemm_tile::valid_shape(simt_tile) ? simt_tile : 0, std::memory_order_relaxed);
+}
+
+template <class T>
+int simt_tile_resolved(int simt_tile) {
+  return int(gemm_tile::resolve_shape<T>(simt_tile));
+}
+
+template int simt_tile_resolved<float>(int);
+template int simt_tile_resolved<double>(int);
+template cudaError_t simt_gemm<float>(cudaStream_t, char, char, std::int64_t, std::int64_t, std::int64_t, float,
+                                      const float*, std::int64_t, const float*, std::int64_t, float, float*,
+                                      std::int64_t, int);
+template cudaError_t simt_gemm<double>(cudaStream_t, char, char, std::int64_t, std::int64_t, std::int64_t, double,
+                                       const double*, std::int64_t, const double*, std::int64_t, double, double*,
+                                       std::int64_t, int);
 template cudaError_t simt_gemm<float>(cudaStream_t, char, char, std::int64_t, std::int64_t, std::int64_t, float,
                                       const float*, std::int64_t, const float*, std::int64_t, float, float*,
                                       std::int64_t);

@@ -14,12 +14,25 @@ namespace cuda {
 
 namespace {
 
-template <class T, bool TA, bool TB>
-cudaError_t launch_strassen(cudaStream_t s, const gemm_tile::Batch<T>& bp, int products) {
-  using D = gemm_tile::Derived<T>;
+template <class T, gemm_tile::Shape S, bool TA, bool TB>
+cudaError_t launch_strassen(cudaStream_t s, gemm_tile::Batch<T>& bp, int products) {
+  using Cfg = gemm_tile::TileConfig<T, S>;
+  using D = gemm_tile::Derived<T, S>;
+  const std::int64_t tiles_m = (bp.m + Cfg::BM - 1) / Cfg::BM, tiles_n = (bp.n + Cfg::BN - 1) / Cfg::BN;
+  if (tiles_m * tiles_n > INT_MAX) return cudaErrorNotSupported;
+  bp.tiles_m = int(tiles_m);
+  bp.tiles_n = int(tiles_n);
   dim3 grid(unsigned(bp.tiles_m) * unsigned(bp.tiles_n), 1, unsigned(products));
-  gemm_tile::strassen_kernel<T, TA, TB><<<grid, D::THREADS, 0, s>>>(bp);
+  gemm_tile::strassen_kernel<T, S, TA, TB><<<grid, D::THREADS, 0, s>>>(bp);
   return cudaGetLastError();
+}
+
+template <class T, gemm_tile::Shape S>
+cudaError_t launch_strassen(cudaStream_t s, int ta, int tb, gemm_tile::Batch<T>& bp) {
+  if (ta == 0 && tb == 0) return launch_strassen<T, S, false, false>(s, bp, 7);
+  if (ta == 0) return launch_strassen<T, S, false, true>(s, bp, 7);
+  if (tb == 0) return launch_strassen<T, S, true, false>(s, bp, 7);
+  return launch_strassen<T, S, true, true>(s, bp, 7);
 }
 
 // Offsets and extents of quadrant (i, j) of an r x c matrix split at (r1, c1).
@@ -35,9 +48,8 @@ inline Quad quad(int i, int j, std::int64_t r, std::int64_t c, std::int64_t r1, 
 template <class T>
 cudaError_t strassen_fused(cudaStream_t stream, char transA, char transB, std::int64_t m, std::int64_t n,
                            std::int64_t k, T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta,
-                           T* C, std::int64_t ldc) {
+                           T* C, std::int64_t ldc, int simt_tile) {
   using namespace gemm_tile;
-  using Cfg = TileConfig<T>;
   const int ta = parse_op(transA), tb = parse_op(transB);
   cudaError_t e = check_args(ta, tb, m, n, k, lda, ldb, ldc);
   if (e != cudaSuccess) return e;
@@ -47,15 +59,11 @@ cudaError_t strassen_fused(cudaStream_t stream, char transA, char transB, std::i
   if (e != cudaSuccess || k == 0 || alpha == T(0)) return e;
 
   const std::int64_t m1 = (m + 1) / 2, n1 = (n + 1) / 2, k1 = (k + 1) / 2;
-  const std::int64_t tiles_m = (m1 + Cfg::BM - 1) / Cfg::BM, tiles_n = (n1 + Cfg::BN - 1) / Cfg::BN;
-  if (tiles_m * tiles_n > INT_MAX) return cudaErrorNotSupported;
 
   Batch<T> bp{};
   bp.m = int(m1);
   bp.n = int(n1);
-  bp.k = int(k1);
-  bp.tiles_m = int(tiles_m);
-  bp.tiles_n = int(tiles_n);
+  bp.k = int(k1);  // tiles_m / tiles_n: set by the shape's launch
   bp.ldc = ldc;
   bp.alpha = alpha;
   bp.beta = beta;
@@ -90,10 +98,17 @@ cudaError_t strassen_fused(cudaStream_t stream, char transA, char transB, std::i
   z[5] = {opA(0, 0, 0, 0, 0), opB(0, 1, 1, 1, -1), out(0, 1, +1), out(1, 1, +1)};  // M3 = A00 (B01-B11)
   z[6] = {opA(1, 1, 0, 0, 0), opB(1, 0, 0, 0, -1), out(0, 0, +1), out(1, 0, +1)};  // M4 = A11 (B10-B00)
 
-  if (ta == 0 && tb == 0) return launch_strassen<T, false, false>(stream, bp, 7);
-  if (ta == 0) return launch_strassen<T, false, true>(stream, bp, 7);
-  if (tb == 0) return launch_strassen<T, true, false>(stream, bp, 7);
-  return launch_strassen<T, true, true>(stream, bp, 7);
+  if constexpr (std::is_same<T, float>::value) {
+    if (resolve_shape<T>(simt_tile) == Shape::wide) return launch_strassen<T, Shape::wide>(stream, ta, tb, bp);
+  }
+  return launch_strassen<T, Shape::classic>(stream, ta, tb, bp);
+}
+
+template <class T>
+cudaError_t strassen_fused(cudaStream_t stream, char transA, char transB, std::int64_t m, std::int64_t n,
+                           std::int64_t k, T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta,
+                           T* C, std::int64_t ldc) {
+  return strassen_fused<T>(stream, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 0);
 }
 
 template cudaError_t strassen_fused<float>(cudaStream_t, char, char, std::int64_t, std::int64_t, std::int64_t, float,
@@ -102,6 +117,12 @@ template cudaError_t strassen_fused<float>(cudaStream_t, char, char, std::int64_
 template cudaError_t strassen_fused<double>(cudaStream_t, char, char, std::int64_t, std::int64_t, std::int64_t,
                                             double, const double*, std::int64_t, const double*, std::int64_t, double,
                                             double*, std::int64_t);
+template cudaError_t strassen_fused<float>(cudaStream_t, char, char, std::int64_t, std::int64_t, std::int64_t, float,
+                                           const float*, std::int64_t, const float*, std::int64_t, float, float*,
+                                           std::int64_t, int);
+template cudaError_t strassen_fused<double>(cudaStream_t, char, char, std::int64_t, std::int64_t, std::int64_t,
+                                            double, const double*, std::int64_t, const double*, std::int64_t, double,
+                                            double*, std::int64_t, int);
 
 }  // namespace cuda
 }  // namespace kbla

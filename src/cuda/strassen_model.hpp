@@ -62,11 +62,16 @@ struct StrassenModelBlocking {
   int blocks_per_sm = 0;                   // 0: estimated from registers (eq. 15) and shared memory
 };
 
-// The configurations of gemm_tile.cuh (TileConfig) and their ptxas-bound occupancy.
-inline StrassenModelBlocking library_blocking(int elem_bytes, bool fused) {
+// The configurations of gemm_tile.cuh (TileConfig) and their ptxas-bound occupancy. simt_tile (FP32 only):
+// 1 = Shape::classic, 2 = Shape::wide (256x128x8, 8x16 per thread, 1 block / SM); callers that know which shape
+// a call runs pass kbla::cuda::simt_tile_resolved<T>(...).
+inline StrassenModelBlocking library_blocking(int elem_bytes, bool fused, int simt_tile = 1) {
   StrassenModelBlocking b;
   if (elem_bytes == 8) {
     b = {128, 64, 8, 8, 4, 1};
+  } else if (simt_tile == 2) {
+    b = {256, 128, 8, 8, 16, 1};
+    (void)fused;
   } else {
     b = {128, 128, 8, 8, 8, 2};
     (void)fused;  // FP32 fused kernel: 2 blocks / SM unless built with KBLA_STRASSEN_MIN_BLOCKS_F32=1

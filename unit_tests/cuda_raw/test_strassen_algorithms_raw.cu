@@ -10,6 +10,10 @@
 // strassen_release_cached_resources is called between the precisions (the double run re-creates everything).
 // The "aligned" cases (sizes with halves divisible by 4, ld a multiple of 4) take the 16-byte vector path of the
 // elementwise kernels; the others (odd ld) the scalar path.
+// Every float algorithm that runs the library's SIMT kernels (fused, hybrid, conventional over simt_gemm leaves)
+// runs on both SIMT tile shapes (names "...-t1": classic 128x128x8, "...-t2": wide 256x128x8), selected by
+// StrassenConfig::simt_tile and by kbla::cuda::set_simt_tile around the call (the latter reaches the SIMT kernels
+// whether or not strassen_gemm forwards the config field); double has one shape.
 // Prints "N passed, N failed" and returns nonzero on failure. --quick runs a subset.
 //
 // Tolerance (max-norm, per entry):
@@ -31,6 +35,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kbla_cuda_strassen.hpp"
@@ -55,7 +60,31 @@ struct Algo {
   StrassenConfig cfg;
   double growth;  // per-level error growth factor
   int extra;      // extra levels inside (fused kernel)
+  int tile = 0;   // SIMT tile shape pinned for this row (0: library default)
 };
+
+static bool uses_simt(const StrassenConfig& c) {
+  return c.algorithm == StrassenAlgorithm::fused || c.algorithm == StrassenAlgorithm::hybrid || !c.cublas_leaves;
+}
+
+// float: every SIMT row twice, pinned to tile 1 and tile 2; double: unchanged.
+static std::vector<Algo> with_tiles(const std::vector<Algo>& in, bool fp32) {
+  std::vector<Algo> out;
+  for (const Algo& a : in) {
+    if (!fp32 || !uses_simt(a.cfg)) {
+      out.push_back(a);
+      continue;
+    }
+    for (int t : {1, 2}) {
+      Algo b = a;
+      b.name += t == 1 ? "-t1" : "-t2";
+      b.cfg.simt_tile = t;
+      b.tile = t;
+      out.push_back(b);
+    }
+  }
+  return out;
+}
 
 static int levels_applied(const StrassenConfig& c, i64 m, i64 n, i64 k, std::int64_t default_tau) {
   int lv = c.levels;
@@ -166,6 +195,7 @@ static void run_case(const char* prec, const Algo& a, const Problem<T>& p, Dev<T
   CK(cudaMemcpy(d.C, p.C0.data(), p.C0.size() * sizeof(T), cudaMemcpyHostToDevice));
   // a pageable H2D copy may return before its DMA lands; a non-blocking g_stream is not ordered after it
   CK(cudaDeviceSynchronize());
+  kbla::cuda::set_simt_tile(a.tile);  // 0 = back to the default
   // too-small workspace must be rejected, leaving C untouched
   if (ws > 0) {
     cudaError_t e = kbla::cuda::strassen_gemm<T>(g_stream, a.cfg, p.ta, p.tb, p.m, p.n, p.k, p.alpha, d.A, p.lda, d.B,
@@ -175,6 +205,7 @@ static void run_case(const char* prec, const Algo& a, const Problem<T>& p, Dev<T
   cudaError_t e = kbla::cuda::strassen_gemm<T>(g_stream, a.cfg, p.ta, p.tb, p.m, p.n, p.k, p.alpha, d.A, p.lda, d.B,
                                                p.ldb, p.beta, d.C, p.ldc, w, ws);
   cudaError_t e2 = cudaDeviceSynchronize();
+  kbla::cuda::set_simt_tile(0);
   if (e != cudaSuccess || e2 != cudaSuccess) {
     report(false, prec, a, p, std::string("error ") + cudaGetErrorString(e != cudaSuccess ? e : e2));
     if (w) cudaFree(w);
@@ -254,6 +285,8 @@ static void run_all(const char* prec, bool quick) {
     extra.push_back({"hybrid-serial", cfg(StrassenAlgorithm::hybrid, 2, 0, true, false, 1), 12, 1});
     extra.push_back({"conv-L2-simt-serial", cfg(StrassenAlgorithm::conventional, 2, 0, false, false, 1), 12, 0});
   }
+  algos = with_tiles(algos, std::is_same<T, float>::value);
+  extra = with_tiles(extra, std::is_same<T, float>::value);
 
   struct Shape {
     i64 m, n, k;

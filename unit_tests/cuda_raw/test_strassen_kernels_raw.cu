@@ -3,6 +3,8 @@
 // below the float tolerance; long double for double inputs). No Kokkos, no GoogleTest.
 // Usage: kbla_strassen_kernels_raw_tests [--quick]   (--quick: a reduced set, for compute-sanitizer)
 // Prints one line per failure and a final "N passed, N failed"; exit code 0 iff nothing failed.
+// Every float case runs on both SIMT tile shapes (simt_tile 1 = classic 128x128x8, 2 = wide 256x128x8, passed
+// explicitly); double has one shape (run once, simt_tile 0).
 //
 // Every case runs on submatrices inside larger buffers: A and B are surrounded by NaN (rows ld > extent, and guard
 // elements before / after), so any read outside op(A) / op(B) spreads NaN into C and fails; C is surrounded by a
@@ -119,11 +121,11 @@ static Problem<T> make_problem(const Case& c) {
 enum class Algo { gemm, strassen };
 
 template <class T>
-static void run_one(const Problem<T>& p, Algo algo) {
+static void run_one(const Problem<T>& p, Algo algo, int tile) {
   const Case& c = p.c;
   char label[256];
-  std::snprintf(label, sizeof label, "%s %s %c%c m=%lld n=%lld k=%lld modes=%d%d%d alpha=%g beta=%g%s",
-                Tr<T>::name(), algo == Algo::gemm ? "simt_gemm" : "strassen_fused", c.ta, c.tb, (long long)c.m,
+  std::snprintf(label, sizeof label, "%s %s tile=%d %c%c m=%lld n=%lld k=%lld modes=%d%d%d alpha=%g beta=%g%s",
+                Tr<T>::name(), algo == Algo::gemm ? "simt_gemm" : "strassen_fused", tile, c.ta, c.tb, (long long)c.m,
                 (long long)c.n, (long long)c.k, c.modeA, c.modeB, c.modeC, c.alpha, c.beta, c.nanC ? " (C=NaN)" : "");
 
   T *dA, *dB, *dC;
@@ -136,10 +138,10 @@ static void run_one(const Problem<T>& p, Algo algo) {
   cudaError_t e;
   if (algo == Algo::gemm)
     e = kbla::cuda::simt_gemm<T>(0, c.ta, c.tb, c.m, c.n, c.k, T(c.alpha), dA + p.la.off, p.la.ld, dB + p.lb.off,
-                                 p.lb.ld, T(c.beta), dC + p.lc.off, p.lc.ld);
+                                 p.lb.ld, T(c.beta), dC + p.lc.off, p.lc.ld, tile);
   else
     e = kbla::cuda::strassen_fused<T>(0, c.ta, c.tb, c.m, c.n, c.k, T(c.alpha), dA + p.la.off, p.la.ld,
-                                      dB + p.lb.off, p.lb.ld, T(c.beta), dC + p.lc.off, p.lc.ld);
+                                      dB + p.lb.off, p.lb.ld, T(c.beta), dC + p.lc.off, p.lc.ld, tile);
   cudaError_t e2 = cudaDeviceSynchronize();
   std::vector<T> C(p.C0.size());
   CK(cudaMemcpy(C.data(), dC, C.size() * sizeof(T), cudaMemcpyDeviceToHost));
@@ -169,8 +171,10 @@ static void run_one(const Problem<T>& p, Algo algo) {
     std::uniform_int_distribution<std::int64_t> ri(0, c.m - 1), rj(0, c.n - 1);
     for (int s = 0; s < 3000; ++s) ij.emplace_back(ri(g_rng), rj(g_rng));
     const std::int64_t m1 = (c.m + 1) / 2, n1 = (c.n + 1) / 2;  // quadrant and tile edges
-    for (std::int64_t i : {std::int64_t(0), m1 - 1, m1, c.m - 1, std::int64_t(127), std::int64_t(128)})
-      for (std::int64_t j : {std::int64_t(0), n1 - 1, n1, c.n - 1, std::int64_t(63), std::int64_t(64)})
+    for (std::int64_t i : {std::int64_t(0), m1 - 1, m1, c.m - 1, std::int64_t(127), std::int64_t(128),
+                           std::int64_t(255), std::int64_t(256), m1 + 255, m1 + 256})
+      for (std::int64_t j : {std::int64_t(0), n1 - 1, n1, c.n - 1, std::int64_t(63), std::int64_t(64),
+                             std::int64_t(127), std::int64_t(128), n1 + 127, n1 + 128})
         if (i >= 0 && i < c.m && j >= 0 && j < c.n) ij.emplace_back(i, j);
   }
 
@@ -230,8 +234,15 @@ static void run_one(const Problem<T>& p, Algo algo) {
 template <class T>
 static void run_case(const Case& c) {
   const Problem<T> p = make_problem<T>(c);
-  run_one<T>(p, Algo::gemm);
-  run_one<T>(p, Algo::strassen);
+  if (std::is_same<T, float>::value) {
+    for (int tile : {1, 2}) {
+      run_one<T>(p, Algo::gemm, tile);
+      run_one<T>(p, Algo::strassen, tile);
+    }
+  } else {
+    run_one<T>(p, Algo::gemm, 0);
+    run_one<T>(p, Algo::strassen, 0);
+  }
 }
 
 static void run_both(const Case& c) {
@@ -304,6 +315,11 @@ int main(int argc, char** argv) {
     run_both(Case{'T', 'T', 1024, 1000, 1030, 1, 1, 1, 1.0, -1.0, false, true});
     run_both(Case{'N', 'C', 517, 1031, 2053, 0, 2, 1, 2.0, 0.0, true, true});
     run_both(Case{'N', 'N', 65, 67, 1500, 2, 2, 2, 1.0, 0.25, false, false});
+    // Fully checked, several wide tiles (256 x 128) and Strassen quadrants spanning more than one of them.
+    run_both(Case{'N', 'N', 1030, 270, 33, 1, 1, 1, 1.0, 0.0, true, false});
+    run_both(Case{'T', 'N', 521, 290, 45, 2, 1, 0, -1.0, 0.5, false, false});
+    run_both(Case{'N', 'T', 300, 517, 19, 0, 2, 2, 1.0, 0.0, true, false});
+    run_both(Case{'T', 'T', 513, 259, 24, 1, 0, 1, 0.5, 1.0, false, false});
   }
 
   std::printf("%d passed, %d failed\n", g_pass, g_fail);
