@@ -27,7 +27,10 @@
 //   mma work follows the data width, not the class; the inner padding up to roundup8(M') is zero-filled by the
 //   copies (0 * NaN would spread), rows past K are zero-filled and never stored.
 // - VEC = 2: 16-byte copies / stores (pointers 16-byte aligned, leading dimensions even for D); VEC = 1: 8-byte
-//   copies and stores (odd leading dimension of a real matrix, e.g. row-major width 33 with lda = 33).
+//   copies and stores (odd leading dimension of a real matrix, e.g. row-major width 33 with lda = 33; not
+//   launched now); VEC = 4: row-major D with A dense (lda == M) of odd width: a chunk of R rows is one
+//   contiguous run, copied flat with 16-byte cp.async into rows of stride M (dmma_load_flat, tsmttsm_dmma.cuh),
+//   fragments by 8-byte loads with a row permutation that keeps them conflict-free, 8-byte stores of B.
 // Mixed layouts (A row-major, B column-major or the reverse) return cudaErrorNotSupported: the SIMT kernel runs.
 #pragma once
 #include "tsmttsm_dmma.cuh"  // cp_async helpers (tsmm_kernel.cuh: cp_async, commit, wait; here: cp_async_pair)
@@ -97,6 +100,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
   constexpr int KT = Sh::KT, WN = Sh::WN, BT = Sh::BT, RT = Sh::RT, LD = Sh::LD, SS = Sh::SS;
   static_assert(W % (8 * NT) == 0 && R % (16 * WR) == 0 && RT % TU == 0 && ST >= 2, "bad TSMM DMMA shape");
   static_assert(!ZV || VEC == 2, "complex elements are 16-byte aligned");
+  static_assert(VEC != 4 || (!ZV && LAY == 0), "flat staging: real row-major A");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   double* As = reinterpret_cast<double*>(smem_raw);  // [ST][SS]
 
@@ -115,7 +119,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
     for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int m = KMAJ ? 8 * ks + t + 4 * h : 8 * ks + 2 * t + h;
+        const int m = (KMAJ || VEC == 4) ? 8 * ks + t + 4 * h : 8 * ks + 2 * t + h;
         bf[ks][nt][h] = tsmm_chat<ZV>(p, m, nw0 + 8 * nt + g);
       }
 
@@ -124,7 +128,9 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
   auto load_stage = [&](std::int64_t chunk, int st) {
     double* s = As + st * SS;
     const std::int64_t k0 = chunk * R;
-    if constexpr (KMAJ && VEC == 2) {  // [m][k], 16-byte copies of row pairs, k fastest
+    if constexpr (VEC == 4) {  // dense odd-width row-major D: the chunk is one run of R * Mr doubles
+      dmma_load_flat<R, BT>(s, p.A, k0, K, Mr, tid);
+    } else if constexpr (KMAJ && VEC == 2) {  // [m][k], 16-byte copies of row pairs, k fastest
       constexpr int PK = R / 2, TPC = BT / PK;
       static_assert(BT % PK == 0 && W % TPC == 0, "copy mapping");
       const int kp = tid % PK, mc = tid / PK;
@@ -249,12 +255,12 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
           *reinterpret_cast<double2*>(d) = v;
         }
       }
-    } else if constexpr (LAY == 0) {  // row-major: (c0, c1) in row kA, (c2, c3) in row kA + 1
+    } else if constexpr (LAY == 0) {  // row-major: (c0, c1) in row kA, (c2, c3) in row kA + 1 (VEC 4: kA + 2)
       if (n >= p.N) return;
       const bool two = n + 1 < p.N;
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const std::int64_t k = kA + h;
+        const std::int64_t k = kA + h * (VEC == 4 ? 2 : 1);
         if (k < K) {
           store_pair(p.B + k * p.brs + n, c[2 * h], c[2 * h + 1], two);
         }
@@ -305,7 +311,23 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
 #pragma unroll
         for (int u = 0; u < TU; ++u) {
           const int rb = 16 * (wr * RT + r0 + u);
-          if constexpr (KMAJ) {
+          if constexpr (VEC == 4) {
+            // flat rows of odd stride Mr: 8-byte loads (rows alternate 16-byte alignment); mma row g -> row
+            // rho = 4 (g & 3) + (g >> 2), row g + 8 -> rho + 2 (a permutation of the 16 rows), inner t / t + 4 ->
+            // columns t / t + 4. A half-warp (4 g x 4 t) then hits slots 4 (g Mr mod 4) + t + const (mod 16): 16
+            // distinct for odd Mr, no bank conflicts. Columns >= Mr hold the next row's data (or the stage tail),
+            // which meets Ĉ rows that are 0 -- but 0 * Inf/NaN would leak row r + 1's Inf/NaN into row r, so the
+            // elements past Mr of the one partial k-step are replaced by 0 (k-steps wholly past Mr skip the mma).
+            const double* q = s + (rb + 4 * (g & 3) + (g >> 2)) * Mr + 8 * ks + t;
+            a[u][0] = q[0];
+            a[u][2] = q[4];
+            a[u][1] = q[2 * Mr];
+            a[u][3] = q[2 * Mr + 4];
+            if (8 * ks + 8 > Mr) {
+              if (8 * ks + t >= Mr) a[u][0] = a[u][1] = 0.0;
+              if (8 * ks + t + 4 >= Mr) a[u][2] = a[u][3] = 0.0;
+            }
+          } else if constexpr (KMAJ) {
             const double2 x = lds2(s + (8 * ks + t) * LD + rb + 2 * g);      // (a0, a1)
             const double2 y = lds2(s + (8 * ks + t + 4) * LD + rb + 2 * g);  // (a2, a3)
             a[u][0] = x.x;
@@ -331,7 +353,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
       }
 #pragma unroll
       for (int u = 0; u < TU; ++u) {
-        const std::int64_t kA = k0 + 16 * (wr * RT + r0 + u) + 2 * g;
+        const std::int64_t kA = k0 + 16 * (wr * RT + r0 + u) + (VEC == 4 ? 4 * (g & 3) + (g >> 2) : 2 * g);
 #pragma unroll
         for (int nt = 0; nt < NT; ++nt)
           if (nw0 + 8 * nt < Nr) store(kA, nw0 + 8 * nt + 2 * t, acc[u][nt]);
@@ -408,6 +430,10 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
     // K = 2^29/w: D row-major odd widths 25-63 at 48-63 % against 54-72 %; column-major with odd K likewise):
     // those shapes go to the SIMT kernel. The kernel keeps its VEC = 1 branches (not instantiated now) so that
     // the comparison can be repeated by re-enabling the two launches.
+    // Row-major A dense (lda == M) of odd width: flat chunk copies (VEC = 4: one run of R * M doubles per chunk,
+    // 16-byte cp.async), B stored with 8-byte stores (any ldb); the 8-byte copies were the slow part.
+    if (row && !v2 && al16(a.A) && lda == a.M && a.M % 2 == 1)
+      return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 4>(d, stream);
     if (!v2) return cudaErrorNotSupported;
     return row ? launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 2>(d, stream)
                : launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 2>(d, stream);
