@@ -64,9 +64,9 @@ enum class Shape : int { classic = 1, wide = 2 };
 
 template <class T, Shape S = Shape::classic>
 struct TileConfig;
-// STRASSEN_MIN_BLOCKS: FP32 fused kernel at 2 blocks / SM is capped at 128 registers and spills 8-24 bytes in
-// two of the four trans variants (ptxas, nvcc 13); at 1 block / SM it uses ~145 registers without spills but
-// has half the warps. Which is faster is a measurement: -DKBLA_STRASSEN_MIN_BLOCKS_F32=1 flips it.
+// STRASSEN_MIN_BLOCKS (classic): FP32 fused kernel at 2 blocks / SM is capped at 128 registers (it spilled
+// 8-24 bytes in two trans variants before the fragment double buffer; now 128 registers, no spills, nvcc 13);
+// at 1 block / SM it has half the warps. -DKBLA_STRASSEN_MIN_BLOCKS_F32=1 flips it.
 #ifndef KBLA_STRASSEN_MIN_BLOCKS_F32
 #define KBLA_STRASSEN_MIN_BLOCKS_F32 2
 #endif
@@ -361,9 +361,12 @@ __global__ void scale_kernel(int m, int n, T beta, T* __restrict__ C, std::int64
 // Which shape a call runs. requested (the call's simt_tile argument / StrassenConfig::simt_tile): 1 classic,
 // 2 wide, anything else = not chosen; then the process-wide setting (set_simt_tile), then the environment
 // (KBLA_SIMT_TILE=1|2, read once per process), then the built-in default. FP64 always runs classic.
-// Built-in FP32 default: wide (kDefaultShapeF32); chosen by the ncu analysis of session 4 (cuBLAS's
-// 256x128x8 / 1 block per SM runs the FMA pipe at 80 % against classic's 64 %), UNMEASURED for this kernel
-// when written: check bench rows simt_gemm vs simt_gemm_classic before relying on it.
+// Built-in FP32 default: wide (kDefaultShapeF32). One H100 run (5 reps, FP32 square 8192, t_cuBLAS / t):
+// simt_gemm 0.85 classic / 0.89 wide, fused 1L 0.87 / 0.91, hybrid 2L 0.94 / 0.98 (4096: 0.85 / 0.88, 0.82 /
+// 0.85, 0.85 / 0.82). A single short run: confirm with the bench rows ..._classic / ..._wide.
+// (Tried and dropped: storing the next slab and taking the barrier before the last depth step, so the next
+// slab's first fragment read overlaps the last rank-1 update: slower for both shapes, 0.83 / 0.89 at 8192,
+// and classic spilled.)
 constexpr Shape kDefaultShapeF32 = Shape::wide;
 
 inline bool valid_shape(int t) { return t == int(Shape::classic) || t == int(Shape::wide); }
