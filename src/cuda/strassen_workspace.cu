@@ -504,6 +504,7 @@ struct Plan {
   Leaf thin;       // peeling fix-ups
   bool low_memory; // run-1 schedule: one operand-sum pair and one product buffer per level
   int lanes;       // helper streams for the products of the innermost level (0 = serial), <= kMaxLanes
+  int simt_tile;   // StrassenConfig::simt_tile, passed to simt_gemm / strassen_fused
 };
 
 constexpr std::size_t kAlign = 256;
@@ -572,6 +573,7 @@ template <class T>
 bool make_plan(const StrassenConfig& c, Plan* p) {
   p->tau = c.tau > 0 ? c.tau : default_tau<T>();
   p->thin = c.cublas_leaves ? Leaf::blas : Leaf::simt;
+  p->simt_tile = c.simt_tile;
   p->leaf = p->thin;
   p->low_memory = c.low_memory;
   p->lanes = (c.leaf_streams > 1 && !c.low_memory) ? std::min(c.leaf_streams, kMaxLanes) : 0;
@@ -614,9 +616,9 @@ cudaError_t gemm_by(const Ctx<T>& cx, Leaf how, i64 m, i64 n, i64 k, T alpha, Vi
   const char ta = A.t ? 'T' : 'N', tb = B.t ? 'T' : 'N';
   switch (how) {
     case Leaf::fused:
-      return strassen_fused<T>(cx.s, ta, tb, m, n, k, alpha, A.p, A.ld, B.p, B.ld, beta, C, ldc);
+      return strassen_fused<T>(cx.s, ta, tb, m, n, k, alpha, A.p, A.ld, B.p, B.ld, beta, C, ldc, cx.plan.simt_tile);
     case Leaf::simt:
-      return simt_gemm<T>(cx.s, ta, tb, m, n, k, alpha, A.p, A.ld, B.p, B.ld, beta, C, ldc);
+      return simt_gemm<T>(cx.s, ta, tb, m, n, k, alpha, A.p, A.ld, B.p, B.ld, beta, C, ldc, cx.plan.simt_tile);
     case Leaf::blas:
     default: {
       if (k == 0) return launch_scale<T>(cx.s, m, n, beta, C, ldc);
@@ -1066,7 +1068,7 @@ cudaError_t strassen_gemm(cudaStream_t stream, const StrassenConfig& config, cha
   if (lda < std::max<i64>(1, ta ? k : m) || ldb < std::max<i64>(1, tb ? n : k) || ldc < std::max<i64>(1, m))
     return cudaErrorInvalidValue;
   if (p.algo == StrassenAlgorithm::fused)
-    return strassen_fused<T>(stream, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return strassen_fused<T>(stream, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, config.simt_tile);
   const std::size_t need = plan_bytes<T>(p, p.levels, m, n, k);
   if (workspace_bytes < need || (need > 0 && workspace == nullptr)) return cudaErrorInvalidValue;
   if (need > 0 && reinterpret_cast<std::uintptr_t>(workspace) % sizeof(T) != 0) return cudaErrorInvalidValue;
