@@ -93,24 +93,10 @@ __device__ __forceinline__ void dmma_load(double* s, const double* base, std::in
                                           int Jr, std::int64_t rs, std::int64_t c1, std::int64_t c2, bool jfast,
                                           int tid) {
   if constexpr (!KMAJ && VEC == 2) {
-    // jfast (row-major): consecutive threads take consecutive column pairs of a row (one 128-byte store
-    // wavefront = 8 consecutive pairs of one stage row: conflict-free).
-    // !jfast (complex column-major: column pair (2 jp, 2 jp + 1) = one complex element, 16 contiguous bytes):
-    // idx = ((jp / 2) * (KC / 4) + kk / 4) * 8 + (jp & 1) * 4 + (kk & 3), i.e. 4 consecutive k of one column,
-    // then the same 4 k of the next column, then the next 4 k. Global: a warp reads 16 consecutive k of 2
-    // columns = 2 contiguous, 256-byte aligned runs of 256 bytes (full 32-byte sectors; the old k-fast order,
-    // idx % KC, read 512 contiguous bytes of one column: the same sectors, also full). Shared memory (stage
-    // [k][j], LD = pad4 = 4 mod 16 doubles): a quarter-warp's 8 16-byte cp.async writes go to 16-byte slots
-    // (kk * LD / 2 + jp) mod 8 = 2 (kk & 3) + (jp & 1) + c: 8 distinct -> conflict-free, 4 wavefronts per warp
-    // (the old k-fast order wrote 8 rows at one column, slots 2 kk mod 8 = 4 distinct: 2-way, 8 wavefronts).
-    // The stage layout is unchanged, so the fragment reads stay conflict-free (half-warp slots 4 t + g mod 16).
-    static_assert(BJ % 4 == 0 && KC % 4 == 0, "complex column-major copy order: groups of 4 k x 2 columns");
     constexpr int NP = KC * BJ / 2;
 #pragma unroll 4
     for (int idx = tid; idx < NP; idx += BT) {
-      const int r = idx >> 3;
-      const int kk = jfast ? idx / (BJ / 2) : 4 * (r % (KC / 4)) + (idx & 3);
-      const int jp = jfast ? idx % (BJ / 2) : 2 * (r / (KC / 4)) + ((idx >> 2) & 1);
+      const int kk = jfast ? idx / (BJ / 2) : idx % KC, jp = jfast ? idx % (BJ / 2) : idx / KC;
       const std::int64_t k = k0 + kk;
       const int gj = j0 + 2 * jp;
       const int bytes = (k < K) ? (gj + 1 < Jr ? 16 : (gj < Jr ? 8 : 0)) : 0;
