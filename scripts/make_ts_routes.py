@@ -8,7 +8,9 @@ measured shapes, and the own kernels run where they win. Tables are data with th
           outside the narrow class look up w = max(M, N))
   narrow  D, column-major (the block Gram-Schmidt shapes M = p x N = s): per op a list of (N max, M max) boxes
           in which cuBLAS was faster.
-Usage: scripts/make_ts_routes.py RESULT.json [MORE.json ...] > src/cuda/tall_skinny_routes.hpp
+Usage: scripts/make_ts_routes.py RESULT.json[:PARTS] [MORE.json[:PARTS] ...] > src/cuda/tall_skinny_routes.hpp
+PARTS (optional, comma-separated) limits what a file contributes: D and/or Z (square cases of that type) and/or
+krylov (the narrow table), e.g. run13.json:Z,krylov when that run's D kernels have since been replaced.
 A shape goes to cuBLAS when it was slower in ANY of the files (run-to-run variation of a few widths). Files from
 runs with the routes on are read only where "kbla" was the own kernel there, i.e. at shapes not routed then:
 pass the older (routes-off, KBLA_TS_NO_ROUTES=1 or before the routes existed) run first.
@@ -22,14 +24,17 @@ THRESHOLD = 0.97  # ratios within 3 % of cuBLAS count as a tie (run-to-run noise
 def main(paths):
     masks = {}
     narrow = {"tsmttsm": set(), "tsmm": set()}
-    for path in paths:
-        collect(json.load(open(path)), masks, narrow)
-    emit(paths, json.load(open(paths[0])), masks, narrow)
+    files = []
+    for arg in paths:
+        path, _, parts = arg.partition(":")
+        files.append(path)
+        collect(json.load(open(path)), masks, narrow, set(parts.split(",")) if parts else {"D", "Z", "krylov"})
+    emit(paths, json.load(open(files[0])), masks, narrow)
 
 
-def collect(d, masks, narrow):
+def collect(d, masks, narrow, parts):
     for e in d.get("cases", []):
-        if e["M"] != e["N"] or e["M"] > 64:
+        if e["M"] != e["N"] or e["M"] > 64 or e["type"] not in parts:
             continue
         r = e.get("kbla", {}).get("ratio_vs_cublas")
         if r is None:
@@ -39,7 +44,7 @@ def collect(d, masks, narrow):
             masks[key] = masks.get(key, 0) | (1 << (e["M"] - 1))
         else:
             masks.setdefault(key, 0)
-    for e in d.get("krylov", []):
+    for e in d.get("krylov", []) if "krylov" in parts else []:
         r = e.get("kbla", {}).get("ratio_vs_cublas")
         if e["type"] == "D" and e["layout"] == "C" and r is not None and r < THRESHOLD:
             narrow[e["op"]].add((e["N"], e["M"]))
