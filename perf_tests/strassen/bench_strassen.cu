@@ -7,8 +7,9 @@
 //                       [--algos name,name,...]   (a subset of the rows below; cublas always runs first)
 // SIMT tile shapes (FP32): rows simt_gemm / fused_1L / hybrid_2L run the library default (StrassenConfig::simt_tile
 // 0: KBLA_SIMT_TILE if set, else the built-in default); the rows ..._classic (128x128x8, 8x8 per thread) and
-// ..._wide (256x128x8, 8x16 per thread) pin the shape, so both are timed in one run. FP64 has one shape (the
-// _classic / _wide rows run it too). JSON field "simt_tile": the shape a row ran (1 classic, 2 wide, 0 none).
+// ..._wide (256x128x8, 8x16 per thread) and ..._async (wide's tiles, 3-stage cp.async shared-memory ring) pin the
+// shape, so all are timed in one run. FP64 has one shape (the _classic / _wide / _async rows run it too). JSON
+// field "simt_tile": the shape a row ran (1 classic, 2 wide, 3 wide_async, 0 none).
 // Effective TFLOP/s = 2mnk / t (t: median of the timed runs, CUDA events around each call). Accuracy on a sample
 // of entries against a double-double GPU reference, normalized by (|A||B|)_ij; random [-1,1] data and (square
 // shapes) Li et al.'s pair A = I + u v^T, B = I - u v^T / (1 + v^T u). A result that disagrees with the
@@ -208,13 +209,16 @@ static std::vector<AlgoDef> algorithms() {
           {"fused_1L", Kind::strassen, mk(SA::fused, 1)},
           {"hybrid_2L", Kind::strassen, mk(SA::hybrid, 2)},
           {"hybrid_2L_serial", Kind::strassen, mk(SA::hybrid, 2, 1)},
-          // the SIMT tile shapes pinned (1 classic 128x128x8, 2 wide 256x128x8)
+          // the SIMT tile shapes pinned (1 classic 128x128x8, 2 wide 256x128x8, 3 wide_async: wide + cp.async ring)
           {"simt_gemm_classic", Kind::simt, tile(1)},
           {"simt_gemm_wide", Kind::simt, tile(2)},
           {"fused_1L_classic", Kind::strassen, mk(SA::fused, 1, -1, false, 0, 1)},
           {"fused_1L_wide", Kind::strassen, mk(SA::fused, 1, -1, false, 0, 2)},
           {"hybrid_2L_classic", Kind::strassen, mk(SA::hybrid, 2, -1, false, 0, 1)},
           {"hybrid_2L_wide", Kind::strassen, mk(SA::hybrid, 2, -1, false, 0, 2)},
+          {"simt_gemm_async", Kind::simt, tile(3)},
+          {"fused_1L_async", Kind::strassen, mk(SA::fused, 1, -1, false, 0, 3)},
+          {"hybrid_2L_async", Kind::strassen, mk(SA::hybrid, 2, -1, false, 0, 3)},
           {"conventional_1L", Kind::strassen, mk(SA::conventional, 1)},
           {"conventional_1L_serial", Kind::strassen, mk(SA::conventional, 1, 1)},
           {"conventional_1L_streams2", Kind::strassen, mk(SA::conventional, 1, 2)},
@@ -239,7 +243,7 @@ static int leaf_streams_of(const AlgoDef& a) {
   return a.cfg.leaf_streams > 1 ? std::min(a.cfg.leaf_streams, 7) : 0;
 }
 
-// SIMT tile shape a row runs (1 classic, 2 wide; 0: the row runs no SIMT kernel of the library).
+// SIMT tile shape a row runs (1 classic, 2 wide, 3 wide_async; 0: the row runs no SIMT kernel of the library).
 template <class T>
 static int simt_tile_of(const AlgoDef& a) {
   const bool simt = a.kind == Kind::simt ||

@@ -12,7 +12,8 @@
 //    128-bit load and the 8 (4) threads sharing a row (column) piece are broadcasts;
 //  * the fragments of depth kk + 1 are read from shared memory into a second register set while the rank-1
 //    update of depth kk runs (explicit double buffering of the fragments inside the fully unrolled slab).
-// Two FP32 shapes (Shape::classic, Shape::wide) are compiled side by side and picked at run time
+// Three FP32 shapes (Shape::classic, Shape::wide, Shape::wide_async: wide's tiles with a 3-stage cp.async ring
+// for the non-sum operands instead of the register staging above) are compiled side by side and picked at run time
 // (resolve_shape below: call argument, set_simt_tile, KBLA_SIMT_TILE, built-in default); FP64 has one shape.
 // The operand loader optionally reads X + delta * Y (two quadrants, Strassen) and keeps both raw values in
 // registers until the shared-memory store, so the extra loads overlap the math like the plain ones do.
@@ -60,7 +61,10 @@ struct Vec<double> {
 //   double the staging registers (the Strassen loader holds X and Y: 24 -> 48 floats) on top of 128
 //   accumulators and 2 x 24 fragment registers, and the transposed stores of a 16-deep slab are 2-way bank
 //   conflicted with the +4 row padding; the one barrier per slab then covers 1024 FFMAs per thread.
-enum class Shape : int { classic = 1, wide = 2 };
+// Shape::wide_async (FP32 only): wide's block / warp / thread tiles with a STAGES-deep shared-memory ring filled
+//   by cp.async (sm_80+) for operands that are not Strassen sums: no registers hold the next slab and
+//   STAGES - 1 slabs are in flight while one is multiplied (one barrier per slab). See AsyncLoader / tile_body_async.
+enum class Shape : int { classic = 1, wide = 2, wide_async = 3 };
 
 template <class T, Shape S = Shape::classic>
 struct TileConfig;
@@ -79,6 +83,14 @@ template <>
 struct TileConfig<float, Shape::wide> {
   static constexpr int BM = 256, BN = 128, BK = 8, TM = 8, TN = 16, MIN_BLOCKS = 1;
   static constexpr int STRASSEN_MIN_BLOCKS = 1;
+};
+// 3 stages: 3 x (8 x 260 + 8 x 132) x 4 B = 37632 B of static shared memory (4 stages, 50176 B, would need the
+// dynamic-shared-memory opt-in above 48 KiB).
+template <>
+struct TileConfig<float, Shape::wide_async> {
+  static constexpr int BM = 256, BN = 128, BK = 8, TM = 8, TN = 16, MIN_BLOCKS = 1;
+  static constexpr int STRASSEN_MIN_BLOCKS = 1;
+  static constexpr int STAGES = 3;
 };
 template <>
 struct TileConfig<double, Shape::classic> {
@@ -197,12 +209,99 @@ struct TileLoader {
   }
 };
 
+// Shared-memory stages: 2 (register-staged shapes) or TileConfig::STAGES (wide_async).
+template <class C, class = void>
+struct StagesOf {
+  static constexpr int value = 2;
+};
+template <class C>
+struct StagesOf<C, std::void_t<decltype(C::STAGES)>> {
+  static constexpr int value = C::STAGES;
+};
+
 template <class T, Shape S>
 struct SharedStorage {
   using D = Derived<T, S>;
   static constexpr int BK = TileConfig<T, S>::BK;
-  __align__(16) T a[2][BK][D::LDA_S];
-  __align__(16) T b[2][BK][D::LDB_S];
+  static constexpr int STAGES = StagesOf<TileConfig<T, S>>::value;
+  __align__(16) T a[STAGES][BK][D::LDA_S];
+  __align__(16) T b[STAGES][BK][D::LDB_S];
+};
+
+// ---- cp.async (sm_80+) ------------------------------------------------------------------------------------
+// src_bytes < copy size: the rest of the destination is zero-filled (src_bytes == 0 reads nothing; the source
+// address passed then is a valid base pointer anyway).
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int src_bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(sa), "l"(gmem), "r"(src_bytes) : "memory");
+#endif
+}
+__device__ __forceinline__ void cp_async4(void* smem, const void* gmem, int src_bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(sa), "l"(gmem), "r"(src_bytes) : "memory");
+#endif
+}
+__device__ __forceinline__ void cp_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+// cp.async loader of one plain (non-sum) operand slab into a k-major shared slab [BK][L + 4] (FP32, V = 4).
+//  * contiguous along m / n (!KContig: A not transposed, B transposed), vec: each thread copies 16-byte runs
+//    straight into a k-row (cp.async.cg 16, src-size = 4 x the in-range elements of the run, 0 past the k / s
+//    edge: the zero fill pads the fringe). A warp writes 512 contiguous bytes of one row: no bank conflicts.
+//  * contiguous along m / n, not vec (pointer or ld not 16-byte compatible): element e of the slab goes to
+//    (c = e % L, s = e / L) with 4-byte cp.async.ca: a warp reads 128 contiguous bytes and writes 32 consecutive
+//    words of one row (conflict-free).
+//  * contiguous along k (KContig: A transposed, B not): element e -> (c = e % BK along k, s = e / BK), 4-byte
+//    cp.async.ca, written transposed to sm[c][s]. A warp reads 4 columns x 8 contiguous k values (4 full 32-byte
+//    sectors) and writes words c * (L + 4) + s; with L % 32 == 0 the bank is (4c + s) % 32, c in 0..7 and
+//    s = s0 .. s0 + 3 (s0 % 4 == 0): 32 distinct banks, so the +4 row pad keeps these writes conflict-free (a
+//    pad of 0 would be 8-way, 1 would be 4-way... only pads == 4 mod 8 with BK = 8 hit every bank once).
+template <class T, Shape S, int L, bool KContig>
+struct AsyncLoader {
+  using D = Derived<T, S>;
+  static constexpr int V = D::V, BK = TileConfig<T, S>::BK, LDS = L + 4;
+  static constexpr int NE = L * BK / D::THREADS;  // elements per thread
+  static constexpr int NV = NE / V;               // 16-byte runs per thread (!KContig, vec)
+  static_assert(NE * D::THREADS == L * BK && NV * V == NE && NV >= 1, "slab splits evenly");
+  static_assert(std::is_same<T, float>::value, "cp.async loader: FP32");
+
+  static __device__ __forceinline__ void issue(const Operand<T>& op, T* __restrict__ sm, int mn0, int k0, int tid) {
+    if (!KContig && op.vec) {
+      constexpr int VPR = L / V;
+#pragma unroll
+      for (int i = 0; i < NV; ++i) {
+        const int q = tid + i * D::THREADS;
+        const int c = (q % VPR) * V, s = q / VPR;
+        const int gc = mn0 + c, gs = k0 + s;
+        const int n = gs < op.xs ? min(max(op.xc - gc, 0), V) : 0;
+        const T* src = n > 0 ? op.x + gc + std::int64_t(gs) * op.ld : op.x;
+        cp_async16(sm + s * LDS + c, src, n * int(sizeof(T)));
+      }
+    } else {
+      constexpr int LC = KContig ? BK : L;
+#pragma unroll
+      for (int i = 0; i < NE; ++i) {
+        const int e = tid + i * D::THREADS;
+        const int c = e % LC, s = e / LC;
+        const int gc = (KContig ? k0 : mn0) + c, gs = (KContig ? mn0 : k0) + s;
+        const bool in = gc < op.xc && gs < op.xs;
+        const T* src = in ? op.x + gc + std::int64_t(gs) * op.ld : op.x;
+        T* dst = KContig ? sm + c * LDS + s : sm + s * LDS + c;
+        cp_async4(dst, src, in ? int(sizeof(T)) : 0);
+      }
+    }
+  }
 };
 
 struct ClassicalEpilogue {
@@ -304,6 +403,123 @@ __device__ __forceinline__ void tile_body(const Batch<T>& bp, const Product<T>& 
   }
 }
 
+// wide_async main loop: STAGES-deep ring. Plain operands are copied by cp.async STAGES - 1 slabs ahead (one
+// commit group per slab, empty groups past the end keep the count uniform); summed operands (Strassen X + delta Y)
+// keep the register-staged path: slab t + 1 is read into registers during slab t and stored into its ring slot
+// after the math. One barrier per slab: at the end of slab t, after cp.async.wait_group(STAGES - 2) (this
+// thread's copies of slab t + 1 have landed) and the register stores; it also frees slot t % STAGES, which the
+// copies issued at the top of slab t + 1 (slab t + STAGES) overwrite.
+template <class T, Shape S, bool TA, bool TB, bool SumA, bool SumB, class Epi>
+__device__ __forceinline__ void tile_body_async(const Batch<T>& bp, const Product<T>& pr, SharedStorage<T, S>& sh,
+                                                int tm, int tn) {
+  using C = TileConfig<T, S>;
+  using D = Derived<T, S>;
+  using VT = typename Vec<T>::type;
+  constexpr int V = D::V, BK = C::BK, TM = C::TM, TN = C::TN, ST = C::STAGES;
+
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+  const int tx = lane & 7, ty = lane >> 3;
+  const int wm0 = (warp % D::WARPS_M) * 8 * TM, wn0 = (warp / D::WARPS_M) * 4 * TN;
+  const int m0 = tm * C::BM, n0 = tn * C::BN;
+
+  TileLoader<T, S, C::BM, TA, SumA> la;  // register path (used only when the operand is a sum)
+  TileLoader<T, S, C::BN, !TB, SumB> lb;
+  using AA = AsyncLoader<T, S, C::BM, TA>;
+  using AB = AsyncLoader<T, S, C::BN, !TB>;
+
+  T acc[TM][TN];
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) acc[i][j] = T(0);
+
+  auto frag = [&](int buf, int kk, T(&a)[TM], T(&b)[TN]) {
+#pragma unroll
+    for (int p = 0; p < TM / V; ++p) {
+      const VT w = *reinterpret_cast<const VT*>(&sh.a[buf][kk][wm0 + p * 8 * V + tx * V]);
+#pragma unroll
+      for (int j = 0; j < V; ++j) a[p * V + j] = reinterpret_cast<const T*>(&w)[j];
+    }
+#pragma unroll
+    for (int p = 0; p < TN / V; ++p) {
+      const VT w = *reinterpret_cast<const VT*>(&sh.b[buf][kk][wn0 + p * 4 * V + ty * V]);
+#pragma unroll
+      for (int j = 0; j < V; ++j) b[p * V + j] = reinterpret_cast<const T*>(&w)[j];
+    }
+  };
+  auto issue = [&](int slab) {  // cp.async of the plain operands of slab `slab` (if it exists), one group
+    if (slab < (bp.k + BK - 1) / BK) {
+      const int st = slab % ST;
+      if (!SumA) AA::issue(pr.a, &sh.a[st][0][0], m0, slab * BK, tid);
+      if (!SumB) AB::issue(pr.b, &sh.b[st][0][0], n0, slab * BK, tid);
+    }
+    cp_async_commit();
+  };
+
+  const int nk = (bp.k + BK - 1) / BK;
+#pragma unroll
+  for (int s = 0; s < ST - 1; ++s) issue(s);
+  if (SumA) {
+    la.load(pr.a, m0, 0, tid);
+    la.store(pr.a, &sh.a[0][0][0], tid);
+  }
+  if (SumB) {
+    lb.load(pr.b, n0, 0, tid);
+    lb.store(pr.b, &sh.b[0][0][0], tid);
+  }
+  cp_async_wait<ST - 2>();
+  __syncthreads();
+
+  T fa[2][TM], fb[2][TN];
+  int cur = 0;
+  for (int t = 0; t < nk; ++t) {
+    const bool more = t + 1 < nk;
+    issue(t + ST - 1);  // into slot (t - 1) % ST, last read in slab t - 1 (ended by the barrier)
+    frag(cur, 0, fa[0], fb[0]);
+    if (more) {
+      if (SumA) la.load(pr.a, m0, (t + 1) * BK, tid);
+      if (SumB) lb.load(pr.b, n0, (t + 1) * BK, tid);
+    }
+#pragma unroll
+    for (int kk = 0; kk < BK; ++kk) {
+      if (kk + 1 < BK) frag(cur, kk + 1, fa[(kk + 1) & 1], fb[(kk + 1) & 1]);
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = fma(fa[kk & 1][i], fb[kk & 1][j], acc[i][j]);
+    }
+    const int nxt = cur + 1 == ST ? 0 : cur + 1;
+    if (more) {  // slot (t + 1) % ST was last read in slab t + 1 - ST <= t - 2
+      if (SumA) la.store(pr.a, &sh.a[nxt][0][0], tid);
+      if (SumB) lb.store(pr.b, &sh.b[nxt][0][0], tid);
+    }
+    cp_async_wait<ST - 2>();
+    __syncthreads();
+    cur = nxt;
+  }
+  cp_async_wait<0>();  // only empty groups can remain; drain before exit anyway
+
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    const int r = m0 + wm0 + (i / V) * 8 * V + tx * V + i % V;
+#pragma unroll
+    for (int j = 0; j < TN; ++j) {
+      const int c = n0 + wn0 + (j / V) * 4 * V + ty * V + j % V;
+      Epi::template store<T>(bp, pr, r, c, acc[i][j]);
+    }
+  }
+}
+
+// The main loop a shape runs.
+template <class T, Shape S, bool TA, bool TB, bool SumA, bool SumB, class Epi>
+__device__ __forceinline__ void tile_run(const Batch<T>& bp, const Product<T>& pr, SharedStorage<T, S>& sh, int tm,
+                                         int tn) {
+  if constexpr (S == Shape::wide_async)
+    tile_body_async<T, S, TA, TB, SumA, SumB, Epi>(bp, pr, sh, tm, tn);
+  else
+    tile_body<T, S, TA, TB, SumA, SumB, Epi>(bp, pr, sh, tm, tn);
+}
+
 // Grouped block order: GROUP tile rows are swept column by column, so consecutive blocks share B slabs and
 // a GROUP-tall band of A stays in L2.
 __device__ __forceinline__ void tile_coords(int pid, int tiles_m, int tiles_n, int* tm, int* tn) {
@@ -324,7 +540,7 @@ __global__ void __launch_bounds__(Derived<T, S>::THREADS, TileConfig<T, S>::MIN_
   __shared__ SharedStorage<T, S> sh;
   int tm, tn;
   tile_coords(blockIdx.x, bp.tiles_m, bp.tiles_n, &tm, &tn);
-  tile_body<T, S, TA, TB, false, false, ClassicalEpilogue>(bp, bp.z[0], sh, tm, tn);
+  tile_run<T, S, TA, TB, false, false, ClassicalEpilogue>(bp, bp.z[0], sh, tm, tn);
 }
 
 // Fused Strassen: blockIdx.z picks the product. The variant (which operands are sums) is uniform per block and
@@ -339,11 +555,11 @@ __global__ void __launch_bounds__(Derived<T, S>::THREADS, TileConfig<T, S>::STRA
   tile_coords(blockIdx.x, bp.tiles_m, bp.tiles_n, &tm, &tn);
   const Product<T>& pr = bp.z[blockIdx.z];
   if (pr.a.y != nullptr && pr.b.y != nullptr)
-    tile_body<T, S, TA, TB, true, true, StrassenEpilogue>(bp, pr, sh, tm, tn);
+    tile_run<T, S, TA, TB, true, true, StrassenEpilogue>(bp, pr, sh, tm, tn);
   else if (pr.a.y != nullptr)
-    tile_body<T, S, TA, TB, true, false, StrassenEpilogue>(bp, pr, sh, tm, tn);
+    tile_run<T, S, TA, TB, true, false, StrassenEpilogue>(bp, pr, sh, tm, tn);
   else  // every Strassen product sums at least one operand
-    tile_body<T, S, TA, TB, false, true, StrassenEpilogue>(bp, pr, sh, tm, tn);
+    tile_run<T, S, TA, TB, false, true, StrassenEpilogue>(bp, pr, sh, tm, tn);
 }
 
 // C = beta * C on an m x n submatrix; beta == 0 writes zeros without reading (NaN must not spread).
@@ -359,8 +575,8 @@ __global__ void scale_kernel(int m, int n, T beta, T* __restrict__ C, std::int64
 // ---- host side -------------------------------------------------------------------------------------------
 
 // Which shape a call runs. requested (the call's simt_tile argument / StrassenConfig::simt_tile): 1 classic,
-// 2 wide, anything else = not chosen; then the process-wide setting (set_simt_tile), then the environment
-// (KBLA_SIMT_TILE=1|2, read once per process), then the built-in default. FP64 always runs classic.
+// 2 wide, 3 wide_async, anything else = not chosen; then the process-wide setting (set_simt_tile), then the
+// environment (KBLA_SIMT_TILE=1|2|3, read once per process), then the built-in default. FP64 always runs classic.
 // Built-in FP32 default: wide (kDefaultShapeF32). One H100 run (5 reps, FP32 square 8192, t_cuBLAS / t):
 // simt_gemm 0.85 classic / 0.89 wide, fused 1L 0.87 / 0.91, hybrid 2L 0.94 / 0.98 (4096: 0.85 / 0.88, 0.82 /
 // 0.85, 0.85 / 0.82). A single short run: confirm with the bench rows ..._classic / ..._wide.
@@ -369,7 +585,9 @@ __global__ void scale_kernel(int m, int n, T beta, T* __restrict__ C, std::int64
 // and classic spilled.)
 constexpr Shape kDefaultShapeF32 = Shape::wide;
 
-inline bool valid_shape(int t) { return t == int(Shape::classic) || t == int(Shape::wide); }
+inline bool valid_shape(int t) {
+  return t == int(Shape::classic) || t == int(Shape::wide) || t == int(Shape::wide_async);
+}
 
 inline std::atomic<int>& process_shape() {
   static std::atomic<int> v{0};

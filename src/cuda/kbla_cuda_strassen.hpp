@@ -55,7 +55,9 @@ struct StrassenConfig {
   int leaf_streams = 4;
   // Tile shape of the library's SIMT kernels (simt_gemm, the fused kernel of fused / hybrid, simt leaves) for
   // T = float: 0 = default, 1 = classic 128x128x8 (8x8 per thread, 2 blocks / SM), 2 = wide 256x128x8 (8x16 per
-  // thread, 1 block / SM). 0 resolves to set_simt_tile's setting, else the environment KBLA_SIMT_TILE=1|2 (read
+  // thread, 1 block / SM), 3 = wide_async (wide's tiles; operands that are not Strassen sums are copied into a
+  // 3-stage shared-memory ring by cp.async instead of through registers; sm_80+). 0 resolves to set_simt_tile's
+  // setting, else the environment KBLA_SIMT_TILE=1|2|3 (read
   // once per process), else the built-in default, wide (one H100 run, FP32 8192: simt_gemm
   // 0.89x cuBLAS vs 0.85x classic, fused 0.91x vs 0.87x). FP64 always runs its one shape. Same result either way up to rounding order.
   int simt_tile = 0;
@@ -72,18 +74,19 @@ cudaError_t simt_gemm(cudaStream_t stream, char transA, char transB, std::int64_
                       T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C,
                       std::int64_t ldc);
 
-// The same with an explicit tile shape (StrassenConfig::simt_tile: 0 default, 1 classic, 2 wide; FP32 only).
+// The same with an explicit tile shape (StrassenConfig::simt_tile: 0 default, 1 classic, 2 wide, 3 wide_async;
+// FP32 only).
 template <class T>
 cudaError_t simt_gemm(cudaStream_t stream, char transA, char transB, std::int64_t m, std::int64_t n, std::int64_t k,
                       T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C,
                       std::int64_t ldc, int simt_tile);
 
 // Process-wide SIMT tile shape for calls that leave it at 0 (the overloads without simt_tile, and
-// StrassenConfig::simt_tile == 0): 1 classic, 2 wide, 0 (or anything else) = back to KBLA_SIMT_TILE / the
+// StrassenConfig::simt_tile == 0): 1 classic, 2 wide, 3 wide_async, 0 (or anything else) = back to KBLA_SIMT_TILE / the
 // built-in default. Thread-safe; applies to calls issued after it returns. For benchmarks and tests.
 void set_simt_tile(int simt_tile);
 
-// The shape (1 classic, 2 wide) a call for T with this simt_tile runs now (FP64: always 1).
+// The shape (1 classic, 2 wide, 3 wide_async) a call for T with this simt_tile runs now (FP64: always 1).
 template <class T>
 int simt_tile_resolved(int simt_tile);
 

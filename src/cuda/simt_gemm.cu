@@ -58,8 +58,11 @@ cudaError_t simt_gemm(cudaStream_t stream, char transA, char transB, std::int64_
   if (m == 0 || n == 0) return cudaSuccess;
   if (k == 0 || alpha == T(0)) return launch_scale(stream, m, n, beta, C, ldc);
   if constexpr (std::is_same<T, float>::value) {
-    if (resolve_shape<T>(simt_tile) == Shape::wide)
+    const Shape sh = resolve_shape<T>(simt_tile);
+    if (sh == Shape::wide)
       return run_gemm<T, Shape::wide>(stream, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (sh == Shape::wide_async)
+      return run_gemm<T, Shape::wide_async>(stream, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   }
   return run_gemm<T, Shape::classic>(stream, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }

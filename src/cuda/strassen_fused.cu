@@ -99,7 +99,9 @@ cudaError_t strassen_fused(cudaStream_t stream, char transA, char transB, std::i
   z[6] = {opA(1, 1, 0, 0, 0), opB(1, 0, 0, 0, -1), out(0, 0, +1), out(1, 0, +1)};  // M4 = A11 (B10-B00)
 
   if constexpr (std::is_same<T, float>::value) {
-    if (resolve_shape<T>(simt_tile) == Shape::wide) return launch_strassen<T, Shape::wide>(stream, ta, tb, bp);
+    const Shape sh = resolve_shape<T>(simt_tile);
+    if (sh == Shape::wide) return launch_strassen<T, Shape::wide>(stream, ta, tb, bp);
+    if (sh == Shape::wide_async) return launch_strassen<T, Shape::wide_async>(stream, ta, tb, bp);
   }
   return launch_strassen<T, Shape::classic>(stream, ta, tb, bp);
 }

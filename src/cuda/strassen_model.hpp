@@ -63,13 +63,14 @@ struct StrassenModelBlocking {
 };
 
 // The configurations of gemm_tile.cuh (TileConfig) and their ptxas-bound occupancy. simt_tile (FP32 only):
-// 1 = Shape::classic, 2 = Shape::wide (256x128x8, 8x16 per thread, 1 block / SM); callers that know which shape
+// 1 = Shape::classic, 2 = Shape::wide (256x128x8, 8x16 per thread, 1 block / SM), 3 = Shape::wide_async (the wide
+// tiles fed by a 3-stage cp.async ring; the model does not see the pipelining, it uses the wide blocking); callers that know which shape
 // a call runs pass kbla::cuda::simt_tile_resolved<T>(...).
 inline StrassenModelBlocking library_blocking(int elem_bytes, bool fused, int simt_tile = 1) {
   StrassenModelBlocking b;
   if (elem_bytes == 8) {
     b = {128, 64, 8, 8, 4, 1};
-  } else if (simt_tile == 2) {
+  } else if (simt_tile == 2 || simt_tile == 3) {  // 3 = wide_async: same tiles, cp.async ring
     b = {256, 128, 8, 8, 16, 1};
     (void)fused;
   } else {

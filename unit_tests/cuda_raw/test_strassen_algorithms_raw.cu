@@ -11,7 +11,8 @@
 // The "aligned" cases (sizes with halves divisible by 4, ld a multiple of 4) take the 16-byte vector path of the
 // elementwise kernels; the others (odd ld) the scalar path.
 // Every float algorithm that runs the library's SIMT kernels (fused, hybrid, conventional over simt_gemm leaves)
-// runs on both SIMT tile shapes (names "...-t1": classic 128x128x8, "...-t2": wide 256x128x8), selected by
+// runs on all three SIMT tile shapes (names "...-t1": classic 128x128x8, "...-t2": wide 256x128x8, "...-t3":
+// wide_async, the wide tiles fed by a 3-stage cp.async ring), selected by
 // StrassenConfig::simt_tile and by kbla::cuda::set_simt_tile around the call (the latter reaches the SIMT kernels
 // whether or not strassen_gemm forwards the config field); double has one shape.
 // Prints "N passed, N failed" and returns nonzero on failure. --quick runs a subset.
@@ -67,7 +68,7 @@ static bool uses_simt(const StrassenConfig& c) {
   return c.algorithm == StrassenAlgorithm::fused || c.algorithm == StrassenAlgorithm::hybrid || !c.cublas_leaves;
 }
 
-// float: every SIMT row twice, pinned to tile 1 and tile 2; double: unchanged.
+// float: every SIMT row three times, pinned to tile 1, 2 and 3; double: unchanged.
 static std::vector<Algo> with_tiles(const std::vector<Algo>& in, bool fp32) {
   std::vector<Algo> out;
   for (const Algo& a : in) {
@@ -75,9 +76,9 @@ static std::vector<Algo> with_tiles(const std::vector<Algo>& in, bool fp32) {
       out.push_back(a);
       continue;
     }
-    for (int t : {1, 2}) {
+    for (int t : {1, 2, 3}) {
       Algo b = a;
-      b.name += t == 1 ? "-t1" : "-t2";
+      b.name += t == 1 ? "-t1" : t == 2 ? "-t2" : "-t3";
       b.cfg.simt_tile = t;
       b.tile = t;
       out.push_back(b);

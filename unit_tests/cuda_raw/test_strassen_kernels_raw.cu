@@ -3,8 +3,9 @@
 // below the float tolerance; long double for double inputs). No Kokkos, no GoogleTest.
 // Usage: kbla_strassen_kernels_raw_tests [--quick]   (--quick: a reduced set, for compute-sanitizer)
 // Prints one line per failure and a final "N passed, N failed"; exit code 0 iff nothing failed.
-// Every float case runs on both SIMT tile shapes (simt_tile 1 = classic 128x128x8, 2 = wide 256x128x8, passed
-// explicitly); double has one shape (run once, simt_tile 0).
+// Every float case runs on all three SIMT tile shapes (simt_tile 1 = classic 128x128x8, 2 = wide 256x128x8,
+// 3 = wide_async: wide's tiles fed by a 3-stage cp.async ring; passed explicitly); double has one shape (run once,
+// simt_tile 0).
 //
 // Every case runs on submatrices inside larger buffers: A and B are surrounded by NaN (rows ld > extent, and guard
 // elements before / after), so any read outside op(A) / op(B) spreads NaN into C and fails; C is surrounded by a
@@ -235,7 +236,7 @@ template <class T>
 static void run_case(const Case& c) {
   const Problem<T> p = make_problem<T>(c);
   if (std::is_same<T, float>::value) {
-    for (int tile : {1, 2}) {
+    for (int tile : {1, 2, 3}) {
       run_one<T>(p, Algo::gemm, tile);
       run_one<T>(p, Algo::strassen, tile);
     }
@@ -320,6 +321,12 @@ int main(int argc, char** argv) {
     run_both(Case{'T', 'N', 521, 290, 45, 2, 1, 0, -1.0, 0.5, false, false});
     run_both(Case{'N', 'T', 300, 517, 19, 0, 2, 2, 1.0, 0.0, true, false});
     run_both(Case{'T', 'T', 513, 259, 24, 1, 0, 1, 0.5, 1.0, false, false});
+    // Long k, fully checked: many slabs through the 3-stage ring (wrap-around, k % 8 != 0 tail slab), 16-byte and
+    // 4-byte cp.async paths (ld mode 1 aligned, 2 offset by one element), every trans pair's staging.
+    run_both(Case{'N', 'N', 260, 130, 1001, 1, 1, 1, 1.0, 0.0, true, false});
+    run_both(Case{'T', 'T', 259, 131, 997, 1, 1, 0, 1.0, 0.0, true, false});
+    run_both(Case{'N', 'T', 270, 140, 603, 2, 2, 1, -1.0, 0.5, false, false});
+    run_both(Case{'T', 'N', 257, 129, 605, 1, 2, 2, 1.0, 0.0, true, false});
   }
 
   std::printf("%d passed, %d failed\n", g_pass, g_fail);
