@@ -56,7 +56,8 @@ struct StrassenConfig {
   // Tile shape of the library's SIMT kernels (simt_gemm, the fused kernel of fused / hybrid, simt leaves) for
   // T = float: 0 = default, 1 = classic 128x128x8 (8x8 per thread, 2 blocks / SM), 2 = wide 256x128x8 (8x16 per
   // thread, 1 block / SM), 3 = wide_async (wide's tiles; operands that are not Strassen sums are copied into a
-  // 3-stage shared-memory ring by cp.async instead of through registers; sm_80+). 0 resolves to set_simt_tile's
+  // 3-stage shared-memory ring by cp.async instead of through registers; sm_80+; one H100 run: slower than
+  // wide, FP32 8192 simt_gemm 0.84x cuBLAS vs 0.90x, fused 0.85x vs 0.91x). 0 resolves to set_simt_tile's
   // setting, else the environment KBLA_SIMT_TILE=1|2|3 (read
   // once per process), else the built-in default, wide (one H100 run, FP32 8192: simt_gemm
   // 0.89x cuBLAS vs 0.85x classic, fused 0.91x vs 0.87x). FP64 always runs its one shape. Same result either way up to rounding order.
