@@ -156,6 +156,67 @@ __device__ __forceinline__ void dmma_load(double* s, const double* base, std::in
   }
 }
 
+// KMAJ VEC = 3 fast path (column-major real operand, odd leading dimension ld, 16-byte aligned base): the
+// generic VEC = 3 loop above spends ~30 instructions per 16-byte copy on index math (division by NU, two
+// 64-bit validity checks, the lone first element of odd columns) and made the odd-K column-major widths
+// issue-bound. Here every thread owns one fixed pair slot u (0..KC/2-1) of the rows r0, r0 + R, r0 + 2R, ...
+// (R = BT / (KC/2), even, so the row parity par = r0 & 1 is fixed per thread); the shared layout is the VEC = 3
+// one (row r shifted by r & 1: element e at r*LD + par + e), and the copy u of row r is the 16 bytes at shared
+// r*LD + 2u, i.e. elements 2u - par and 2u - par + 1 -- for an odd row u = 0 takes element -1 too (global
+// (k0 - 1, gj): gj odd, so the address lies between the starts of columns gj - 1 and gj, inside the matrix;
+// it lands in the unread shared slot r*LD + 0). An odd row's last element KC - 1 is one extra 8-byte copy
+// (thread tid: row 2 tid + 1). Per thread, the global pointer of the first copy is fixed once per kernel;
+// a chunk adds k0, each further row adds the constant R*ld: per 16-byte copy a 64-bit add, a predicate and
+// the copy. The last, partial chunk (k0 + KC > K) runs the same copies with the byte counts checked (zero fill
+// of the rows k >= K). Rows r >= Jr - j0 (columns past the matrix) are never copied: the kernel zeroes them
+// once. Row-major VEC = 3 (and any shape where R would be odd) keeps the generic loop above.
+template <int BJ, int KC, int BT, int LD>
+struct OddColLoader {
+  static constexpr int H = KC / 2, R = BT / H, NI = (BJ + R - 1) / R;
+  static constexpr bool ok = KC % 2 == 0 && BT % H == 0 && R % 2 == 0 && BJ / 2 <= BT && LD >= KC + 2;
+  const double* src;   // base + (j0 + r0) ld + 2u - par
+  std::int64_t step;   // R ld
+  int nit;             // copies of this thread (rows r0 + i R < nr)
+  int soff;            // r0 LD + 2u
+  const double* tsrc;  // odd-row tail: base + (j0 + re) ld + KC - 1 (re = 2 tid + 1), nullptr when none
+  int toff;            // re LD + KC
+  __device__ __forceinline__ void init(const double* base, int j0, int Jr, std::int64_t ld, int tid) {
+    const int nr = min(BJ, Jr - j0);
+    const int u = tid % H, r0 = tid / H, par = r0 & 1;
+    nit = r0 < nr ? (nr - r0 + R - 1) / R : 0;
+    src = base + std::int64_t(j0 + r0) * ld + 2 * u - par;
+    step = std::int64_t(R) * ld;
+    soff = r0 * LD + 2 * u;
+    const int re = 2 * tid + 1;
+    tsrc = re < nr ? base + std::int64_t(j0 + re) * ld + (KC - 1) : nullptr;
+    toff = re * LD + KC;
+  }
+  // rows k0 .. k0 + KC - 1; the last chunk of the matrix (k0 + KC > K) zero-fills the rows k >= K (checked
+  // copies, once per matrix); base: any valid address (not read) for the zero-byte copies
+  __device__ __forceinline__ void load(double* s, std::int64_t k0, std::int64_t K, const double* base) const {
+    const double* q = src + k0;
+    double* d = s + soff;
+    if (k0 + KC <= K) {
+#pragma unroll
+      for (int i = 0; i < NI; ++i) {
+        if (i < nit) cp_async16(d + i * R * LD, q, 16);
+        q += step;
+      }
+      if (tsrc) cp_async<8>(s + toff, tsrc + k0, true);
+    } else {
+      const int rem = int(K - k0);                    // valid rows of this chunk, < KC
+      const int kk = 2 * (soff % LD / 2) - (soff / LD & 1);  // first element of this thread's copies (2u - par)
+      const int bytes = kk + 1 < rem ? 16 : (kk < rem ? 8 : 0);
+#pragma unroll
+      for (int i = 0; i < NI; ++i) {
+        if (i < nit) cp_async_pair(d + i * R * LD, bytes ? q : base, bytes);
+        q += step;
+      }
+      if (tsrc) cp_async<8>(s + toff, KC - 1 < rem ? tsrc + k0 : base, KC - 1 < rem);
+    }
+  }
+};
+
 // VEC = 4 ("flat"): a dense row-major real operand (row stride == width J, J odd) whose whole width is one
 // tile (j0 == 0). A chunk of KC rows is then ONE contiguous run of KC*J doubles in global memory; it is copied
 // as such with 16-byte cp.async into shared memory with row stride J (no padding). Per 16 bytes this costs an
@@ -205,12 +266,32 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1
   const std::int64_t K = p.K;
   const std::int64_t nchunks = (K + KC - 1) / KC;
 
-  static_assert(VEC != 4 || (!KMAJ && KC % 16 == 0), "flat staging: [k][j], k groups of 16");
+  // flat staging (VEC 4, 5, 6: odd J, J = 2 mod 4, J = 4 mod 8): TS rows between the k rows of lanes t and t + 1
+  constexpr int TS = VEC == 4 ? 4 : VEC == 5 ? 2 : 1;
+  static_assert(VEC < 4 || (!KMAJ && KC % (4 * TS) == 0), "flat staging: [k][j], k groups of 4 TS");
+  // column-major real, odd leading dimension (VEC = 3, KMAJ; real view: rs = 1, c1 = ld, c2 = 2 ld)
+  using OLA = OddColLoader<BM, KC, BT, LDA>;
+  using OLB = OddColLoader<BN, KC, BT, LDB>;
+  constexpr bool ODDCOL = KMAJ && VEC == 3 && OLA::ok && OLB::ok;
+  OLA ola;
+  OLB olb;
+  if constexpr (ODDCOL) {
+    ola.init(p.A, pm0, p.Mr, p.ac1, tid);
+    olb.init(p.B, pn0, p.Nr, p.bc1, tid);
+    // rows past the matrix (never copied by the fast path): zero once, visible after the first barrier
+    for (int st = 0; st < ST; ++st) {
+      for (int e = max(0, p.Mr - pm0) * LDA + tid; e < BM * LDA; e += BT) As[st * Sh::SA + e] = 0.0;
+      for (int e = max(0, p.Nr - pn0) * LDB + tid; e < BN * LDB; e += BT) Bs[st * Sh::SB + e] = 0.0;
+    }
+  }
   auto load_stage = [&](std::int64_t chunk, int st) {
     const std::int64_t k0 = chunk * KC;
-    if constexpr (VEC == 4) {
+    if constexpr (VEC >= 4) {
       dmma_load_flat<KC, BT>(As + st * Sh::SA, p.A, k0, K, p.Mr, tid);
       dmma_load_flat<KC, BT>(Bs + st * Sh::SB, p.B, k0, K, p.Nr, tid);
+    } else if constexpr (ODDCOL) {
+      ola.load(As + st * Sh::SA, k0, K, p.A);
+      olb.load(Bs + st * Sh::SB, k0, K, p.B);
     } else {
       dmma_load<BM, KC, BT, LDA, KMAJ, VEC>(As + st * Sh::SA, p.A, k0, pm0, K, p.Mr, p.ars, p.ac1, p.ac2, p.ajfast,
                                             tid);
@@ -218,7 +299,7 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1
                                             tid);
     }
   };
-  if constexpr (VEC == 4) {
+  if constexpr (VEC >= 4) {
     // Flat staging fills [0, KC*J) of a stage; the fragments of the last row read up to (KC-1)*J + BJ - 1
     // (columns >= J, i.e. outputs that are never stored). That stretch is never written by a copy, so it is
     // zeroed once here (plain stores, made visible by the loop's first __syncthreads), so that no stale
@@ -263,8 +344,11 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1
     // same one), so lane t of k-group q = 2 ks + h reads row 4 t + (q & 3) + 16 (q >> 2): rows 4 t apart give
     // slots 4 (t J mod 4) + g, which are 16 distinct for odd J (conflict-free). Each of the KC rows is read
     // exactly once per chunk (q & 3 and q >> 2 over the KC / 4 groups, t over 0..3).
-    const double* af = As + st * Sh::SA + 4 * t * p.Mr + wm * 8 * FM + g;
-    const double* bf = Bs + st * Sh::SB + 4 * t * p.Nr + wn * 8 * FN + g;
+    // Even J (VEC 5, 6; measured against VEC 2's padded per-row pairs): J = 2 mod 4 takes rows 2 t apart (slots
+    // 4 (t J / 2 mod 4) + g, J / 2 odd), J = 4 mod 8 rows t apart (slots 4 (t J / 4 mod 4) + g, J / 4 odd): in
+    // general lane t of group q reads row TS t + (q mod TS) + 4 TS (q / TS) (TS = 4, 2, 1), each row once per chunk.
+    const double* af = As + st * Sh::SA + TS * t * p.Mr + wm * 8 * FM + g;
+    const double* bf = Bs + st * Sh::SB + TS * t * p.Nr + wn * 8 * FN + g;
     // k in steps of 8: fragment pairs (ii, ii + 1) are the upper and lower halves of one m16n8k8 (full rate on
     // sm_90); an odd last fragment row falls back to two m8n8k4 (half rate).
 #pragma unroll
@@ -272,8 +356,8 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1
       double a[FM][2], b[FN][2];
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        if constexpr (VEC == 4) {
-          const int q = 2 * ks + h, r = (q & 3) + 16 * (q >> 2);
+        if constexpr (VEC >= 4) {
+          const int q = 2 * ks + h, r = q % TS + 4 * TS * (q / TS);
           const double* ar = af + r * p.Mr;
           const double* br = bf + r * p.Nr;
 #pragma unroll
@@ -422,7 +506,8 @@ cudaError_t launch_tsmttsm_dmma_v(const TsmttsmArgs<double, ZV>& a, cudaStream_t
 // [k][j] with 16-byte copies of column pairs; column-major real stages [j][k] with 16-byte copies of row
 // pairs; row-major real operands that are both dense (leading dimension == width), of odd width and one tile
 // wide: flat 16-byte copies of whole chunks (VEC = 4, dmma_load_flat); other odd leading dimensions of a real
-// matrix (both operands) 16-byte copies of parity-shifted pairs (VEC = 3); 8-byte copies otherwise (misaligned pointers, one odd and one even leading dimension).
+// matrix (both operands) 16-byte copies of parity-shifted pairs (VEC = 3; column-major: OddColLoader);
+// dense even widths one tile wide, both J = 2 mod 4 (VEC = 5) or both J = 4 mod 8 (VEC = 6): flat copies too; 8-byte copies otherwise (misaligned pointers, one odd and one even leading dimension).
 // Mixed layouts are not taken here (cudaErrorNotSupported: the caller uses the SIMT kernel).
 template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST>
 cudaError_t launch_tsmttsm_dmma(const TsmttsmArgs<double, ZV>& a, cudaStream_t stream) {
@@ -435,6 +520,14 @@ cudaError_t launch_tsmttsm_dmma(const TsmttsmArgs<double, ZV>& a, cudaStream_t s
   } else {
     const bool al = al16(a.A) && al16(a.B);
     if (arow && brow) {
+      // dense even widths one tile wide, both in the same bank class: flat copies with a matching k order
+      // (H100, K = 2^29/w: 3-35 % faster than VEC 2 at 10-52, e.g. D 10 2880 vs 2137 GB/s, D 50 2695 vs 2534)
+      if (al && a.ask == a.M && a.bsk == a.N && a.M <= BM && a.N <= BN) {
+        if (a.M % 4 == 2 && a.N % 4 == 2 && KC % 8 == 0)
+          return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 5>(a, stream);
+        if (a.M % 8 == 4 && a.N % 8 == 4 && KC % 4 == 0)
+          return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 6>(a, stream);
+      }
       if (al && a.ask % 2 == 0 && a.bsk % 2 == 0) return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 2>(a, stream);
       // dense (leading dimension == width), odd, one tile wide (grid y = z = 1): flat chunk copies (VEC = 4)
       if (al && a.ask == a.M && a.bsk == a.N && a.M % 2 == 1 && a.N % 2 == 1 && a.M <= BM && a.N <= BN)
