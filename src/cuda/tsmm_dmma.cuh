@@ -28,11 +28,17 @@
 //   copies (0 * NaN would spread), rows past K are zero-filled and never stored.
 // - VEC = 2: 16-byte copies / stores (pointers 16-byte aligned, leading dimensions even for D); VEC = 1: 8-byte
 //   copies and stores (odd leading dimension of a real matrix, e.g. row-major width 33 with lda = 33; not
-//   launched now); VEC = 4: row-major D with A dense (lda == M) of odd width: a chunk of R rows is one
-//   contiguous run, copied flat with 16-byte cp.async into rows of stride M (dmma_load_flat, tsmttsm_dmma.cuh),
-//   fragments by 8-byte loads with a row permutation that keeps them conflict-free, 8-byte stores of B.
+//   launched now); VEC = 3 and 4 (flat): row-major D with A dense (lda == M) of odd width: a chunk of R rows is
+//   one contiguous run, copied flat with 16-byte cp.async into rows of stride M (dmma_load_flat,
+//   tsmttsm_dmma.cuh), fragments by 8-byte loads with a row permutation that keeps them conflict-free. VEC = 3
+//   stores B from the registers with 8-byte stores (any ldb); VEC = 4 (B dense, ldb == N, 16-byte aligned)
+//   stages the chunk's B rows in the consumed A stage (flat, row stride N) and writes them back as one
+//   contiguous run of 16-byte stores: the direct 8-byte stores of odd-width rows (rows at 8-byte offsets, two
+//   stores per column pair, each half-filling its sectors) were the limiter.
 // Mixed layouts (A row-major, B column-major or the reverse) return cudaErrorNotSupported: the SIMT kernel runs.
 #pragma once
+#include <cstdlib>
+
 #include "tsmttsm_dmma.cuh"  // cp_async helpers (tsmm_kernel.cuh: cp_async, commit, wait; here: cp_async_pair)
 
 namespace kbla {
@@ -99,8 +105,12 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
   using Sh = TsmmDmmaShape<W, NT, WR, R, ST, KMAJ>;
   constexpr int KT = Sh::KT, WN = Sh::WN, BT = Sh::BT, RT = Sh::RT, LD = Sh::LD, SS = Sh::SS;
   static_assert(W % (8 * NT) == 0 && R % (16 * WR) == 0 && RT % TU == 0 && ST >= 2, "bad TSMM DMMA shape");
+  constexpr bool FLAT = VEC >= 3;  // flat A staging (dense odd-width row-major D); VEC 4: staged B stores
+  // VEC 4 keeps the accumulators of the whole chunk (all RT tiles) in registers: its B tile is written to the
+  // stage after every warp has read the stage's A fragments
+  constexpr int TUE = VEC == 4 ? RT : TU;
   static_assert(!ZV || VEC == 2, "complex elements are 16-byte aligned");
-  static_assert(VEC != 4 || (!ZV && LAY == 0), "flat staging: real row-major A");
+  static_assert(!FLAT || (!ZV && LAY == 0), "flat staging: real row-major A");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   double* As = reinterpret_cast<double*>(smem_raw);  // [ST][SS]
 
@@ -119,7 +129,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
     for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int m = (KMAJ || VEC == 4) ? 8 * ks + t + 4 * h : 8 * ks + 2 * t + h;
+        const int m = (KMAJ || FLAT) ? 8 * ks + t + 4 * h : 8 * ks + 2 * t + h;
         bf[ks][nt][h] = tsmm_chat<ZV>(p, m, nw0 + 8 * nt + g);
       }
 
@@ -128,7 +138,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
   auto load_stage = [&](std::int64_t chunk, int st) {
     double* s = As + st * SS;
     const std::int64_t k0 = chunk * R;
-    if constexpr (VEC == 4) {  // dense odd-width row-major D: the chunk is one run of R * Mr doubles
+    if constexpr (FLAT) {  // dense odd-width row-major D: the chunk is one run of R * Mr doubles
       dmma_load_flat<R, BT>(s, p.A, k0, K, Mr, tid);
     } else if constexpr (KMAJ && VEC == 2) {  // [m][k], 16-byte copies of row pairs, k fastest
       constexpr int PK = R / 2, TPC = BT / PK;
@@ -255,12 +265,12 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
           *reinterpret_cast<double2*>(d) = v;
         }
       }
-    } else if constexpr (LAY == 0) {  // row-major: (c0, c1) in row kA, (c2, c3) in row kA + 1 (VEC 4: kA + 2)
+    } else if constexpr (LAY == 0) {  // row-major: (c0, c1) in row kA, (c2, c3) in row kA + 1 (flat: kA + 2)
       if (n >= p.N) return;
       const bool two = n + 1 < p.N;
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const std::int64_t k = kA + h * (VEC == 4 ? 2 : 1);
+        const std::int64_t k = kA + h * (FLAT ? 2 : 1);
         if (k < K) {
           store_pair(p.B + k * p.brs + n, c[2 * h], c[2 * h + 1], two);
         }
@@ -294,69 +304,122 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
       if (nx < my) load_stage(blockIdx.x + nx * gridDim.x, int(nx % ST));
       cp_async_commit();
     }
-    if (!active) continue;
-    const double* s = As + int(i % ST) * SS;
+    if (VEC != 4 && !active) continue;  // VEC 4: every warp takes part in the staged store (barriers)
+    double* s = As + int(i % ST) * SS;
     const std::int64_t k0 = (blockIdx.x + i * gridDim.x) * R;
 #pragma unroll 1
-    for (int r0 = 0; r0 < RT; r0 += TU) {
-      double acc[TU][NT][4];
+    for (int r0 = 0; r0 < RT; r0 += TUE) {
+      double acc[TUE][NT][4];
 #pragma unroll
-      for (int u = 0; u < TU; ++u)
+      for (int u = 0; u < TUE; ++u)
 #pragma unroll
         for (int nt = 0; nt < NT; ++nt) acc[u][nt][0] = acc[u][nt][1] = acc[u][nt][2] = acc[u][nt][3] = 0.0;
+      if (active) {
 #pragma unroll
-      for (int ks = 0; ks < KT; ++ks) {
-        // loads stay in bounds of the stage for every ks (so they can be hoisted); the mma is skipped past M'
-        double a[TU][4];
+        for (int ks = 0; ks < KT; ++ks) {
+          // loads stay in bounds of the stage for every ks (so they can be hoisted); the mma is skipped past M'
+          double a[TUE][4];
 #pragma unroll
-        for (int u = 0; u < TU; ++u) {
-          const int rb = 16 * (wr * RT + r0 + u);
-          if constexpr (VEC == 4) {
-            // flat rows of odd stride Mr: 8-byte loads (rows alternate 16-byte alignment); mma row g -> row
-            // rho = 4 (g & 3) + (g >> 2), row g + 8 -> rho + 2 (a permutation of the 16 rows), inner t / t + 4 ->
-            // columns t / t + 4. A half-warp (4 g x 4 t) then hits slots 4 (g Mr mod 4) + t + const (mod 16): 16
-            // distinct for odd Mr, no bank conflicts. Columns >= Mr hold the next row's data (or the stage tail),
-            // which meets Ĉ rows that are 0 -- but 0 * Inf/NaN would leak row r + 1's Inf/NaN into row r, so the
-            // elements past Mr of the one partial k-step are replaced by 0 (k-steps wholly past Mr skip the mma).
-            const double* q = s + (rb + 4 * (g & 3) + (g >> 2)) * Mr + 8 * ks + t;
-            a[u][0] = q[0];
-            a[u][2] = q[4];
-            a[u][1] = q[2 * Mr];
-            a[u][3] = q[2 * Mr + 4];
-            if (8 * ks + 8 > Mr) {
-              if (8 * ks + t >= Mr) a[u][0] = a[u][1] = 0.0;
-              if (8 * ks + t + 4 >= Mr) a[u][2] = a[u][3] = 0.0;
+          for (int u = 0; u < TUE; ++u) {
+            const int rb = 16 * (wr * RT + r0 + u);
+            if constexpr (FLAT) {
+              // flat rows of odd stride Mr: 8-byte loads (rows alternate 16-byte alignment); mma row g -> row
+              // rho = 4 (g & 3) + (g >> 2), row g + 8 -> rho + 2 (a permutation of the 16 rows), inner t / t + 4 ->
+              // columns t / t + 4. A half-warp (4 g x 4 t) then hits slots 4 (g Mr mod 4) + t + const (mod 16): 16
+              // distinct for odd Mr, no bank conflicts. Columns >= Mr hold the next row's data (or the stage tail),
+              // which meets Ĉ rows that are 0 -- but 0 * Inf/NaN would leak row r + 1's Inf/NaN into row r, so the
+              // elements past Mr of the one partial k-step are replaced by 0 (k-steps wholly past Mr skip the mma).
+              const double* q = s + (rb + 4 * (g & 3) + (g >> 2)) * Mr + 8 * ks + t;
+              a[u][0] = q[0];
+              a[u][2] = q[4];
+              a[u][1] = q[2 * Mr];
+              a[u][3] = q[2 * Mr + 4];
+              if (8 * ks + 8 > Mr) {
+                if (8 * ks + t >= Mr) a[u][0] = a[u][1] = 0.0;
+                if (8 * ks + t + 4 >= Mr) a[u][2] = a[u][3] = 0.0;
+              }
+            } else if constexpr (KMAJ) {
+              const double2 x = lds2(s + (8 * ks + t) * LD + rb + 2 * g);      // (a0, a1)
+              const double2 y = lds2(s + (8 * ks + t + 4) * LD + rb + 2 * g);  // (a2, a3)
+              a[u][0] = x.x;
+              a[u][1] = x.y;
+              a[u][2] = y.x;
+              a[u][3] = y.y;
+            } else {
+              const double2 x = lds2(s + (rb + 2 * g) * LD + 8 * ks + 2 * t);      // (a0, a2)
+              const double2 y = lds2(s + (rb + 2 * g + 1) * LD + 8 * ks + 2 * t);  // (a1, a3)
+              a[u][0] = x.x;
+              a[u][2] = x.y;
+              a[u][1] = y.x;
+              a[u][3] = y.y;
             }
-          } else if constexpr (KMAJ) {
-            const double2 x = lds2(s + (8 * ks + t) * LD + rb + 2 * g);      // (a0, a1)
-            const double2 y = lds2(s + (8 * ks + t + 4) * LD + rb + 2 * g);  // (a2, a3)
-            a[u][0] = x.x;
-            a[u][1] = x.y;
-            a[u][2] = y.x;
-            a[u][3] = y.y;
-          } else {
-            const double2 x = lds2(s + (rb + 2 * g) * LD + 8 * ks + 2 * t);      // (a0, a2)
-            const double2 y = lds2(s + (rb + 2 * g + 1) * LD + 8 * ks + 2 * t);  // (a1, a3)
-            a[u][0] = x.x;
-            a[u][2] = x.y;
-            a[u][1] = y.x;
-            a[u][3] = y.y;
+          }
+          if (8 * ks < Mr) {
+#pragma unroll
+            for (int nt = 0; nt < NT; ++nt)
+              if (nw0 + 8 * nt < Nr)
+#pragma unroll
+                for (int u = 0; u < TUE; ++u) mma_m16n8k8(acc[u][nt], a[u], bf[ks][nt][0], bf[ks][nt][1]);
           }
         }
-        if (8 * ks < Mr) {
+      }
+      if constexpr (VEC == 4) {
+        // Staged store (one pass: TUE == RT). The B rows of the chunk, k0 .. k0 + R - 1, are one contiguous run
+        // of R * Nr doubles (ldb == Nr, 16-byte aligned: R is even). (1) barrier: every warp has read its A
+        // fragments of this stage; (2) the accumulators go to the stage, flat with row stride Nr (R * Nr <= SS;
+        // no cp.async is in flight into this stage: those target the other stages); (3) barrier; (4) 16-byte
+        // copies of the run to B (beta: old B read by the same thread first). The next iteration's barrier comes
+        // before the stage is refilled. In place: the chunk's A rows were all read (wait_group + barrier) before
+        // this, and no other block writes or reads them.
+        __syncthreads();
+        if (active) {
+#pragma unroll
+          for (int u = 0; u < TUE; ++u) {
+            const int r = 16 * (wr * RT + u) + 4 * (g & 3) + (g >> 2);
+#pragma unroll
+            for (int nt = 0; nt < NT; ++nt) {
+              const int n = nw0 + 8 * nt + 2 * t;
+              if (nw0 + 8 * nt < Nr) {
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                  double* o = s + (r + 2 * h) * Nr + n;
+                  if (n < Nr) o[0] = acc[u][nt][2 * h];
+                  if (n + 1 < Nr) o[1] = acc[u][nt][2 * h + 1];
+                }
+              }
+            }
+          }
+        }
+        __syncthreads();
+        const std::int64_t left = (K - k0) * Nr;
+        const int nv = left < std::int64_t(R) * Nr ? int(left) : R * Nr;
+        double* dst = p.B + k0 * Nr;
+        const bool bz = p.beta_zero;
+        const double br = p.be_re;
+#pragma unroll 1
+        for (int e = 2 * tid; e < nv; e += 2 * BT) {
+          if (e + 1 < nv) {
+            double2 v = lds2(s + e);
+            if (!bz) {
+              const double2 o = *reinterpret_cast<const double2*>(dst + e);
+              v.x += br * o.x;
+              v.y += br * o.y;
+            }
+            *reinterpret_cast<double2*>(dst + e) = v;
+          } else {
+            double v = s[e];
+            if (!bz) v += br * dst[e];
+            dst[e] = v;
+          }
+        }
+      } else {
+#pragma unroll
+        for (int u = 0; u < TUE; ++u) {
+          const std::int64_t kA = k0 + 16 * (wr * RT + r0 + u) + (FLAT ? 4 * (g & 3) + (g >> 2) : 2 * g);
 #pragma unroll
           for (int nt = 0; nt < NT; ++nt)
-            if (nw0 + 8 * nt < Nr)
-#pragma unroll
-              for (int u = 0; u < TU; ++u) mma_m16n8k8(acc[u][nt], a[u], bf[ks][nt][0], bf[ks][nt][1]);
+            if (nw0 + 8 * nt < Nr) store(kA, nw0 + 8 * nt + 2 * t, acc[u][nt]);
         }
-      }
-#pragma unroll
-      for (int u = 0; u < TU; ++u) {
-        const std::int64_t kA = k0 + 16 * (wr * RT + r0 + u) + (VEC == 4 ? 4 * (g & 3) + (g >> 2) : 2 * g);
-#pragma unroll
-        for (int nt = 0; nt < NT; ++nt)
-          if (nw0 + 8 * nt < Nr) store(kA, nw0 + 8 * nt + 2 * t, acc[u][nt]);
       }
     }
   }
@@ -432,8 +495,20 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
     // the comparison can be repeated by re-enabling the two launches.
     // Row-major A dense (lda == M) of odd width: flat chunk copies (VEC = 4: one run of R * M doubles per chunk,
     // 16-byte cp.async), B stored with 8-byte stores (any ldb); the 8-byte copies were the slow part.
-    if (row && !v2 && al16(a.A) && lda == a.M && a.M % 2 == 1)
-      return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 4>(d, stream);
+    // B dense (ldb == N) and 16-byte aligned: staged B stores (VEC 4, one contiguous run of 16-byte stores per
+    // chunk); otherwise 8-byte stores from the registers (VEC 3). KBLA_TS_NO_OSTAGE=1 forces VEC 3 (A/B runs).
+    if (row && !v2 && al16(a.A) && lda == a.M && a.M % 2 == 1) {
+      static const bool ostage = [] {
+        const char* e = std::getenv("KBLA_TS_NO_OSTAGE");
+        return !(e && e[0] == '1');
+      }();
+      // VEC 4 holds a whole chunk's accumulators, so its chunk is one 16-row tile per warp row (R4 = 16 WR, a
+      // larger R spilled at W 64), with the stages multiplied so that the same shared memory stays in flight.
+      constexpr int R4 = 16 * WR, ST4 = ST * (R / R4) < 8 ? ST * (R / R4) : 8;
+      if (ostage && al16(a.B) && ldb == a.N)
+        return launch_tsmm_dmma_v<ZV, W, NT, WR, 1, R4, ST4, MINB, 0, 4>(d, stream);
+      return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 3>(d, stream);
+    }
     if (!v2) return cudaErrorNotSupported;
     return row ? launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 2>(d, stream)
                : launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 2>(d, stream);
