@@ -502,11 +502,15 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
         const char* e = std::getenv("KBLA_TS_NO_OSTAGE");
         return !(e && e[0] == '1');
       }();
-      // VEC 4 holds a whole chunk's accumulators, so its chunk is one 16-row tile per warp row (R4 = 16 WR, a
-      // larger R spilled at W 64), with the stages multiplied so that the same shared memory stays in flight.
-      constexpr int R4 = 16 * WR, ST4 = ST * (R / R4) < 8 ? ST * (R / R4) : 8;
+      // VEC 4 holds a whole chunk's accumulators, so its chunk is one 16-row tile per warp row (R4 = 16 WR4),
+      // with the stages multiplied so that about the same shared memory stays in flight. Rows with 2+ tiles per
+      // warp row (W 64: R 64, WR 2) spilled that way (92 B at 128 registers, 51-62 % of the roofline at D
+      // 49-63): they take one warp row (4 warps, 16-row chunks) and 3 blocks/SM (170 registers).
+      constexpr bool one = R / (16 * WR) > 1;
+      constexpr int WR4 = one ? 1 : WR, R4 = 16 * WR4, ST4 = ST * (R / R4) < 8 ? ST * (R / R4) : 8;
+      constexpr int MINB4 = one ? 3 : MINB;
       if (ostage && al16(a.B) && ldb == a.N)
-        return launch_tsmm_dmma_v<ZV, W, NT, WR, 1, R4, ST4, MINB, 0, 4>(d, stream);
+        return launch_tsmm_dmma_v<ZV, W, NT, WR4, 1, R4, ST4, MINB4, 0, 4>(d, stream);
       return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 3>(d, stream);
     }
     if (!v2) return cudaErrorNotSupported;
