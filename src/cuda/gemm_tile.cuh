@@ -327,31 +327,29 @@ struct StrassenEpilogue {
   }
 };
 
-// The whole tile: main loop over k slabs, then the epilogue. TA / TB: op(A) / op(B) transposed.
-template <class T, Shape S, bool TA, bool TB, bool SumA, bool SumB, class Epi>
-__device__ __forceinline__ void tile_body(const Batch<T>& bp, const Product<T>& pr, SharedStorage<T, S>& sh, int tm,
-                                          int tn) {
+// A thread's place in the block tile, shared by both main loops: its warp / lane coordinates, the 128-bit
+// fragment reads of one depth of a shared slab, the BK rank-1 updates of a slab and the epilogue. The
+// accumulators stay a local array of the caller (passed by reference), so they live in registers.
+template <class T, Shape S>
+struct ThreadTile {
   using C = TileConfig<T, S>;
   using D = Derived<T, S>;
   using VT = typename Vec<T>::type;
-  constexpr int V = D::V, BK = C::BK, TM = C::TM, TN = C::TN;
+  static constexpr int V = D::V, BK = C::BK, TM = C::TM, TN = C::TN;
 
-  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
-  const int tx = lane & 7, ty = lane >> 3;
-  const int wm0 = (warp % D::WARPS_M) * 8 * TM, wn0 = (warp / D::WARPS_M) * 4 * TN;
-  const int m0 = tm * C::BM, n0 = tn * C::BN;
+  int tx, ty, wm0, wn0;
 
-  TileLoader<T, S, C::BM, TA, SumA> la;
-  TileLoader<T, S, C::BN, !TB, SumB> lb;
-
-  T acc[TM][TN];
-#pragma unroll
-  for (int i = 0; i < TM; ++i)
-#pragma unroll
-    for (int j = 0; j < TN; ++j) acc[i][j] = T(0);
+  __device__ __forceinline__ explicit ThreadTile(int tid) {
+    const int warp = tid >> 5, lane = tid & 31;
+    tx = lane & 7;
+    ty = lane >> 3;
+    wm0 = (warp % D::WARPS_M) * 8 * TM;
+    wn0 = (warp / D::WARPS_M) * 4 * TN;
+  }
 
   // Fragments of depth kk of the shared slab buf into registers.
-  auto frag = [&](int buf, int kk, T(&a)[TM], T(&b)[TN]) {
+  __device__ __forceinline__ void frag(const SharedStorage<T, S>& sh, int buf, int kk, T (&a)[TM],
+                                      T (&b)[TN]) const {
 #pragma unroll
     for (int p = 0; p < TM / V; ++p) {
       const VT w = *reinterpret_cast<const VT*>(&sh.a[buf][kk][wm0 + p * 8 * V + tx * V]);
@@ -364,7 +362,57 @@ __device__ __forceinline__ void tile_body(const Batch<T>& bp, const Product<T>& 
 #pragma unroll
       for (int j = 0; j < V; ++j) b[p * V + j] = reinterpret_cast<const T*>(&w)[j];
     }
-  };
+  }
+
+  // The BK rank-1 updates of slab buf; fa[0] / fb[0] already hold depth 0 (the caller reads them before issuing
+  // its global loads, so those overlap the math); depth kk + 1 is read while depth kk is multiplied.
+  __device__ __forceinline__ void multiply(const SharedStorage<T, S>& sh, int buf, T (&fa)[2][TM], T (&fb)[2][TN],
+                                          T (&acc)[TM][TN]) const {
+#pragma unroll
+    for (int kk = 0; kk < BK; ++kk) {
+      if (kk + 1 < BK) frag(sh, buf, kk + 1, fa[(kk + 1) & 1], fb[(kk + 1) & 1]);
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = fma(fa[kk & 1][i], fb[kk & 1][j], acc[i][j]);
+    }
+  }
+
+  template <class Epi>
+  __device__ __forceinline__ void store(const Batch<T>& bp, const Product<T>& pr, int m0, int n0,
+                                        const T (&acc)[TM][TN]) const {
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+      const int r = m0 + wm0 + (i / V) * 8 * V + tx * V + i % V;
+#pragma unroll
+      for (int j = 0; j < TN; ++j) {
+        const int c = n0 + wn0 + (j / V) * 4 * V + ty * V + j % V;
+        Epi::template store<T>(bp, pr, r, c, acc[i][j]);
+      }
+    }
+  }
+};
+
+// The whole tile: main loop over k slabs, then the epilogue. TA / TB: op(A) / op(B) transposed.
+template <class T, Shape S, bool TA, bool TB, bool SumA, bool SumB, class Epi>
+__device__ __forceinline__ void tile_body(const Batch<T>& bp, const Product<T>& pr, SharedStorage<T, S>& sh, int tm,
+                                          int tn) {
+  using C = TileConfig<T, S>;
+  constexpr int BK = C::BK, TM = C::TM, TN = C::TN;
+
+  const int tid = threadIdx.x;
+  const int m0 = tm * C::BM, n0 = tn * C::BN;
+  const ThreadTile<T, S> th(tid);
+
+  TileLoader<T, S, C::BM, TA, SumA> la;
+  TileLoader<T, S, C::BN, !TB, SumB> lb;
+
+  T acc[TM][TN];
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) acc[i][j] = T(0);
+
 
   const int nk = (bp.k + BK - 1) / BK;
   la.load(pr.a, m0, 0, tid);
@@ -377,19 +425,12 @@ __device__ __forceinline__ void tile_body(const Batch<T>& bp, const Product<T>& 
   for (int t = 0; t < nk; ++t) {
     const int cur = t & 1;
     const bool more = t + 1 < nk;
-    frag(cur, 0, fa[0], fb[0]);
+    th.frag(sh, cur, 0, fa[0], fb[0]);
     if (more) {  // next slab into registers; its latency hides behind the BK rank-1 updates below
       la.load(pr.a, m0, (t + 1) * BK, tid);
       lb.load(pr.b, n0, (t + 1) * BK, tid);
     }
-#pragma unroll
-    for (int kk = 0; kk < BK; ++kk) {
-      if (kk + 1 < BK) frag(cur, kk + 1, fa[(kk + 1) & 1], fb[(kk + 1) & 1]);
-#pragma unroll
-      for (int i = 0; i < TM; ++i)
-#pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] = fma(fa[kk & 1][i], fb[kk & 1][j], acc[i][j]);
-    }
+    th.multiply(sh, cur, fa, fb, acc);
     if (more) {  // the other buffer was last read in iteration t-1, which ended with a barrier
       la.store(pr.a, &sh.a[cur ^ 1][0][0], tid);
       lb.store(pr.b, &sh.b[cur ^ 1][0][0], tid);
@@ -397,15 +438,7 @@ __device__ __forceinline__ void tile_body(const Batch<T>& bp, const Product<T>& 
     __syncthreads();
   }
 
-#pragma unroll
-  for (int i = 0; i < TM; ++i) {
-    const int r = m0 + wm0 + (i / V) * 8 * V + tx * V + i % V;
-#pragma unroll
-    for (int j = 0; j < TN; ++j) {
-      const int c = n0 + wn0 + (j / V) * 4 * V + ty * V + j % V;
-      Epi::template store<T>(bp, pr, r, c, acc[i][j]);
-    }
-  }
+  th.template store<Epi>(bp, pr, m0, n0, acc);
 }
 
 // wide_async main loop: STAGES-deep ring. Plain operands are copied by cp.async STAGES - 1 slabs ahead (one
@@ -424,16 +457,13 @@ template <class T, Shape S, bool TA, bool TB, bool SumA_, bool SumB_, class Epi>
 __device__ __forceinline__ void tile_body_async(const Batch<T>& bp, const Product<T>& pr, SharedStorage<T, S>& sh,
                                                 int tm, int tn) {
   using C = TileConfig<T, S>;
-  using D = Derived<T, S>;
-  using VT = typename Vec<T>::type;
-  constexpr int V = D::V, BK = C::BK, TM = C::TM, TN = C::TN, ST = C::STAGES;
+  constexpr int BK = C::BK, TM = C::TM, TN = C::TN, ST = C::STAGES;
   // SumA / SumB: operand takes the register path (a sum, or k-contiguous under KBLA_ASYNC_KCONTIG_REGS).
   constexpr bool SumA = SumA_ || (KBLA_ASYNC_KCONTIG_REGS && TA), SumB = SumB_ || (KBLA_ASYNC_KCONTIG_REGS && !TB);
 
-  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
-  const int tx = lane & 7, ty = lane >> 3;
-  const int wm0 = (warp % D::WARPS_M) * 8 * TM, wn0 = (warp / D::WARPS_M) * 4 * TN;
+  const int tid = threadIdx.x;
   const int m0 = tm * C::BM, n0 = tn * C::BN;
+  const ThreadTile<T, S> th(tid);
 
   TileLoader<T, S, C::BM, TA, SumA_> la;  // register path (used only when SumA)
   TileLoader<T, S, C::BN, !TB, SumB_> lb;
@@ -446,20 +476,6 @@ __device__ __forceinline__ void tile_body_async(const Batch<T>& bp, const Produc
 #pragma unroll
     for (int j = 0; j < TN; ++j) acc[i][j] = T(0);
 
-  auto frag = [&](int buf, int kk, T(&a)[TM], T(&b)[TN]) {
-#pragma unroll
-    for (int p = 0; p < TM / V; ++p) {
-      const VT w = *reinterpret_cast<const VT*>(&sh.a[buf][kk][wm0 + p * 8 * V + tx * V]);
-#pragma unroll
-      for (int j = 0; j < V; ++j) a[p * V + j] = reinterpret_cast<const T*>(&w)[j];
-    }
-#pragma unroll
-    for (int p = 0; p < TN / V; ++p) {
-      const VT w = *reinterpret_cast<const VT*>(&sh.b[buf][kk][wn0 + p * 4 * V + ty * V]);
-#pragma unroll
-      for (int j = 0; j < V; ++j) b[p * V + j] = reinterpret_cast<const T*>(&w)[j];
-    }
-  };
   auto issue = [&](int slab) {  // cp.async of the plain operands of slab `slab` (if it exists), one group
     if (slab < (bp.k + BK - 1) / BK) {
       const int st = slab % ST;
@@ -488,19 +504,12 @@ __device__ __forceinline__ void tile_body_async(const Batch<T>& bp, const Produc
   for (int t = 0; t < nk; ++t) {
     const bool more = t + 1 < nk;
     issue(t + ST - 1);  // into slot (t - 1) % ST, last read in slab t - 1 (ended by the barrier)
-    frag(cur, 0, fa[0], fb[0]);
+    th.frag(sh, cur, 0, fa[0], fb[0]);
     if (more) {
       if (SumA) la.load(pr.a, m0, (t + 1) * BK, tid);
       if (SumB) lb.load(pr.b, n0, (t + 1) * BK, tid);
     }
-#pragma unroll
-    for (int kk = 0; kk < BK; ++kk) {
-      if (kk + 1 < BK) frag(cur, kk + 1, fa[(kk + 1) & 1], fb[(kk + 1) & 1]);
-#pragma unroll
-      for (int i = 0; i < TM; ++i)
-#pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] = fma(fa[kk & 1][i], fb[kk & 1][j], acc[i][j]);
-    }
+    th.multiply(sh, cur, fa, fb, acc);
     const int nxt = cur + 1 == ST ? 0 : cur + 1;
     if (more) {  // slot (t + 1) % ST was last read in slab t + 1 - ST <= t - 2
       if (SumA) la.store(pr.a, &sh.a[nxt][0][0], tid);
@@ -512,15 +521,7 @@ __device__ __forceinline__ void tile_body_async(const Batch<T>& bp, const Produc
   }
   cp_async_wait<0>();  // only empty groups can remain; drain before exit anyway
 
-#pragma unroll
-  for (int i = 0; i < TM; ++i) {
-    const int r = m0 + wm0 + (i / V) * 8 * V + tx * V + i % V;
-#pragma unroll
-    for (int j = 0; j < TN; ++j) {
-      const int c = n0 + wn0 + (j / V) * 4 * V + ty * V + j % V;
-      Epi::template store<T>(bp, pr, r, c, acc[i][j]);
-    }
-  }
+  th.template store<Epi>(bp, pr, m0, n0, acc);
 }
 
 // The main loop a shape runs.
