@@ -88,9 +88,9 @@ struct TileConfig<float, Shape::wide> {
 // dynamic-shared-memory opt-in above 48 KiB).
 // Measured slower than wide (one H100 run, FP32 square, 10 reps, t_cuBLAS / t, wide -> wide_async): simt_gemm
 // 0.88 -> 0.82 (4096), 0.895 -> 0.836 (8192), 0.895 -> 0.837 (16384); fused 1L 0.85 -> 0.80, 0.91 -> 0.85,
-// 0.94 -> 0.87; hybrid 2L 0.81 -> 0.77, 0.98 -> 0.91, 1.03 -> 0.96. With KBLA_ASYNC_KCONTIG_REGS=1 (the NN B
-// operand register-staged, only A by 16-byte cp.async): simt_gemm 0.84 / 0.85 / 0.86, fused 0.80 / 0.85 / 0.86,
-// hybrid 0.76 / 0.91 / 0.94: still below wide. Registers 226-255 (wide 221-240), no spills. Not the default.
+// 0.94 -> 0.87; hybrid 2L 0.81 -> 0.77, 0.98 -> 0.91, 1.03 -> 0.96. With the NN B operand register-staged (only
+// A by 16-byte cp.async; a build switch for that run, since removed): simt_gemm 0.84 / 0.85 / 0.86, fused 0.80 /
+// 0.85 / 0.86, hybrid 0.76 / 0.91 / 0.94: still below wide. Registers 226-255 (wide 221-240), no spills. Not the default.
 template <>
 struct TileConfig<float, Shape::wide_async> {
   static constexpr int BM = 256, BN = 128, BK = 8, TM = 8, TN = 16, MIN_BLOCKS = 1;
@@ -447,26 +447,18 @@ __device__ __forceinline__ void tile_body(const Batch<T>& bp, const Product<T>& 
 // after the math. One barrier per slab: at the end of slab t, after cp.async.wait_group(STAGES - 2) (this
 // thread's copies of slab t + 1 have landed) and the register stores; it also frees slot t % STAGES, which the
 // copies issued at the top of slab t + 1 (slab t + STAGES) overwrite.
-// KBLA_ASYNC_KCONTIG_REGS=1: a plain operand contiguous along k (A transposed, B not) also takes the register
-// path (128-bit loads along k, transposed 4-byte shared stores) instead of per-element 4-byte cp.async; only the
-// operands contiguous along m / n are then copied by cp.async. Build-time experiment switch.
-#ifndef KBLA_ASYNC_KCONTIG_REGS
-#define KBLA_ASYNC_KCONTIG_REGS 0
-#endif
-template <class T, Shape S, bool TA, bool TB, bool SumA_, bool SumB_, class Epi>
+template <class T, Shape S, bool TA, bool TB, bool SumA, bool SumB, class Epi>
 __device__ __forceinline__ void tile_body_async(const Batch<T>& bp, const Product<T>& pr, SharedStorage<T, S>& sh,
                                                 int tm, int tn) {
   using C = TileConfig<T, S>;
   constexpr int BK = C::BK, TM = C::TM, TN = C::TN, ST = C::STAGES;
-  // SumA / SumB: operand takes the register path (a sum, or k-contiguous under KBLA_ASYNC_KCONTIG_REGS).
-  constexpr bool SumA = SumA_ || (KBLA_ASYNC_KCONTIG_REGS && TA), SumB = SumB_ || (KBLA_ASYNC_KCONTIG_REGS && !TB);
 
   const int tid = threadIdx.x;
   const int m0 = tm * C::BM, n0 = tn * C::BN;
   const ThreadTile<T, S> th(tid);
 
-  TileLoader<T, S, C::BM, TA, SumA_> la;  // register path (used only when SumA)
-  TileLoader<T, S, C::BN, !TB, SumB_> lb;
+  TileLoader<T, S, C::BM, TA, SumA> la;  // register path (used only when SumA)
+  TileLoader<T, S, C::BN, !TB, SumB> lb;
   using AA = AsyncLoader<T, S, C::BM, TA>;
   using AB = AsyncLoader<T, S, C::BN, !TB>;
 
