@@ -90,7 +90,8 @@ struct TileConfig<float, Shape::wide> {
 // 0.88 -> 0.82 (4096), 0.895 -> 0.836 (8192), 0.895 -> 0.837 (16384); fused 1L 0.85 -> 0.80, 0.91 -> 0.85,
 // 0.94 -> 0.87; hybrid 2L 0.81 -> 0.77, 0.98 -> 0.91, 1.03 -> 0.96. With the NN B operand register-staged (only
 // A by 16-byte cp.async; a build switch for that run, since removed): simt_gemm 0.84 / 0.85 / 0.86, fused 0.80 /
-// 0.85 / 0.86, hybrid 0.76 / 0.91 / 0.94: still below wide. Registers 226-255 (wide 221-240), no spills. Not the default.
+// 0.85 / 0.86, hybrid 0.76 / 0.91 / 0.94: still below wide. Registers 226-255 (wide 221-240), no spills. Not
+// the default.
 template <>
 struct TileConfig<float, Shape::wide_async> {
   static constexpr int BM = 256, BN = 128, BK = 8, TM = 8, TN = 16, MIN_BLOCKS = 1;
