@@ -97,8 +97,11 @@
 //   Z 33-48:  6 warps, R 32, 3 x 26 KB stages (77 KB), 2 blocks/SM          (~55 %)
 //   Z 49-64:  8 warps, R 32, 4 x 34 KB stages (135 KB), 1 block/SM, TU 2    (~75 %: DMMA-bound at best)
 // MINB: a tighter register cap (3 blocks of 8 warps: 80 regs) spilled in ptxas; 2 blocks leave room.
-#define KBLA_TSMM_DMMA_D(X) \
-  X(24, 32, 32, 2, 4, 1, 64, 3, 2) X(33, 48, 48, 2, 2, 1, 32, 4, 2) X(49, 64, 64, 2, 2, 1, 64, 3, 2)
+// D 9-16, 17-23 (W 16, 24): row-major with B dense only (staged stores: odd widths, even 10 and 12; else SIMT),
+//   8 / 6 warps, R 64 / 32 (one 16-row tile per warp row), 4 x 10 KB / 4 x 9 KB stages, 4 blocks/SM.
+#define KBLA_TSMM_DMMA_D(X)                                                                             \
+  X(9, 16, 16, 1, 4, 1, 64, 4, 4) X(17, 23, 24, 1, 2, 1, 32, 4, 4) X(24, 32, 32, 2, 4, 1, 64, 3, 2)  \
+  X(33, 48, 48, 2, 2, 1, 32, 4, 2) X(49, 64, 64, 2, 2, 1, 64, 3, 2)
 #define KBLA_TSMM_DMMA_Z(X)                                                                            \
   X(12, 16, 32, 2, 4, 1, 64, 3, 2) X(17, 24, 48, 2, 2, 1, 32, 4, 2) X(25, 32, 64, 2, 2, 1, 64, 3, 2) \
   X(33, 48, 96, 2, 1, 1, 32, 3, 2) X(49, 64, 128, 2, 1, 2, 32, 4, 1)

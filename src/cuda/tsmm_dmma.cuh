@@ -35,6 +35,9 @@
 //   stages the chunk's B rows in the consumed A stage (flat, row stride N) and writes them back as one
 //   contiguous run of 16-byte stores: the direct 8-byte stores of odd-width rows (rows at 8-byte offsets, two
 //   stores per column pair, each half-filling its sectors) were the limiter.
+//   VEC = 5: row-major D of even width with B dense (ldb == N) and N not a multiple of 8: the A staging of
+//   VEC 2, the staged B stores of VEC 4 (rows of N doubles at 16-byte offsets split the direct stores' 64-byte
+//   runs over partial sectors). The classes W 16, 24 (D 9-23) run only VEC 4 / 5 (VEC 5: widths 10, 12).
 // Mixed layouts (A row-major, B column-major or the reverse) return cudaErrorNotSupported: the SIMT kernel runs.
 #pragma once
 #include <cstdlib>
@@ -105,12 +108,13 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
   using Sh = TsmmDmmaShape<W, NT, WR, R, ST, KMAJ>;
   constexpr int KT = Sh::KT, WN = Sh::WN, BT = Sh::BT, RT = Sh::RT, LD = Sh::LD, SS = Sh::SS;
   static_assert(W % (8 * NT) == 0 && R % (16 * WR) == 0 && RT % TU == 0 && ST >= 2, "bad TSMM DMMA shape");
-  constexpr bool FLAT = VEC >= 3;  // flat A staging (dense odd-width row-major D); VEC 4: staged B stores
-  // VEC 4 keeps the accumulators of the whole chunk (all RT tiles) in registers: its B tile is written to the
+  constexpr bool FLAT = VEC == 3 || VEC == 4;  // flat A staging (dense odd-width row-major D)
+  constexpr bool STG = VEC == 4 || VEC == 5;    // staged B stores (VEC 5: padded 16-byte A staging as VEC 2)
+  // VEC 4 / 5 keep the accumulators of the whole chunk (all RT tiles) in registers: the B tile is written to the
   // stage after every warp has read the stage's A fragments
-  constexpr int TUE = VEC == 4 ? RT : TU;
+  constexpr int TUE = STG ? RT : TU;
   static_assert(!ZV || VEC == 2, "complex elements are 16-byte aligned");
-  static_assert(!FLAT || (!ZV && LAY == 0), "flat staging: real row-major A");
+  static_assert(!(FLAT || STG) || (!ZV && LAY == 0), "flat staging / staged stores: real row-major");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   double* As = reinterpret_cast<double*>(smem_raw);  // [ST][SS]
 
@@ -189,7 +193,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
           src += step;
         }
       }
-    } else if constexpr (VEC == 2) {  // row-major (D or complex): pairs of columns, j fastest
+    } else if constexpr (VEC == 2 || VEC == 5) {  // row-major (D or complex): pairs of columns, j fastest
       constexpr int PR = W / 2, RPP = BT / PR;
       static_assert(BT % PR == 0 && R % RPP == 0, "copy mapping");
       const int gj = 2 * (tid % PR), kr = tid / PR;
@@ -304,7 +308,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
       if (nx < my) load_stage(blockIdx.x + nx * gridDim.x, int(nx % ST));
       cp_async_commit();
     }
-    if (VEC != 4 && !active) continue;  // VEC 4: every warp takes part in the staged store (barriers)
+    if (!STG && !active) continue;  // VEC 4 / 5: every warp takes part in the staged store (barriers)
     double* s = As + int(i % ST) * SS;
     const std::int64_t k0 = (blockIdx.x + i * gridDim.x) * R;
 #pragma unroll 1
@@ -363,16 +367,33 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
           }
         }
       }
-      if constexpr (VEC == 4) {
+      if constexpr (STG) {
         // Staged store (one pass: TUE == RT). The B rows of the chunk, k0 .. k0 + R - 1, are one contiguous run
         // of R * Nr doubles (ldb == Nr, 16-byte aligned: R is even). (1) barrier: every warp has read its A
         // fragments of this stage; (2) the accumulators go to the stage, flat with row stride Nr (R * Nr <= SS;
         // no cp.async is in flight into this stage: those target the other stages); (3) barrier; (4) 16-byte
         // copies of the run to B (beta: old B read by the same thread first). The next iteration's barrier comes
         // before the stage is refilled. In place: the chunk's A rows were all read (wait_group + barrier) before
-        // this, and no other block writes or reads them.
+        // this, and no other block writes or reads them. VEC 5 (even Nr, padded A staging): mma rows 2g / 2g + 1,
+        // (c0, c1) / (c2, c3) as 16-byte shared stores (n even, Nr even: n < Nr implies n + 1 < Nr); the columns
+        // past Mr8 of the padded A rows, which this overwrites, are never copied and only meet skipped k-steps.
         __syncthreads();
-        if (active) {
+        if (active && !FLAT) {
+#pragma unroll
+          for (int u = 0; u < TUE; ++u) {
+            const int r = 16 * (wr * RT + u) + 2 * g;
+#pragma unroll
+            for (int nt = 0; nt < NT; ++nt) {
+              const int n = nw0 + 8 * nt + 2 * t;
+              if (nw0 + 8 * nt < Nr && n < Nr) {
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+                  *reinterpret_cast<double2*>(s + (r + h) * Nr + n) =
+                      make_double2(acc[u][nt][2 * h], acc[u][nt][2 * h + 1]);
+              }
+            }
+          }
+        } else if (active) {
 #pragma unroll
           for (int u = 0; u < TUE; ++u) {
             const int r = 16 * (wr * RT + u) + 4 * (g & 3) + (g >> 2);
@@ -497,24 +518,47 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
     // 16-byte cp.async), B stored with 8-byte stores (any ldb); the 8-byte copies were the slow part.
     // B dense (ldb == N) and 16-byte aligned: staged B stores (VEC 4, one contiguous run of 16-byte stores per
     // chunk); otherwise 8-byte stores from the registers (VEC 3). KBLA_TS_NO_OSTAGE=1 forces VEC 3 (A/B runs).
+    // Even widths (16-byte copies, padded A staging as VEC 2) with B dense: staged B stores too (VEC 5) when
+    // N is not a multiple of 8 -- rows of N doubles then start at 16-byte, not 64-byte, offsets and the direct
+    // 16-byte stores of a warp (8 rows x 64 bytes) split into partial sectors (ncu 34x34: 2.8x the L2 write
+    // requests of 33x33 staged). Multiples of 8 keep the direct stores (92-94 % of the roofline).
+    // A/B switches: KBLA_TS_NO_ESTAGE=1 (even widths: direct stores), KBLA_TS_ESTAGE8=1 (multiples of 8 staged
+    // too), KBLA_TS_NO_DMMA_SMALL=1 (classes W 16, 24 off: the SIMT kernel).
+    // The classes W 16, 24 (D 9-23) exist only for the staged paths (row-major, B dense): anything else there
+    // returns cudaErrorNotSupported, i.e. the SIMT kernel, as before those rows existed.
+    auto env1 = [](const char* n) {
+      const char* e = std::getenv(n);
+      return e && e[0] == '1';
+    };
+    static const bool ostage = !env1("KBLA_TS_NO_OSTAGE"), estage = !env1("KBLA_TS_NO_ESTAGE"),
+                      estage8 = env1("KBLA_TS_ESTAGE8"), small_on = !env1("KBLA_TS_NO_DMMA_SMALL");
+    constexpr bool small = W <= 24;  // the classes W 16, 24 (D 9-23)
+    if (small && !small_on) return cudaErrorNotSupported;
+    // VEC 4 / 5 hold a whole chunk's accumulators, so their chunk is one 16-row tile per warp row (R4 = 16 WR4),
+    // with the stages multiplied so that about the same shared memory stays in flight. Rows with 2+ tiles per
+    // warp row (W 64: R 64, WR 2) spilled that way (92 B at 128 registers, 51-62 % of the roofline at D
+    // 49-63): they take one warp row (4 warps, 16-row chunks) and 3 blocks/SM (170 registers).
+    constexpr bool one = R / (16 * WR) > 1;
+    constexpr int WR4 = one ? 1 : WR, R4 = 16 * WR4, ST4 = ST * (R / R4) < 8 ? ST * (R / R4) : 8;
+    constexpr int MINB4 = one ? 3 : MINB;
+    const bool bdense = row && al16(a.B) && ldb == a.N;
     if (row && !v2 && al16(a.A) && lda == a.M && a.M % 2 == 1) {
-      static const bool ostage = [] {
-        const char* e = std::getenv("KBLA_TS_NO_OSTAGE");
-        return !(e && e[0] == '1');
-      }();
-      // VEC 4 holds a whole chunk's accumulators, so its chunk is one 16-row tile per warp row (R4 = 16 WR4),
-      // with the stages multiplied so that about the same shared memory stays in flight. Rows with 2+ tiles per
-      // warp row (W 64: R 64, WR 2) spilled that way (92 B at 128 registers, 51-62 % of the roofline at D
-      // 49-63): they take one warp row (4 warps, 16-row chunks) and 3 blocks/SM (170 registers).
-      constexpr bool one = R / (16 * WR) > 1;
-      constexpr int WR4 = one ? 1 : WR, R4 = 16 * WR4, ST4 = ST * (R / R4) < 8 ? ST * (R / R4) : 8;
-      constexpr int MINB4 = one ? 3 : MINB;
-      if (ostage && al16(a.B) && ldb == a.N)
-        return launch_tsmm_dmma_v<ZV, W, NT, WR4, 1, R4, ST4, MINB4, 0, 4>(d, stream);
-      return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 3>(d, stream);
+      if (ostage && bdense) return launch_tsmm_dmma_v<ZV, W, NT, WR4, 1, R4, ST4, MINB4, 0, 4>(d, stream);
+      if constexpr (W <= 24) return cudaErrorNotSupported;
+      else return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 3>(d, stream);
     }
     if (!v2) return cudaErrorNotSupported;
-    return row ? launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 2>(d, stream)
+    // H100, routes off, K = 2^29/w, GB/s SIMT -> VEC 5: 10 2240->2480, 12 2297->2698, but 14 2700->2572,
+    // 16 2805->2795, 18 2642->2642, 20 2785->2755, 22 2628->2628: in the classes W 16, 24 only even widths up
+    // to 12 take VEC 5 (the rest the SIMT kernel); multiples of 8 staged (KBLA_TS_ESTAGE8=1) measured within
+    // 1.5 % of the direct stores either way (24 2800/2795, 48 2791/2809, 64 2809/2768).
+    if constexpr (W != 24) {
+      const bool st5 = small ? std::max(a.M, a.N) <= 12 : (estage8 || a.N % 8 != 0);
+      if (row && bdense && estage && st5) return launch_tsmm_dmma_v<ZV, W, NT, WR4, 1, R4, ST4, MINB4, 0, 5>(d, stream);
+    }
+    if constexpr (W <= 24) return cudaErrorNotSupported;
+    else
+      return row ? launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 2>(d, stream)
                : launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 2>(d, stream);
   }
 }
