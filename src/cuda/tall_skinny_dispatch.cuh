@@ -133,9 +133,11 @@ inline bool narrow_route_hit(const int (*boxes)[2], int count, int M, int N) {
     if (boxes[i][0] == nclass && boxes[i][1] == mclass) return true;
   return false;
 }
-// op: 0 tsmttsm, 1 tsmm
+// op: 0 tsmttsm, 1 tsmm. A routed square shape goes to cuBLAS only from 2^kCublasMinRowsLog2 rows on: the routes
+// were measured at ~4 GB operands, and at fewer rows the own kernel is often the faster one (D tsmttsm R 16 at
+// K = 2^20 on the H100: 2380 GB/s own, cuBLAS ~1850).
 template <class T>
-bool cublas_measured_faster(int op, int M, int N, Layout la, Layout lb, bool narrow) {
+bool cublas_measured_faster(int op, std::int64_t K, int M, int N, Layout la, Layout lb, bool narrow) {
   constexpr int t = route_type<T>();
   if (t < 0 || la != lb || !routes_enabled() || !cublas_enabled()) return false;
   if (narrow) {
@@ -145,7 +147,8 @@ bool cublas_measured_faster(int op, int M, int N, Layout la, Layout lb, bool nar
   }
   const int w = std::max(M, N);
   if (w < 1 || w > 64) return false;
-  return (kCublasSquare[t][op][la == Layout::RowMajor ? 0 : 1] >> (w - 1)) & 1u;
+  const int l = la == Layout::RowMajor ? 0 : 1;
+  return ((kCublasSquare[t][op][l] >> (w - 1)) & 1u) && K >= (std::int64_t(1) << kCublasMinRowsLog2[t][op][l][w - 1]);
 }
 
 inline bool ld_ok(std::int64_t ld, Layout l, std::int64_t rows, std::int64_t cols) {
@@ -188,7 +191,7 @@ cudaError_t tsmttsm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T a
   a.bsk = lb == Layout::RowMajor ? ldb : 1;
   a.bsm = lb == Layout::RowMajor ? 1 : ldb;
   const bool narrow = narrow_shape(M, N, kNarrowMaxM);
-  const bool to_cublas = cublas_measured_faster<T>(0, M, N, la, lb, narrow);
+  const bool to_cublas = cublas_measured_faster<T>(0, K, M, N, la, lb, narrow);
   if (narrow && !to_cublas) {
     const cudaError_t e = run_narrow(a, lay_of(la, lb), stream);
     if (e != cudaErrorNotSupported) return e;
@@ -215,7 +218,7 @@ cudaError_t tsmm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T alph
   const bool inplace = static_cast<const void*>(A) == static_cast<const void*>(B);
   if (inplace && (M != N || la != lb || lda != ldb)) return cudaErrorInvalidValue;
   const bool narrow_class = narrow_shape(M, N, 64);  // the narrow tables stage all of M (MT <= 64)
-  const bool to_cublas = !inplace && cublas_measured_faster<T>(1, M, N, la, lb, narrow_class);
+  const bool to_cublas = !inplace && cublas_measured_faster<T>(1, K, M, N, la, lb, narrow_class);
   const bool narrow = !inplace && narrow_class && !to_cublas;
   if (!inplace && (to_cublas || (!narrow && std::max(M, N) > kCublasAbove)) && cublas_enabled()) {
     const cudaError_t e = cublas_tsmm(stream, K, M, N, alpha, A, lda, la, C, ldc, lc, beta, B, ldb, lb);

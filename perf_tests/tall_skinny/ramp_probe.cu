@@ -1,0 +1,182 @@
+// Ramp-up probe (issue 4's K = 2^20 target): where the time of a short tall & skinny call goes. For K rows of a
+// narrow D row-major product it times, event-to-event like the benchmark (median of 31 after 3 warm-ups):
+//   empty    an empty kernel launch (the floor any call pays),
+//   read     a plain streaming read of the same bytes (16-byte loads, grid-stride, one store per block):
+//            what the memory system gives at this size, i.e. the realistic ceiling of the ramp,
+//   tsmttsm  the library's TSMTTSM (default dispatch, routes off) and the SIMT kernel at forced grid sizes,
+//   tsmm     the library's TSMM (default dispatch).
+//   ramp_probe [--widths 4,16] [--rows-log2 18,20,22]
+// and, with --route-sweep, for every square shape the routes table (tall_skinny_routes.hpp) sends to cuBLAS: own
+// kernel against cuBLAS at K = 2^12, 2^14, ... up to the benchmark's square size (2^29 / w rows D, 2^28 / w Z), one
+// line per (shape, K): "SWEEP D tsmttsm R 16 <K> <own ms> <cuBLAS ms>" (scripts/make_ts_routes.py --sweep reads them
+// to route a shape to cuBLAS only from the row count on where cuBLAS stays faster).
+// Kernel-only (no Kokkos): make -C perf_tests/tall_skinny ramp BUILD=/tmp/bts
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cmath>
+#include <complex>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "tall_skinny_dispatch.cuh"
+#include "../common/kbla_cuda_check.hpp"
+
+using namespace kbla::cuda;
+using namespace kbla::cuda::detail;
+
+__global__ void empty_kernel() {}
+
+// Streams n doubles of x and of y with 16-byte loads; one store per block keeps the loads alive.
+__global__ void read_kernel(const double2* x, const double2* y, std::int64_t n2, double* sink) {
+  double s = 0.0;
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n2;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const double2 a = __ldg(x + i), b = __ldg(y + i);
+    s += a.x + a.y + b.x + b.y;
+  }
+  if (s == 1.2345) sink[blockIdx.x] = s;  // practically never: no store traffic
+}
+
+static cudaEvent_t e0, e1;
+
+template <class F>
+double median_ms(F&& f) {
+  for (int i = 0; i < 3; ++i) f();
+  std::vector<float> t(31);
+  for (auto& x : t) {
+    CK(cudaEventRecord(e0));
+    f();
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaEventElapsedTime(&x, e0, e1));
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+std::vector<int> parse_list(const char* s) {
+  std::vector<int> v;
+  for (const char* p = s; *p;) {
+    v.push_back(std::atoi(p));
+    while (*p && *p != ',') ++p;
+    if (*p == ',') ++p;
+  }
+  return v;
+}
+
+template <int W, int TM, int TN, int PM, int PN>
+double tsmttsm_forced(std::int64_t K, const double* A, const double* B, double* C, int blocks) {
+  auto run = [blocks](const TsmttsmArgs<double, false>& a, int, cudaStream_t st) -> cudaError_t {
+    return launch_tsmttsm<double, false, TM, TN, PM, PN, kLayRR>(a, st, blocks);
+  };
+  const auto no_narrow = [](const auto&, int, cudaStream_t) -> cudaError_t { return cudaErrorNotSupported; };
+  return median_ms([&] {
+    CK(tsmttsm_entry<double>(0, K, W, W, 1.0, A, W, Layout::RowMajor, B, W, Layout::RowMajor, 0.0, C, W,
+                             Layout::RowMajor, TallSkinnyOptions{}, run, no_narrow));
+  });
+}
+
+// Own kernel (routes are off in this program) and cuBLAS on one square shape, K rows.
+template <class T>
+void sweep_one(int op, bool row, int w, std::int64_t K, void* A, void* B, void* C) {
+  const Layout l = row ? Layout::RowMajor : Layout::ColMajor;
+  const std::int64_t ld = row ? w : K;
+  T* a = static_cast<T*>(A);
+  T* b = static_cast<T*>(B);
+  T* c = static_cast<T*>(C);
+  const T one(1), zero(0);
+  double own, cub;
+  if (op == 0) {
+    own = median_ms([&] { CK(tsmttsm<T>(0, K, w, w, one, a, ld, l, b, ld, l, zero, c, w, l)); });
+    cub = median_ms([&] { CK(cublas_tsmttsm(0, K, w, w, one, a, ld, l, b, ld, l, zero, c, w, l)); });
+  } else {
+    own = median_ms([&] { CK(tsmm<T>(0, K, w, w, one, a, ld, l, c, w, l, zero, b, ld, l)); });
+    cub = median_ms([&] { CK(cublas_tsmm(0, K, w, w, one, a, ld, l, c, w, l, zero, b, ld, l)); });
+  }
+  std::printf("SWEEP %c %s %c %d %lld %.5f %.5f\n", std::is_same<T, double>::value ? 'D' : 'Z',
+              op == 0 ? "tsmttsm" : "tsmm", row ? 'R' : 'C', w, (long long)K, own, cub);
+  std::fflush(stdout);
+}
+
+// K = 2^12, 2^14, ... below the benchmark's square size, then that size (2^29 / w rows D, 2^28 / w Z) itself.
+void route_sweep(void* A, void* B, void* C) {
+  for (int t = 0; t < 2; ++t)
+    for (int op = 0; op < 2; ++op)
+      for (int lay = 0; lay < 2; ++lay)
+        for (int w = 1; w <= 64; ++w) {
+          if (!((kCublasSquare[t][op][lay] >> (w - 1)) & 1u)) continue;
+          const std::int64_t Ksq = (std::int64_t(1) << (t == 0 ? 29 : 28)) / w;
+          for (std::int64_t K = 1 << 12;; K *= 4) {
+            const std::int64_t k = std::min(K, Ksq);
+            if (t == 0) sweep_one<double>(op, lay == 0, w, k, A, B, C);
+            else sweep_one<std::complex<double>>(op, lay == 0, w, k, A, B, C);
+            if (k == Ksq) break;
+          }
+        }
+}
+
+int main(int argc, char** argv) {
+  std::vector<int> widths{4, 16}, logs{18, 20, 22};
+  bool sweep = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--widths") && i + 1 < argc) widths = parse_list(argv[++i]);
+    else if (!std::strcmp(argv[i], "--rows-log2") && i + 1 < argc) logs = parse_list(argv[++i]);
+    else if (!std::strcmp(argv[i], "--route-sweep")) sweep = true;
+  }
+  setenv("KBLA_TS_NO_ROUTES", "1", 1);
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+  const int sms = prop.multiProcessorCount;
+  std::printf("# %s, %d SMs; times are medians of 31 event-timed calls\n", prop.name, sms);
+  const std::size_t maxn = sweep ? std::size_t(1) << 29 : (std::size_t(1) << 22) * 64;  // doubles per operand
+  double *A, *B, *C, *sink;
+  CK(cudaMalloc(&A, maxn * 8));
+  CK(cudaMalloc(&B, maxn * 8));
+  CK(cudaMalloc(&C, 64 * 64 * 16));
+  CK(cudaMalloc(&sink, 1 << 20));
+  CK(cudaMemset(A, 0x3f, maxn * 8));
+  CK(cudaMemset(B, 0x3f, maxn * 8));
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  if (sweep) {
+    route_sweep(A, B, C);
+    return 0;
+  }
+  const double t_empty = median_ms([] { empty_kernel<<<1, 32>>>(); });
+  std::printf("empty kernel %.4f ms\n", t_empty);
+  for (int w : widths) {
+    for (int L : logs) {
+      const std::int64_t K = std::int64_t(1) << L;
+      const double bytes = 8.0 * (2.0 * K * w);
+      auto gbs = [&](double ms) { return bytes / ms / 1e6; };
+      for (int per_sm : {2, 4, 8, 16}) {
+        const std::int64_t n2 = K * w / 2;
+        const double t = median_ms([&] {
+          read_kernel<<<sms * per_sm, 256>>>(reinterpret_cast<const double2*>(A),
+                                              reinterpret_cast<const double2*>(B), n2, sink);
+        });
+        std::printf("w %2d K 2^%d read     %2d x 256/SM   %.4f ms %7.1f GB/s\n", w, L, per_sm, t, gbs(t));
+      }
+      const double td = median_ms([&] {
+        CK(tsmttsm<double>(0, K, w, w, 1.0, A, w, Layout::RowMajor, B, w, Layout::RowMajor, 0.0, C, w,
+                           Layout::RowMajor));
+      });
+      std::printf("w %2d K 2^%d tsmttsm  default        %.4f ms %7.1f GB/s\n", w, L, td, gbs(td));
+      if (w == 4) {
+        for (int blocks : {sms, 2 * sms, 4 * sms, 8 * sms, 16 * sms}) {
+          const double t = tsmttsm_forced<4, 4, 4, 1, 1>(K, A, B, C, blocks);
+          std::printf("w %2d K 2^%d tsmttsm  simt %5d blocks %.4f ms %7.1f GB/s\n", w, L, blocks, t, gbs(t));
+        }
+      }
+      const double tm = median_ms([&] {
+        CK(tsmm<double>(0, K, w, w, 1.0, A, w, Layout::RowMajor, C, w, Layout::RowMajor, 0.0, B, w,
+                        Layout::RowMajor));
+      });
+      std::printf("w %2d K 2^%d tsmm     default        %.4f ms %7.1f GB/s\n", w, L, tm, gbs(tm));
+    }
+  }
+  return 0;
+}
