@@ -9,11 +9,11 @@ measured shapes, and the own kernels run where they win. Tables are data with th
   narrow  D, column-major (the block Gram-Schmidt shapes M = p x N = s): per op a list of (N max, M max) boxes
           in which cuBLAS was faster.
   rows    per routed square shape, log2 of the row count K from which cuBLAS is used (0: at any K). From
-          --sweep FILE, the output of `ramp_probe --route-sweep` (perf_tests/tall_skinny/ramp_probe.cu): own kernel
+          --sweep FILE (repeatable, later files win per shape), the output of `ramp_probe --route-sweep` (perf_tests/tall_skinny/ramp_probe.cu): own kernel
           and cuBLAS timed at K = 2^12, 2^14, ... and the benchmark's square size; a shape goes to cuBLAS from
           the smallest K on at which cuBLAS is faster at every measured K >= it; a shape where cuBLAS was not
           faster at the sweep's square size is not routed at all.
-Usage: scripts/make_ts_routes.py [--sweep SWEEP.txt] RESULT.json[:PARTS] [MORE.json[:PARTS] ...]
+Usage: scripts/make_ts_routes.py [--sweep SWEEP.txt ...] RESULT.json[:PARTS] [MORE.json[:PARTS] ...]
        > src/cuda/tall_skinny_routes.hpp
 PARTS (optional, comma-separated) limits what a file contributes: D and/or Z (square cases of that type) and/or
 krylov (the narrow table), e.g. run13.json:Z,krylov when that run's D kernels have since been replaced.
@@ -29,9 +29,10 @@ THRESHOLD = 0.97  # ratios within 3 % of cuBLAS count as a tie (run-to-run noise
 
 
 def main(args):
-    sweep = None
-    if args[:1] == ["--sweep"]:
-        sweep, args = args[1], args[2:]
+    sweeps = []
+    while args[:1] == ["--sweep"]:
+        sweeps.append(args[1])
+        args = args[2:]
     paths = args
     masks = {}
     narrow = {"tsmttsm": set(), "tsmm": set()}
@@ -41,21 +42,25 @@ def main(args):
         files.append(path)
         collect(json.load(open(path)), masks, narrow, set(parts.split(",")) if parts else {"D", "Z", "krylov"})
     rows = {}
-    if sweep:
-        apply_sweep(sweep, masks, rows)
-    emit(paths + ([sweep] if sweep else []), json.load(open(files[0])), masks, narrow, rows)
+    if sweeps:
+        apply_sweeps(sweeps, masks, rows)
+    emit(paths + sweeps, json.load(open(files[0])), masks, narrow, rows)
 
 
-def apply_sweep(path, masks, rows):
+def apply_sweeps(paths, masks, rows):
     """rows[(type, op, layout, w)] = log2 of the K from which cuBLAS goes; clears the bit of shapes where
-    cuBLAS was not faster at the sweep's largest K."""
+    cuBLAS was not faster at the sweep's largest K. A shape takes its points from the last file that has it
+    (a sweep measures only the shapes routed when it ran, so an older file keeps deciding the others)."""
     points = {}
-    for line in open(path):
-        f = line.split()
-        if len(f) != 8 or f[0] != "SWEEP":
-            continue
-        key = (f[1], f[2], f[3], int(f[4]))
-        points.setdefault(key, []).append((int(f[5]), float(f[6]), float(f[7])))
+    for path in paths:
+        mine = {}
+        for line in open(path):
+            f = line.split()
+            if len(f) != 8 or f[0] != "SWEEP":
+                continue
+            key = (f[1], f[2], f[3], int(f[4]))
+            mine.setdefault(key, []).append((int(f[5]), float(f[6]), float(f[7])))
+        points.update(mine)
     for key, pts in points.items():
         pts.sort()
         k0 = None
