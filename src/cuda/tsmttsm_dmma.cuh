@@ -56,16 +56,19 @@ __device__ __forceinline__ void dmma16(double (&c01)[2], double (&c23)[2], doubl
 #endif
 }
 
-template <int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ>
+template <int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ, int VEC = 2>
 struct DmmaShape {
   static constexpr int WM = BM / (8 * FM), WN = BN / (8 * FN);
   static constexpr int NW = WM * WN, BT = 32 * NW;
   static constexpr int pad4(int x) { return x + ((4 - x % 16) + 16) % 16; }  // stride = 4 (mod 16) doubles
-  // smem rows: [k][j] (row stride LDA/LDB over j) or, KMAJ, [j][k] (row stride LDK over k)
-  static constexpr int LDA = KMAJ ? pad4(KC) : pad4(BM);
-  static constexpr int LDB = KMAJ ? pad4(KC) : pad4(BN);
-  static constexpr int SA = KMAJ ? BM * LDA : KC * LDA;  // doubles per stage
-  static constexpr int SB = KMAJ ? BN * LDB : KC * LDB;
+  static constexpr int pad8(int x) { return x + ((8 - x % 16) + 16) % 16; }  // stride = 8 (mod 16) doubles
+  // smem rows: [k][j] (row stride LDA/LDB over j) or, KMAJ, [j][k] (row stride LDK over k), or (VEC 7, complex
+  // column-major) one row per complex column holding its KC elements interleaved (re, im), stride 8 mod 16
+  static constexpr bool CCOL = VEC == 7;
+  static constexpr int LDA = CCOL ? pad8(2 * KC) : KMAJ ? pad4(KC) : pad4(BM);
+  static constexpr int LDB = CCOL ? pad8(2 * KC) : KMAJ ? pad4(KC) : pad4(BN);
+  static constexpr int SA = CCOL ? BM / 2 * LDA : KMAJ ? BM * LDA : KC * LDA;  // doubles per stage
+  static constexpr int SB = CCOL ? BN / 2 * LDB : KMAJ ? BN * LDB : KC * LDB;
   static constexpr std::size_t smem = std::size_t(ST) * (SA + SB) * sizeof(double);
 };
 
@@ -113,6 +116,45 @@ __device__ __forceinline__ void dmma_load(double* s, const double* base, std::in
       const int bytes = (gj < Jr) ? (k + 1 < K ? 16 : (k < K ? 8 : 0)) : 0;
       const double* src = bytes ? base + k + (gj & 1) * c1 + std::int64_t(gj >> 1) * c2 : base;
       cp_async_pair(s + j * LD + 2 * kp, src, bytes);
+    }
+  } else if constexpr (VEC == 7) {
+    // Complex column-major (real view rs = 2, c1 = 1, c2 = 2 ld): complex column jc's KC elements are one
+    // contiguous run of 16 KC bytes, copied as such into shared row jc (interleaved re, im). Consecutive lanes
+    // take consecutive 16 bytes in global AND shared memory. VEC 2's [k][j] staging put each lane's 16 bytes at
+    // shared stride LDA; ncu (H100, Z C 16, K = 2^21) showed the L2 then served its cp.async reads at 1.0 sector
+    // per request (64.8 M requests for 64.8 M sectors, L2 91 % busy, DRAM 52 %, 615 us), against 2.3 for the
+    // same global pattern with contiguous shared rows (row-major, 29.4 M requests); this layout: 29.4 M
+    // requests, DRAM 82 %, 391 us (1747 -> 2746 GB/s).
+    constexpr int NC = BJ / 2;  // complex columns of the tile (Jr even: a column is all in or all out)
+    if constexpr (BT % KC == 0) {
+      // each thread keeps its row kk and steps over the columns jc0, jc0 + DJ, ...: per copy a 64-bit add,
+      // a compare and the copy
+      constexpr int DJ = BT / KC, NI = (NC + DJ - 1) / DJ;
+      const int kk = tid % KC, jc0 = tid / KC;
+      const int nc = min(NC, (Jr - j0) / 2);
+      const bool kin = k0 + kk < K;
+      const double* src = base + (k0 + kk) * rs + std::int64_t(j0 / 2 + jc0) * c2;
+      const std::int64_t step = std::int64_t(DJ) * c2;
+#pragma unroll
+      for (int i = 0; i < NI; ++i) {
+        const int jc = jc0 + i * DJ;
+        if (NC % DJ == 0 || jc < NC) {
+          const int bytes = kin && jc < nc ? 16 : 0;
+          cp_async16(s + jc * LD + 2 * kk, bytes ? src : base, bytes);
+        }
+        src += step;
+      }
+    } else {
+      constexpr int NP = KC * NC;
+#pragma unroll 4
+      for (int idx = tid; idx < NP; idx += BT) {
+        const int kk = idx % KC, jc = idx / KC;
+        const std::int64_t k = k0 + kk;
+        const int gj = j0 + 2 * jc;
+        const int bytes = (k < K && gj < Jr) ? 16 : 0;
+        const double* src = bytes ? base + k * rs + std::int64_t(gj >> 1) * c2 : base;
+        cp_async16(s + jc * LD + 2 * kk, src, bytes);
+      }
     }
   } else if constexpr (VEC == 3) {
     // Rows of odd length in global memory (a real matrix with an odd leading dimension): row r's 16-byte
@@ -217,6 +259,48 @@ struct OddColLoader {
   }
 };
 
+// VEC = 8: a dense row-major complex operand (row stride == real width J, J even) one tile wide (j0 == 0). A
+// chunk of KC rows is one contiguous run of KC*J doubles; it is copied with 16-byte cp.async into the padded
+// [k][j] rows of VEC 2 (row stride LD), so the fragment reads stay VEC 2's. VEC 2 spent ~20 instructions and
+// three predicated cp.async per 16-byte copy (division by the row length, 64-bit index math, the 8-byte
+// fallback); here each thread walks its copies with a running (row, column) pair: per copy a 64-bit add, a few
+// integer adds and one cp.async. Columns J..LD-1 are never copied: the kernel zeroes them once. H100, same tiles,
+// K = 2^25/w, GB/s VEC 2 -> 8: Z R 5 2135 -> 2508, 12 2433 -> 2535, 40 1661 -> 2203, 48 2034 -> 2491,
+// 64 1987 -> 2315 (the wide tiles run 9 warps per SM, so the copy instructions sat on the critical path between
+// the barriers); 13-32 within +-2 % except 28 (2707 -> 2586).
+template <int KC, int BT, int LD>
+struct DenseRowLoader {
+  int J;       // real width (row length in doubles, even)
+  int r0, c0;  // row / column of this thread's first copy (element 2 tid of the chunk)
+  int dr, dc;  // 2 BT = dr J + dc
+  __device__ __forceinline__ void init(int Jr, int tid) {
+    J = Jr;
+    r0 = 2 * tid / J;
+    c0 = 2 * tid % J;
+    dr = 2 * BT / J;
+    dc = 2 * BT % J;
+  }
+  // rows k0 .. k0 + KC - 1; rows k >= K are zero-filled; base: any valid address for the zero-byte copies
+  __device__ __forceinline__ void load(double* s, const double* base, std::int64_t k0, std::int64_t K,
+                                       int tid) const {
+    const int ntot = KC * J, nv = k0 + KC <= K ? ntot : int(K - k0) * J;
+    const double* src = base + k0 * J + 2 * tid;
+    int r = r0, c = c0;
+#pragma unroll 4
+    for (int e = 2 * tid; e < ntot; e += 2 * BT) {
+      const int bytes = e < nv ? 16 : 0;
+      cp_async16(s + r * LD + c, bytes ? src : base, bytes);
+      src += 2 * BT;
+      r += dr;
+      c += dc;
+      if (c >= J) {
+        c -= J;
+        ++r;
+      }
+    }
+  }
+};
+
 // VEC = 4 ("flat"): a dense row-major real operand (row stride == width J, J odd) whose whole width is one
 // tile (j0 == 0). A chunk of KC rows is then ONE contiguous run of KC*J doubles in global memory; it is copied
 // as such with 16-byte cp.async into shared memory with row stride J (no padding). Per 16 bytes this costs an
@@ -252,7 +336,7 @@ __device__ __forceinline__ void dmma_load_flat(double* s, const double* base, st
 template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ, int VEC>
 __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1)
     tsmttsm_dmma_kernel(const DmmaArgs p) {
-  using Sh = DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>;
+  using Sh = DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC>;
   constexpr int BT = Sh::BT, LDA = Sh::LDA, LDB = Sh::LDB;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   double* As = reinterpret_cast<double*>(smem_raw);  // [ST][SA]
@@ -267,14 +351,29 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1
   const std::int64_t nchunks = (K + KC - 1) / KC;
 
   // flat staging (VEC 4, 5, 6: odd J, J = 2 mod 4, J = 4 mod 8): TS rows between the k rows of lanes t and t + 1
+  constexpr bool FLAT = VEC >= 4 && VEC <= 6;
   constexpr int TS = VEC == 4 ? 4 : VEC == 5 ? 2 : 1;
-  static_assert(VEC < 4 || (!KMAJ && KC % (4 * TS) == 0), "flat staging: [k][j], k groups of 4 TS");
+  static_assert(!FLAT || (!KMAJ && KC % (4 * TS) == 0), "flat staging: [k][j], k groups of 4 TS");
+  static_assert(VEC != 7 || (ZV && !KMAJ && BM % 2 == 0 && BN % 2 == 0), "complex column rows: complex only");
+  static_assert(VEC != 8 || !KMAJ, "dense row loader: [k][j] staging");
   // column-major real, odd leading dimension (VEC = 3, KMAJ; real view: rs = 1, c1 = ld, c2 = 2 ld)
   using OLA = OddColLoader<BM, KC, BT, LDA>;
   using OLB = OddColLoader<BN, KC, BT, LDB>;
   constexpr bool ODDCOL = KMAJ && VEC == 3 && OLA::ok && OLB::ok;
   OLA ola;
   OLB olb;
+  // dense one-tile row-major complex (VEC = 8)
+  DenseRowLoader<KC, BT, LDA> dra;
+  DenseRowLoader<KC, BT, LDB> drb;
+  if constexpr (VEC == 8) {
+    dra.init(p.Mr, tid);
+    drb.init(p.Nr, tid);
+    // columns J .. LD - 1 of every row are never copied: zero once (visible after the first barrier)
+    for (int e = tid; e < ST * KC * LDA; e += BT)
+      if (e % LDA >= p.Mr) As[e] = 0.0;
+    for (int e = tid; e < ST * KC * LDB; e += BT)
+      if (e % LDB >= p.Nr) Bs[e] = 0.0;
+  }
   if constexpr (ODDCOL) {
     ola.init(p.A, pm0, p.Mr, p.ac1, tid);
     olb.init(p.B, pn0, p.Nr, p.bc1, tid);
@@ -286,9 +385,12 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1
   }
   auto load_stage = [&](std::int64_t chunk, int st) {
     const std::int64_t k0 = chunk * KC;
-    if constexpr (VEC >= 4) {
+    if constexpr (FLAT) {
       dmma_load_flat<KC, BT>(As + st * Sh::SA, p.A, k0, K, p.Mr, tid);
       dmma_load_flat<KC, BT>(Bs + st * Sh::SB, p.B, k0, K, p.Nr, tid);
+    } else if constexpr (VEC == 8) {
+      dra.load(As + st * Sh::SA, p.A, k0, K, tid);
+      drb.load(Bs + st * Sh::SB, p.B, k0, K, tid);
     } else if constexpr (ODDCOL) {
       ola.load(As + st * Sh::SA, k0, K, p.A);
       olb.load(Bs + st * Sh::SB, k0, K, p.B);
@@ -299,7 +401,7 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1
                                             tid);
     }
   };
-  if constexpr (VEC >= 4) {
+  if constexpr (FLAT) {
     // Flat staging fills [0, KC*J) of a stage; the fragments of the last row read up to (KC-1)*J + BJ - 1
     // (columns >= J, i.e. outputs that are never stored). That stretch is never written by a copy, so it is
     // zeroed once here (plain stores, made visible by the loop's first __syncthreads), so that no stale
@@ -338,6 +440,11 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1
     const int shift = VEC == 3 ? (KMAJ ? (g & 1) : (t & 1)) : 0;
     const double* as = As + st * Sh::SA + (KMAJ ? (wm * 8 * FM + g) * LDA + t : t * LDA + wm * 8 * FM + g) + shift;
     const double* bs = Bs + st * Sh::SB + (KMAJ ? (wn * 8 * FN + g) * LDB + t : t * LDB + wn * 8 * FN + g) + shift;
+    // VEC = 7: real column j = 8 (w FM + ii) + g is part g & 1 of complex row (j >> 1) = 4 (w FM + ii) + (g >> 1),
+    // element k at 2 k. A half-warp (g < 4 or g >= 4, t 0..3) hits slots (g >> 1) LD + (g & 1) + 2 t: with
+    // LD = 8 (mod 16) the 16 lanes take 16 distinct 8-byte slots (conflict-free).
+    const double* ac = As + st * Sh::SA + (wm * 4 * FM + (g >> 1)) * LDA + (g & 1) + 2 * t;
+    const double* bc = Bs + st * Sh::SB + (wn * 4 * FN + (g >> 1)) * LDB + (g & 1) + 2 * t;
     // VEC = 4 (flat, runtime row stride J = Mr / Nr, odd): with the fixed order (k = 8 ks + 4 h + t) the
     // half-warp of an 8-byte load (g in 4 values, t in 0..3) hits double slots t*J + g (mod 16), up to 4 lanes
     // on one slot for odd J (4-way bank conflicts). The k order inside a chunk is free (summed; A and B use the
@@ -356,7 +463,7 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1
       double a[FM][2], b[FN][2];
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        if constexpr (VEC >= 4) {
+        if constexpr (FLAT) {
           const int q = 2 * ks + h, r = q % TS + 4 * TS * (q / TS);
           const double* ar = af + r * p.Mr;
           const double* br = bf + r * p.Nr;
@@ -364,6 +471,12 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1
           for (int ii = 0; ii < FM; ++ii) a[ii][h] = ar[8 * ii];
 #pragma unroll
           for (int jj = 0; jj < FN; ++jj) b[jj][h] = br[8 * jj];
+        } else if constexpr (VEC == 7) {
+          const int k = 8 * ks + 4 * h;
+#pragma unroll
+          for (int ii = 0; ii < FM; ++ii) a[ii][h] = ac[4 * ii * LDA + 2 * k];
+#pragma unroll
+          for (int jj = 0; jj < FN; ++jj) b[jj][h] = bc[4 * jj * LDB + 2 * k];
         } else {
           const int k = 8 * ks + 4 * h;
 #pragma unroll
@@ -445,7 +558,7 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1
 // Launch on a TsmttsmArgs (real or complex double), non-deterministic mode.
 template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ, int VEC>
 cudaError_t launch_tsmttsm_dmma_v(const TsmttsmArgs<double, ZV>& a, cudaStream_t stream) {
-  using Sh = DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>;
+  using Sh = DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC>;
   static_assert(BM % (8 * FM) == 0 && BN % (8 * FN) == 0 && KC % 8 == 0, "bad DMMA shape");
   auto kern = tsmttsm_dmma_kernel<ZV, BM, BN, FM, FN, KC, ST, KMAJ, VEC>;
   static int occ[kMaxDevices] = {0};
@@ -502,12 +615,15 @@ cudaError_t launch_tsmttsm_dmma_v(const TsmttsmArgs<double, ZV>& a, cudaStream_t
   return cudaGetLastError();
 }
 
-// Picks the shared-memory layout and copy width: row-major (real or complex) and column-major complex stage
-// [k][j] with 16-byte copies of column pairs; column-major real stages [j][k] with 16-byte copies of row
+// Picks the shared-memory layout and copy width: complex column-major stages one row per complex column
+// (VEC = 7); complex row-major dense one tile wide (lda == M, ldb == N) runs VEC 2's [k][j] staging with the
+// cheap DenseRowLoader copies (VEC = 8); other complex row-major and real row-major stage [k][j] with 16-byte
+// copies of column pairs (VEC = 2); column-major real stages [j][k] with 16-byte copies of row
 // pairs; row-major real operands that are both dense (leading dimension == width), of odd width and one tile
 // wide: flat 16-byte copies of whole chunks (VEC = 4, dmma_load_flat); other odd leading dimensions of a real
 // matrix (both operands) 16-byte copies of parity-shifted pairs (VEC = 3; column-major: OddColLoader);
-// dense even widths one tile wide, both J = 2 mod 4 (VEC = 5) or both J = 4 mod 8 (VEC = 6): flat copies too; 8-byte copies otherwise (misaligned pointers, one odd and one even leading dimension).
+// dense even widths one tile wide, both J = 2 mod 4 (VEC = 5) or both J = 4 mod 8 (VEC = 6): flat copies too;
+// 8-byte copies otherwise (misaligned pointers, one odd and one even leading dimension).
 // Mixed layouts are not taken here (cudaErrorNotSupported: the caller uses the SIMT kernel).
 template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST>
 cudaError_t launch_tsmttsm_dmma(const TsmttsmArgs<double, ZV>& a, cudaStream_t stream) {
@@ -515,7 +631,12 @@ cudaError_t launch_tsmttsm_dmma(const TsmttsmArgs<double, ZV>& a, cudaStream_t s
   const bool acol = a.ask == 1, bcol = a.bsk == 1;
   auto al16 = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
   if constexpr (ZV) {
-    if ((arow && brow) || (acol && bcol)) return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 2>(a, stream);
+    if (arow && brow) {
+      if (a.ask == a.M && a.bsk == a.N && 2 * a.M <= BM && 2 * a.N <= BN)
+        return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 8>(a, stream);
+      return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 2>(a, stream);
+    }
+    if (acol && bcol) return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 7>(a, stream);
     return cudaErrorNotSupported;
   } else {
     const bool al = al16(a.A) && al16(a.B);
