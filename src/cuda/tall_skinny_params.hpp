@@ -53,9 +53,16 @@
 #define KBLA_TSMTTSM_DMMA_D(X)                                                                              \
   X(9, 16, 16, 16, 1, 1, 64, 4) X(17, 24, 24, 24, 1, 1, 32, 4) X(25, 32, 32, 32, 2, 2, 64, 3)              \
   X(33, 48, 48, 48, 2, 3, 32, 3) X(49, 64, 64, 64, 4, 4, 32, 3) X(65, 1 << 30, 128, 128, 4, 8, 32, 3)
+// Z rows 9-12, 25-32, 33-48 from the zts sweep (H100, K = 2^25/w, GB/s row-major / column-major, old -> new row,
+// both with the VEC 7 / VEC 8 copies, same run): 12: 2535 / 2597 -> 2584 / 2672 (KC 64); 32: 2717 / 2654 ->
+// 2805 / 2732 (FM = FN = 2: 16 warps); 48: 2491 / 2346 -> 2729 / 2586, 40: 2212 / 2155 -> 2560 / 2430 (FM 2,
+// KC 64, ST 2: 18 warps, half the barriers per row; ncu at 48 on the old row: 9 warps per SM, stalls per issue
+// wait 2.6, barrier 2.1 cycles, DMMA pipe 46 % active). Not taken: 48 x 48 FN 1 (18 warps): 24 +3-5 %, but
+// 17-21 10-25 % slower (more shared loads per mma; the narrow widths of a class do the full tile per row, K = 2^25/w
+// rows); 128 tiles: no candidate better by more than ~2 % (8 x 4 warp tiles, KC 16, ST 2).
 #define KBLA_TSMTTSM_DMMA_Z(X)                                                                              \
-  X(5, 8, 16, 16, 1, 1, 64, 4) X(9, 12, 24, 24, 1, 1, 32, 4) X(13, 16, 32, 32, 2, 2, 32, 4)                 \
-  X(17, 24, 48, 48, 2, 3, 32, 3) X(25, 32, 64, 64, 4, 4, 32, 3) X(33, 48, 96, 96, 4, 4, 32, 3)             \
+  X(5, 8, 16, 16, 1, 1, 64, 4) X(9, 12, 24, 24, 1, 1, 64, 3) X(13, 16, 32, 32, 2, 2, 32, 4)                 \
+  X(17, 24, 48, 48, 2, 3, 32, 3) X(25, 32, 64, 64, 2, 2, 32, 3) X(33, 48, 96, 96, 2, 4, 64, 2)             \
   X(49, 1 << 30, 128, 128, 4, 8, 32, 3)
 
 // ---- Narrow shapes: one operand much narrower than the other (N <= 16, M >= 2N), the block Gram-Schmidt case
