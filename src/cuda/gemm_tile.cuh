@@ -5,6 +5,8 @@
 //    dimension is aligned, scalar loads with bounds checks elsewhere; out-of-range elements read as zero, so
 //    fringe tiles are zero-padded while packing and no padding copy exists), then stored to shared memory as
 //    k-major rows [BK][BM + 4] (the +4 keeps the transposed scalar stores conflict-free and rows 16-byte aligned);
+//    a slab wholly inside the operand (every slab of an interior tile but a k fringe) skips those checks: one
+//    pointer per matrix set per tile plus block-uniform offsets (TileLoader::begin / load);
 //  * shared memory is double-buffered: slab t+1 is fetched into registers while slab t is multiplied, so one
 //    __syncthreads per slab suffices;
 //  * a warp is 8 (m) x 4 (n) threads; a thread owns TM x TN accumulators made of V-wide pieces strided by 8V
@@ -168,24 +170,70 @@ struct TileLoader {
   static constexpr int LDS = L + 4;
   static_assert(LC % V == 0 && NV >= 1 && NV * V * D::THREADS == LC * LS, "slab splits evenly into vectors");
 
+  static constexpr int SPI = D::THREADS / VPR;  // storage columns between a thread's consecutive V-runs
+  // The interior fast path costs two 64-bit pointers per matrix; FP32 classic Strassen sums run at the 128-register
+  // cap of 2 blocks / SM and spilled 24-44 bytes with it (nvcc 13), so they keep the checked path only.
+  static constexpr bool FAST = !(Sum && std::is_same<T, float>::value && S == Shape::classic);
+  static_assert(SPI * VPR == D::THREADS, "a thread's V-runs share their contiguous offset");
+
   T x[NV][V];
   T y[Sum ? NV : 1][V];
+  // Interior fast path (set by begin): this thread's run 0 of slab 0 in X and Y, and the k extent up to which
+  // whole slabs are in range (0 when the tile is not inside X and Y along m / n, or 16-byte loads are not allowed).
+  const T* px;
+  const T* py;
+  int kin;
+
+  static __device__ __forceinline__ void load_vec(const T* p, T (&v)[V]) {
+    const VT w = __ldg(reinterpret_cast<const VT*>(p));
+    const T* wp = reinterpret_cast<const T*>(&w);
+#pragma unroll
+    for (int j = 0; j < V; ++j) v[j] = wp[j];
+  }
 
   static __device__ __forceinline__ void fetch(const T* __restrict__ p, std::int64_t ld, int ec, int es, int vec,
                                                int gc, int gs, T (&v)[V]) {
     if (vec && gs < es && gc + V <= ec) {
-      const VT w = __ldg(reinterpret_cast<const VT*>(p + gc + gs * ld));
-      const T* wp = reinterpret_cast<const T*>(&w);
-#pragma unroll
-      for (int j = 0; j < V; ++j) v[j] = wp[j];
+      load_vec(p + gc + gs * ld, v);
     } else {
 #pragma unroll
       for (int j = 0; j < V; ++j) v[j] = (gs < es && gc + j < ec) ? __ldg(p + (gc + j) + gs * ld) : T(0);
     }
   }
 
-  // Slab at k offset k0 of the tile whose m (or n) origin is mn0.
+  // Once per tile (origin mn0 along m or n), before the first load.
+  __device__ __forceinline__ void begin(const Operand<T>& op, int mn0, int tid) {
+    const int c = (tid % VPR) * V, s = tid / VPR;
+    const std::int64_t off = KContig ? c + std::int64_t(mn0 + s) * op.ld : (mn0 + c) + std::int64_t(s) * op.ld;
+    px = op.x + off;
+    py = Sum ? op.y + off : op.x;
+    int emn = KContig ? op.xs : op.xc, ek = KContig ? op.xc : op.xs;
+    if (Sum) {
+      emn = min(emn, KContig ? op.ys : op.yc);
+      ek = min(ek, KContig ? op.yc : op.ys);
+    }
+    kin = (FAST && op.vec && mn0 + L <= emn) ? ek : 0;
+  }
+
+  // Slab at k offset k0 of the tile whose m (or n) origin is mn0. A slab wholly in range (every slab of an
+  // interior tile but a k fringe) is read from px / py plus offsets that are the same for the whole block (k0 and
+  // the distance between a thread's runs), so the per-run bounds checks and 64-bit index arithmetic of fetch drop
+  // out of the main loop (about 25 instructions per run; a two-sum Strassen slab of the wide tile has 6 runs).
+  // Measured (H100, FP32 square, t_cuBLAS / t, before -> after, same run): fused 1L 0.851 -> 0.902 (4096),
+  // 0.916 -> 0.980 (8192), 0.941 -> 0.980 (16384); hybrid 2L 0.978 -> 1.036 (8192), 1.030 -> 1.084 (16384);
+  // simt_gemm 0.880 -> 0.857 (4096), 0.896 -> 0.868 (8192), 0.893 -> 0.881 (16384) (nvcc schedules the plain
+  // wide loop worse with it; the sums are what the fused kernel is for).
   __device__ __forceinline__ void load(const Operand<T>& op, int mn0, int k0, int tid) {
+    if (FAST && k0 + BK <= kin) {
+      const std::int64_t ks = KContig ? std::int64_t(k0) : std::int64_t(k0) * op.ld;
+#pragma unroll
+      for (int i = 0; i < NV; ++i) {
+        const std::int64_t o = ks + std::int64_t(i * SPI) * op.ld;
+        load_vec(px + o, x[i]);
+        if (Sum) load_vec(py + o, y[Sum ? i : 0]);
+      }
+      return;
+    }
 #pragma unroll
     for (int i = 0; i < NV; ++i) {
       const int q = tid + i * D::THREADS;
@@ -407,6 +455,8 @@ __device__ __forceinline__ void tile_body(const Batch<T>& bp, const Product<T>& 
 
   TileLoader<T, S, C::BM, TA, SumA> la;
   TileLoader<T, S, C::BN, !TB, SumB> lb;
+  la.begin(pr.a, m0, tid);
+  lb.begin(pr.b, n0, tid);
 
   T acc[TM][TN];
 #pragma unroll
@@ -460,6 +510,8 @@ __device__ __forceinline__ void tile_body_async(const Batch<T>& bp, const Produc
 
   TileLoader<T, S, C::BM, TA, SumA> la;  // register path (used only when SumA)
   TileLoader<T, S, C::BN, !TB, SumB> lb;
+  if (SumA) la.begin(pr.a, m0, tid);
+  if (SumB) lb.begin(pr.b, n0, tid);
   using AA = AsyncLoader<T, S, C::BM, TA>;
   using AB = AsyncLoader<T, S, C::BN, !TB>;
 
