@@ -16,9 +16,11 @@
 //   its rows is written, and chunks belong to one block each, so B == A (in place) is safe.
 // - Fragment permutations (free, since the inner index is summed and rows are independent) make every A
 //   fragment two 16-byte shared loads: mma row g -> physical row 2g, row g+8 -> 2g+1; inner t / t+4 ->
-//   2t / 2t+1 for the [k][j] staging (row-major, and all complex), identity for the [m][k] staging (real
-//   column-major, 16-byte copies of row pairs). Row strides are 4 (mod 16) doubles: the quarter-warp phases
-//   of these loads and of the cp.async writes hit 8 distinct 16-byte bank groups.
+//   2t / 2t+1 for the [k][j] staging (row-major, real and complex), identity for the [m][k] staging (real
+//   column-major, 16-byte copies of row pairs). Complex column-major stages [m][k][re,im] (each column's chunk
+//   is one contiguous run in global and shared memory) with rows not permuted and inner t / t+4 -> re / im of
+//   complex column 4 ks + t. Row strides are 4 (mod 16) doubles: the quarter-warp phases of these loads and of
+//   the cp.async writes hit 8 distinct 16-byte bank groups.
 // - Epilogue from registers: c0,c1 are (row 2g, cols 2t,2t+1), c2,c3 row 2g+1: row-major D writes 16 bytes per
 //   lane (a warp covers 64 contiguous bytes of 8 rows: full sectors), column-major D writes (c0,c2) / (c1,c3)
 //   row pairs, complex writes one 16-byte element per lane; no shared-memory staging needed. beta == 0 never
@@ -38,6 +40,8 @@
 //   VEC = 5: row-major D of even width with B dense (ldb == N) and N not a multiple of 8: the A staging of
 //   VEC 2, the staged B stores of VEC 4 (rows of N doubles at 16-byte offsets split the direct stores' 64-byte
 //   runs over partial sectors). The classes W 16, 24 (D 9-23) run only VEC 4 / 5 (VEC 5: widths 10, 12).
+//   VEC = 7: complex with odd lda and A 32-byte aligned: the odd rows (row-major) / odd columns (column-major)
+//   of A start at 16 (mod 32) bytes and are copied shifted by one element (see the kernel).
 // Mixed layouts (A row-major, B column-major or the reverse) return cudaErrorNotSupported: the SIMT kernel runs.
 #pragma once
 #include <cstdlib>
@@ -63,16 +67,19 @@ struct TsmmDmmaArgs {
 };
 
 // W real-view class width (multiple of 8 NT), NT 8-column mma tiles per warp, WR warp rows, R rows per chunk
-// (multiple of 16 WR), ST stages; KMAJ: [m][k] staging (real column-major) instead of [k][j].
-template <int W, int NT, int WR, int R, int ST, bool KMAJ>
+// (multiple of 16 WR), ST stages; KM: staging, 0 [k][j] (row-major), 1 [m][k] (real column-major), 2 [m][k][re,im]
+// (complex column-major: W/2 complex columns, each a run of R 16-byte elements), 3 the same with odd columns
+// shifted by one row (VEC 7): one more slot per column and a row stride of 6 (mod 16) doubles.
+template <int W, int NT, int WR, int R, int ST, int KM>
 struct TsmmDmmaShape {
   static constexpr int KT = W / 8;         // k-steps
   static constexpr int WN = W / (8 * NT);  // warps across the columns
   static constexpr int NW = WN * WR, BT = 32 * NW;
   static constexpr int RT = R / (16 * WR);  // 16-row tiles per warp and chunk
   static constexpr int pad4(int x) { return x + ((4 - x % 16) + 16) % 16; }  // 4 (mod 16) doubles
-  static constexpr int LD = KMAJ ? pad4(R) : pad4(W);
-  static constexpr int SS = KMAJ ? W * LD : R * LD;  // doubles per stage
+  static constexpr int pad6(int x) { return x + ((6 - x % 16) + 16) % 16; }  // 6 (mod 16) doubles
+  static constexpr int LD = KM == 1 ? pad4(R) : KM == 2 ? pad4(2 * R) : KM == 3 ? pad6(2 * R + 2) : pad4(W);
+  static constexpr int SS = KM == 1 ? W * LD : KM >= 2 ? W / 2 * LD : R * LD;  // doubles per stage
   static constexpr std::size_t smem = std::size_t(ST) * SS * sizeof(double);
 };
 
@@ -100,12 +107,18 @@ __device__ __forceinline__ double tsmm_chat(const TsmmDmmaArgs& p, int m, int n)
 
 __device__ __forceinline__ double2 lds2(const double* s) { return *reinterpret_cast<const double2*>(s); }
 
+// the staging KM of TsmmDmmaShape for a kernel variant
+template <bool ZV, int LAY, int VEC>
+struct TsmmStaging {
+  static constexpr int value = LAY == 1 ? (ZV ? (VEC == 7 ? 3 : 2) : 1) : 0;
+};
+
 // LAY 0: A and B row-major, 1: both column-major.
 template <bool ZV, int W, int NT, int WR, int TU, int R, int ST, int MINB, int LAY, int VEC>
-__global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 1>::BT, MINB)
+__global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV, LAY, VEC>::value>::BT, MINB)
     tsmm_dmma_kernel(const TsmmDmmaArgs p) {
-  constexpr bool KMAJ = !ZV && LAY == 1;
-  using Sh = TsmmDmmaShape<W, NT, WR, R, ST, KMAJ>;
+  constexpr bool KMAJ = !ZV && LAY == 1, ZCOL = ZV && LAY == 1;
+  using Sh = TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV, LAY, VEC>::value>;
   constexpr int KT = Sh::KT, WN = Sh::WN, BT = Sh::BT, RT = Sh::RT, LD = Sh::LD, SS = Sh::SS;
   static_assert(W % (8 * NT) == 0 && R % (16 * WR) == 0 && RT % TU == 0 && ST >= 2, "bad TSMM DMMA shape");
   constexpr bool FLAT = VEC == 3 || VEC == 4;  // flat A staging (dense odd-width row-major D)
@@ -113,7 +126,15 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
   // VEC 4 / 5 keep the accumulators of the whole chunk (all RT tiles) in registers: the B tile is written to the
   // stage after every warp has read the stage's A fragments
   constexpr int TUE = STG ? RT : TU;
-  static_assert(!ZV || VEC == 2, "complex elements are 16-byte aligned");
+  static_assert(!ZV || VEC == 2 || VEC == 7, "complex elements are 16-byte aligned");
+  // VEC 7 (complex, odd lda, A 32-byte aligned): every other row (row-major) or column (column-major) of A starts
+  // at 16 (mod 32) bytes. Those rows / columns are copied one element early (from a sector boundary; the copy
+  // that would fall before the run takes its last element instead) and stored one element (SH = 1) later in
+  // shared memory; the fragment loads add the shift. ncu H100, K = 2^25/w: Z R 33 L2 read sectors 24.9 M -> 17.1 M
+  // (16.8 M of data), 475 -> 470 us; ts_cases Z R odd widths 13-63 +1-3 %. Z C 24 (odd K) keeps 25.1 M read
+  // sectors either way (11.5 requests per copy instruction, 4.8 at even K): its odd-K loss (24, 25, 29, 33, 40
+  // at 2145-2300 GB/s against 2550-2790 at even K) has another cause, not found; VEC 7 is neutral there.
+  constexpr int SHV = VEC == 7 ? 1 : 0;
   static_assert(!(FLAT || STG) || (!ZV && LAY == 0), "flat staging / staged stores: real row-major");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   double* As = reinterpret_cast<double*>(smem_raw);  // [ST][SS]
@@ -177,27 +198,33 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
         }
         src += step;
       }
-    } else if constexpr (VEC == 2 && LAY == 1) {  // complex column-major: 4-row patches x 8 columns per warp
-      constexpr int PR = W / 2, RPP = 4 * (BT / 4 / PR);
-      static_assert((BT / 4) % PR == 0 && R % RPP == 0, "copy mapping");
-      const int jp = (tid >> 2) % PR, kr = 4 * ((tid >> 2) / PR) + (tid & 3);
-      if (2 * jp < Mr8) {
-        const bool cv = 2 * jp < Mr;
-        const double* src = p.A + (k0 + kr) * p.ars + std::int64_t(jp) * p.acs;
-        const std::int64_t step = RPP * p.ars;
+    } else if constexpr (ZCOL) {
+      // complex column-major, [m][k][re,im]: a column's R rows are one run of 16-byte elements in global and in
+      // shared memory, so a warp copies 512 contiguous bytes (4 full lines) into 512 contiguous shared bytes.
+      // (The [k][j] staging of this case took 4-row patches of 8 columns per warp, 64-byte runs: 2 sectors per
+      // L2 request.)
+      constexpr int TPC = BT / R;  // columns per pass
+      static_assert(BT % R == 0 && (W / 2) % TPC == 0 && (SHV == 0 || TPC % 2 == 0), "copy mapping");
+      const int mc = tid / R, sh = SHV & mc;  // VEC 7: odd columns (TPC even: the parity of mc + l TPC is fixed)
+      const int kk = sh ? (tid % R == 0 ? R - 1 : tid % R - 1) : tid % R;  // row of the chunk
+      const bool kv = k0 + kk < K;
+      const double* src = p.A + (k0 + kk) * p.ars + std::int64_t(mc) * p.acs;
+      const std::int64_t step = std::int64_t(TPC) * p.acs;
 #pragma unroll
-        for (int l = 0; l < R / RPP; ++l) {
-          const int kk = kr + l * RPP;
-          const int bytes = (cv && k0 + kk < K) ? 16 : 0;
-          cp_async_pair(s + kk * LD + 2 * jp, bytes ? src : p.A, bytes);
-          src += step;
+      for (int l = 0; l < W / 2 / TPC; ++l) {
+        const int m = mc + l * TPC;
+        if (2 * m < Mr8) {
+          const int bytes = (kv && 2 * m < Mr) ? 16 : 0;
+          cp_async_pair(s + m * LD + 2 * (kk + sh), bytes ? src : p.A, bytes);
         }
+        src += step;
       }
-    } else if constexpr (VEC == 2 || VEC == 5) {  // row-major (D or complex): pairs of columns, j fastest
+    } else if constexpr (VEC == 2 || VEC == 5 || VEC == 7) {  // row-major (D or complex): pairs of columns, j fastest
       constexpr int PR = W / 2, RPP = BT / PR;
-      static_assert(BT % PR == 0 && R % RPP == 0, "copy mapping");
-      const int gj = 2 * (tid % PR), kr = tid / PR;
-      if (gj < Mr8) {
+      static_assert(BT % PR == 0 && R % RPP == 0 && (SHV == 0 || RPP % 2 == 0), "copy mapping");
+      const int jp = tid % PR, kr = tid / PR, sh = SHV & kr;  // VEC 7: odd rows (RPP even: fixed parity)
+      const int gj = 2 * (sh ? (jp == 0 ? Mr8 / 2 - 1 : jp - 1) : jp);  // jp < Mr8 / 2: each pair copied once
+      if (2 * jp < Mr8) {
         const int cbytes = gj + 1 < Mr ? 16 : (gj < Mr ? 8 : 0);
         const double* src = p.A + (k0 + kr) * p.ars + gj;  // row-major: real column j at +j
         const std::int64_t step = RPP * p.ars;
@@ -205,7 +232,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
         for (int l = 0; l < R / RPP; ++l) {
           const int kk = kr + l * RPP;
           const int bytes = k0 + kk < K ? cbytes : 0;
-          cp_async_pair(s + kk * LD + gj, bytes ? src : p.A, bytes);
+          cp_async_pair(s + kk * LD + gj + 2 * sh, bytes ? src : p.A, bytes);
           src += step;
         }
       }
@@ -257,7 +284,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
       if (q >= p.N) return;
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const std::int64_t k = kA + h;
+        const std::int64_t k = kA + h * (ZCOL ? 8 : 1);  // ZCOL: mma rows g, g + 8 are rows g, g + 8
         if (k < K) {
           double* d = p.B + k * p.brs + std::int64_t(q) * p.bcs;
           double2 v = make_double2(c[2 * h], c[2 * h + 1]);
@@ -342,6 +369,21 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
                 if (8 * ks + t >= Mr) a[u][0] = a[u][1] = 0.0;
                 if (8 * ks + t + 4 >= Mr) a[u][2] = a[u][3] = 0.0;
               }
+            } else if constexpr (ZCOL) {
+              // rows not permuted (mma row g -> row g): the epilogue's 16-byte stores of c0,c1 (row g) then cover
+              // rows rb .. rb + 7 of 4 columns per warp store, 128 contiguous bytes each (the [k][j] order, rows
+              // 2g / 2g + 1, wrote every other 16 bytes per store: half sectors). Inner t / t + 4 -> re / im of
+              // complex column 4 ks + t. Quarter-warp (g in 2 values, t in 0..3): 16-byte slots 2 t + g (mod 8)
+              // with LD = 4 (mod 16) doubles, conflict-free.
+              // VEC 7: column 4 ks + t shifted by its parity t & 1; slots 3 t + (t & 1) + g (mod 8) with LD = 6
+              // (mod 16), again conflict-free
+              const double* q = s + (4 * ks + t) * LD + 2 * (rb + g + (SHV & t));
+              const double2 x = lds2(q);       // (a0, a2)
+              const double2 y = lds2(q + 16);  // (a1, a3): row g + 8
+              a[u][0] = x.x;
+              a[u][2] = x.y;
+              a[u][1] = y.x;
+              a[u][3] = y.y;
             } else if constexpr (KMAJ) {
               const double2 x = lds2(s + (8 * ks + t) * LD + rb + 2 * g);      // (a0, a1)
               const double2 y = lds2(s + (8 * ks + t + 4) * LD + rb + 2 * g);  // (a2, a3)
@@ -349,9 +391,9 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
               a[u][1] = x.y;
               a[u][2] = y.x;
               a[u][3] = y.y;
-            } else {
-              const double2 x = lds2(s + (rb + 2 * g) * LD + 8 * ks + 2 * t);      // (a0, a2)
-              const double2 y = lds2(s + (rb + 2 * g + 1) * LD + 8 * ks + 2 * t);  // (a1, a3)
+            } else {  // VEC 7: the odd row 2g + 1 shifted by one element (all lanes of the load: no conflicts)
+              const double2 x = lds2(s + (rb + 2 * g) * LD + 8 * ks + 2 * t);                  // (a0, a2)
+              const double2 y = lds2(s + (rb + 2 * g + 1) * LD + 8 * ks + 2 * t + 2 * SHV);  // (a1, a3)
               a[u][0] = x.x;
               a[u][2] = x.y;
               a[u][1] = y.x;
@@ -436,7 +478,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
       } else {
 #pragma unroll
         for (int u = 0; u < TUE; ++u) {
-          const std::int64_t kA = k0 + 16 * (wr * RT + r0 + u) + (FLAT ? 4 * (g & 3) + (g >> 2) : 2 * g);
+          const std::int64_t kA = k0 + 16 * (wr * RT + r0 + u) + (FLAT ? 4 * (g & 3) + (g >> 2) : ZCOL ? g : 2 * g);
 #pragma unroll
           for (int nt = 0; nt < NT; ++nt)
             if (nw0 + 8 * nt < Nr) store(kA, nw0 + 8 * nt + 2 * t, acc[u][nt]);
@@ -449,7 +491,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 
 
 template <bool ZV, int W, int NT, int WR, int TU, int R, int ST, int MINB, int LAY, int VEC>
 cudaError_t launch_tsmm_dmma_v(const TsmmDmmaArgs& d, cudaStream_t stream) {
-  using Sh = TsmmDmmaShape<W, NT, WR, R, ST, !ZV && LAY == 1>;
+  using Sh = TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV, LAY, VEC>::value>;
   auto kern = tsmm_dmma_kernel<ZV, W, NT, WR, TU, R, ST, MINB, LAY, VEC>;
   static int occ[kMaxDevices] = {0};
   const int dev = current_device();
@@ -480,9 +522,6 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
   const bool row = lay == kLayRR;
   const int f = ZV ? 2 : 1;
   if (a.M > W / f || a.N > W / f) return cudaErrorNotSupported;
-  // Complex column-major up to width 32: the SIMT kernel measured faster (H100 run 5 against run 13, K = 2^28/w:
-  // 69-89 % of the roofline against 57-71 %); from width 33 this kernel wins (52-70 % against 31-52 %).
-  if (ZV && !row && std::max(a.M, a.N) <= 32) return cudaErrorNotSupported;
   const std::int64_t lda = row ? a.ask : a.asm_, ldb = row ? a.bsk : a.bsn;
   TsmmDmmaArgs d{};
   d.A = reinterpret_cast<const double*>(a.A);
@@ -504,7 +543,20 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
   d.be_re = a.beta.re;
   d.be_im = ZV ? a.beta.im : 0.0;
   d.beta_zero = a.beta_zero;
+  auto env1 = [](const char* n) {
+    const char* e = std::getenv(n);
+    return e && e[0] == '1';
+  };
+  // Complex column-major takes this kernel from width 12 (the first Z row) since the [m][k][re,im] staging; it ran
+  // the SIMT kernel up to width 32 before. H100, routes off, K = 2^27/w, GB/s SIMT -> this kernel: 12 2672->2703,
+  // 14 2470->2684, 16 2714->2788, 17 2066->2637, 20 2199->2617, 28 2119->2601, 32 2391->2728; 24 (K odd) 2303->2244.
   if constexpr (ZV) {
+    // odd lda with A 32-byte aligned (e.g. cudaMalloc, column-major odd K, row-major odd width): VEC 7 (shifted
+    // copies of the rows / columns at 16 (mod 32) bytes); KBLA_TS_NO_ZSHIFT=1 forces VEC 2 (A/B runs)
+    static const bool sh7 = !env1("KBLA_TS_NO_ZSHIFT");
+    if (sh7 && lda % 2 == 1 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0)
+      return row ? launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 7>(d, stream)
+                 : launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 7>(d, stream);
     return row ? launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 2>(d, stream)
                : launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 2>(d, stream);
   } else {
@@ -526,10 +578,6 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
     // too), KBLA_TS_NO_DMMA_SMALL=1 (classes W 16, 24 off: the SIMT kernel).
     // The classes W 16, 24 (D 9-23) exist only for the staged paths (row-major, B dense): anything else there
     // returns cudaErrorNotSupported, i.e. the SIMT kernel, as before those rows existed.
-    auto env1 = [](const char* n) {
-      const char* e = std::getenv(n);
-      return e && e[0] == '1';
-    };
     static const bool ostage = !env1("KBLA_TS_NO_OSTAGE"), estage = !env1("KBLA_TS_NO_ESTAGE"),
                       estage8 = env1("KBLA_TS_ESTAGE8"), small_on = !env1("KBLA_TS_NO_DMMA_SMALL");
     constexpr bool small = W <= 24;  // the classes W 16, 24 (D 9-23)
