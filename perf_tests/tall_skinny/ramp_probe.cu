@@ -23,6 +23,7 @@
 
 #include "tall_skinny_dispatch.cuh"
 #include "../common/kbla_cuda_check.hpp"
+#include "../common/kbla_event_median.hpp"
 
 using namespace kbla::cuda;
 using namespace kbla::cuda::detail;
@@ -40,21 +41,9 @@ __global__ void read_kernel(const double2* x, const double2* y, std::int64_t n2,
   if (s == 1.2345) sink[blockIdx.x] = s;  // practically never: no store traffic
 }
 
-static cudaEvent_t e0, e1;
-
 template <class F>
 double median_ms(F&& f) {
-  for (int i = 0; i < 3; ++i) f();
-  std::vector<float> t(31);
-  for (auto& x : t) {
-    CK(cudaEventRecord(e0));
-    f();
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaEventElapsedTime(&x, e0, e1));
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return median_event_ms(f, 3, 31);
 }
 
 std::vector<int> parse_list(const char* s) {
@@ -139,8 +128,6 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&sink, 1 << 20));
   CK(cudaMemset(A, 0x3f, maxn * 8));
   CK(cudaMemset(B, 0x3f, maxn * 8));
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
   if (sweep) {
     route_sweep(A, B, C);
     return 0;

@@ -20,6 +20,7 @@
 
 #include "kbla_cuda_tall_skinny.hpp"
 #include "../common/kbla_cuda_check.hpp"
+#include "../common/kbla_event_median.hpp"
 
 using kbla::cuda::Layout;
 
@@ -57,23 +58,7 @@ float run(const Case& c, std::int64_t K, void* bufA, void* bufB, void* bufC, cud
     else  // C (M x N) = A^H B
       CK(kbla::cuda::tsmttsm<T>(s, K, c.M, c.N, T(1), A, ld(K, c.M), L, B, ld(K, c.N), L, T(0), C, ld(c.M, c.N), L));
   };
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  call();
-  call();
-  std::vector<float> t(reps);
-  for (auto& x : t) {
-    CK(cudaEventRecord(e0, s));
-    call();
-    CK(cudaEventRecord(e1, s));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaEventElapsedTime(&x, e0, e1));
-  }
-  CK(cudaEventDestroy(e0));
-  CK(cudaEventDestroy(e1));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return median_event_ms(call, 2, reps, s);
 }
 
 int main(int argc, char** argv) {

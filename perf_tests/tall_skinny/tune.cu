@@ -9,6 +9,7 @@
 
 #include "tall_skinny_dispatch.cuh"
 #include "../common/kbla_cuda_check.hpp"
+#include "../common/kbla_event_median.hpp"
 
 using namespace kbla::cuda;
 using namespace kbla::cuda::detail;
@@ -17,22 +18,10 @@ using namespace kbla::cuda::detail;
 static double *gA, *gB, *gC;
 // the sweep times square shapes, which never take the narrow tables
 const auto no_narrow = [](const auto&, int, cudaStream_t) -> cudaError_t { return cudaErrorNotSupported; };
-static cudaEvent_t e0, e1;
-
+// median of 7 after 2 warm-ups
 template <class F>
 double med(F&& f) {
-  f();
-  f();
-  std::vector<float> t(7);
-  for (auto& x : t) {
-    CK(cudaEventRecord(e0));
-    f();
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaEventElapsedTime(&x, e0, e1));
-  }
-  std::sort(t.begin(), t.end());
-  return t[3];
+  return median_event_ms(f, 2, 7);
 }
 
 template <int TM, int TN, int PM, int PN>
@@ -99,8 +88,6 @@ int main() {
   CK(cudaMemset(gA, 0x3f, std::size_t(1) << 32));  // 0x3f3f.. = 1.7e-4-ish doubles, finite and not zero
   CK(cudaMemset(gB, 0x3f, std::size_t(1) << 32));
   CK(cudaMemset(gC, 0x3f, 1 << 20));
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
   for (int lay = 0; lay < 2; ++lay) {
     // run 1 (SIMT candidates) is recorded in NOTES.md; run 2 sweeps the DMMA tiles
     ts<8, 8, 1, 1>(8, lay); ts<8, 8, 2, 2>(16, lay);
