@@ -368,6 +368,20 @@ void suite(bool quick) {
     test_tsmm<T>(quick ? 514 : 4100, w, w, C, R, C, 0, al, be, true);
     test_tsmm<T>(quick ? 515 : 4099, w, w, R, C, R, 2 - w % 2, al, be, true);
   }
+  // odd leading dimensions (odd K or padded ld) and M != N through the tensor-core TSMM classes: complex data
+  // at 16 (mod 32) bytes takes the shifted 16-byte copies, real column-major with odd ld the SIMT kernel
+  if (!quick) {
+    const int tshapes[][2] = {{24, 57}, {57, 24}, {33, 64}, {64, 33}, {47, 47}, {12, 30}, {20, 33}, {63, 17},
+                              {13, 16}, {49, 55}};
+    for (auto& s : tshapes)
+      for (std::int64_t K : {1, 15, 1001, 4097})
+        for (int pad : {0, 1, 2}) {
+          test_tsmm<T>(K, s[0], s[1], C, C, C, pad, al, pad == 1 ? zero : be);
+          test_tsmm<T>(K, s[0], s[1], R, R, R, pad, al, pad == 2 ? zero : be);
+          test_tsmm<T>(K, s[0], s[1], C, R, C, pad, al, be);
+          if (s[0] == s[1]) test_tsmm<T>(K, s[0], s[1], C, C, C, pad, al, be, true);
+        }
+  }
   // deterministic mode (bitwise equal across two runs)
   for (int w : {1, 4, 16, 64}) {
     if (quick && w > 16) continue;
