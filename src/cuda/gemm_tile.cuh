@@ -157,7 +157,7 @@ struct Batch {
   Product<T> z[kMaxProducts];
 };
 
-template <class T, Shape S, int L, bool KContig, bool Sum>
+template <class T, Shape S, int L, bool KContig, bool Sum, bool Fused>
 struct TileLoader {
   // L = BM (operand A) or BN (operand B). KContig: storage is contiguous along k (A transposed, B not).
   using D = Derived<T, S>;
@@ -172,8 +172,10 @@ struct TileLoader {
 
   static constexpr int SPI = D::THREADS / VPR;  // storage columns between a thread's consecutive V-runs
   // The interior fast path costs two 64-bit pointers per matrix; FP32 classic Strassen sums run at the 128-register
-  // cap of 2 blocks / SM and spilled 24-44 bytes with it (nvcc 13), so they keep the checked path only.
-  static constexpr bool FAST = !(Sum && std::is_same<T, float>::value && S == Shape::classic);
+  // cap of 2 blocks / SM and spilled 24-44 bytes with it (nvcc 13), so they keep the checked path only. Fused:
+  // the tile has a Strassen sum on either side; the plain GEMM keeps the checked path, which nvcc schedules
+  // better there (H100, simt_gemm t_cuBLAS / t with the fast path 0.852-0.881 against 0.874-0.896 without).
+  static constexpr bool FAST = Fused && !(Sum && std::is_same<T, float>::value && S == Shape::classic);
   static_assert(SPI * VPR == D::THREADS, "a thread's V-runs share their contiguous offset");
 
   T x[NV][V];
@@ -453,10 +455,12 @@ __device__ __forceinline__ void tile_body(const Batch<T>& bp, const Product<T>& 
   const int m0 = tm * C::BM, n0 = tn * C::BN;
   const ThreadTile<T, S> th(tid);
 
-  TileLoader<T, S, C::BM, TA, SumA> la;
-  TileLoader<T, S, C::BN, !TB, SumB> lb;
-  la.begin(pr.a, m0, tid);
-  lb.begin(pr.b, n0, tid);
+  TileLoader<T, S, C::BM, TA, SumA, SumA || SumB> la;
+  TileLoader<T, S, C::BN, !TB, SumB, SumA || SumB> lb;
+  if (SumA || SumB) {  // the interior fast path (Strassen tiles only)
+    la.begin(pr.a, m0, tid);
+    lb.begin(pr.b, n0, tid);
+  }
 
   T acc[TM][TN];
 #pragma unroll
@@ -508,8 +512,8 @@ __device__ __forceinline__ void tile_body_async(const Batch<T>& bp, const Produc
   const int m0 = tm * C::BM, n0 = tn * C::BN;
   const ThreadTile<T, S> th(tid);
 
-  TileLoader<T, S, C::BM, TA, SumA> la;  // register path (used only when SumA)
-  TileLoader<T, S, C::BN, !TB, SumB> lb;
+  TileLoader<T, S, C::BM, TA, SumA, SumA || SumB> la;  // register path (used only when SumA)
+  TileLoader<T, S, C::BN, !TB, SumB, SumA || SumB> lb;
   if (SumA) la.begin(pr.a, m0, tid);
   if (SumB) lb.begin(pr.b, n0, tid);
   using AA = AsyncLoader<T, S, C::BM, TA>;
