@@ -39,13 +39,22 @@ cudaError_t cublas_handle_for_stream(cudaStream_t stream, cublasHandle_t* out) {
       return cudaSuccess;
     }
   cublasHandle_t h = nullptr;
+  const cudaError_t ce = cublas_create_bound_handle(stream, &h);
+  if (ce != cudaSuccess) return ce;
+  c.entries.push_back(Entry{dev, stream, tid, h});
+  *out = h;
+  return cudaSuccess;
+}
+
+cudaError_t cublas_create_bound_handle(cudaStream_t stream, cublasHandle_t* out) {
+  *out = nullptr;
+  cublasHandle_t h = nullptr;
   if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return cudaErrorUnknown;
   if (cublasSetMathMode(h, CUBLAS_DEFAULT_MATH) != CUBLAS_STATUS_SUCCESS ||
       cublasSetStream(h, stream) != CUBLAS_STATUS_SUCCESS) {
     cublasDestroy(h);
     return cudaErrorUnknown;
   }
-  c.entries.push_back(Entry{dev, stream, tid, h});
   *out = h;
   return cudaSuccess;
 }

@@ -15,6 +15,10 @@ namespace cuda {
 // The handle for `stream` on the current device (created on first use).
 cudaError_t cublas_handle_for_stream(cudaStream_t stream, cublasHandle_t* out);
 
+// A new handle, not cached, bound to `stream` with the math mode pinned as above (the Strassen helper streams
+// own theirs); on failure nothing is left allocated and *out is null.
+cudaError_t cublas_create_bound_handle(cudaStream_t stream, cublasHandle_t* out);
+
 // Destroys every cached handle (synchronizes nothing: call it when no library work is in flight).
 cudaError_t cublas_release_stream_handles();
 

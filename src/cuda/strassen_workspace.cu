@@ -130,12 +130,7 @@ cudaError_t leaf_lanes(cudaStream_t caller, int want, const LeafLanes** out) {
     cublasHandle_t h = nullptr;
     e = cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, prio);
     if (e == cudaSuccess) e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
-    if (e == cudaSuccess) {
-      if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS ||
-          cublasSetMathMode(h, CUBLAS_DEFAULT_MATH) != CUBLAS_STATUS_SUCCESS ||
-          cublasSetStream(h, s) != CUBLAS_STATUS_SUCCESS)
-        e = cudaErrorUnknown;
-    }
+    if (e == cudaSuccess) e = cublas_create_bound_handle(s, &h);
     if (e != cudaSuccess) {  // undo the partial helper; the entry keeps its complete ones
       if (h) cublasDestroy(h);
       if (ev) cudaEventDestroy(ev);
