@@ -7,6 +7,8 @@
 #               spectrum (issue 3's target) -> $OUT/eigen.json (eigen-rerun.json when it exists already)
 #     raw       the Strassen raw tests (CPU long-double reference)
 #     sanitize  compute-sanitizer memcheck on both Strassen raw tests, racecheck on the tile kernels (--quick)
+#     ts_sanitize  compute-sanitizer memcheck and racecheck on the tall & skinny raw test's --tiny set (every
+#               kernel family: SIMT, tensor cores, row kernels, in place, deterministic, tiled, cuBLAS routes)
 #     strassen  the Strassen benchmark (STRASSEN_ARGS, default --quick --max-seconds 90) -> $OUT/strassen.json
 #     tall_skinny  issue 4's tall & skinny benchmark kbla_bench_tall_skinny (TS_ARGS, default: the full run,
 #               --max-seconds 290; limit TS_LIMIT, default 340 s) -> $OUT/tall_skinny.json, then plot.py ->
@@ -55,6 +57,11 @@ for what in "$@"; do
       # racecheck looks for shared-memory hazards: the tile kernels (cuBLAS inside the other test is slow under it)
       run_step racecheck-strassen_kernels "${SANITIZE_LIMIT:-45}" "$SAN" --tool racecheck --error-exitcode 9 \
           "$RAW/kbla_strassen_kernels_raw_tests" --quick ;;
+    ts_sanitize)
+      for tool in memcheck racecheck; do
+        run_step "$tool-tall_skinny" "${SANITIZE_LIMIT_TS:-150}" "$SAN" --tool "$tool" --error-exitcode 9 \
+            "$RAW/kbla_cuda_raw_tests" --tiny
+      done ;;
     strassen)
       # shellcheck disable=SC2086  # STRASSEN_ARGS is a list of flags
       run_step strassen "${STRASSEN_LIMIT:-130}" "$BUILD_DIR/perf_tests/strassen/kbla_bench_strassen" \
