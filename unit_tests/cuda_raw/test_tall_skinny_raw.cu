@@ -382,6 +382,31 @@ void suite(bool quick) {
           if (s[0] == s[1]) test_tsmm<T>(K, s[0], s[1], C, C, C, pad, al, be, true);
         }
   }
+  // column-major with lda = 2 (mod 4) through the tensor-core TSMM classes (real: odd columns at 16 (mod 32)
+  // bytes, shifted copies), square and M != N, beta = 0 (NaN B) and != 0, in place, partial last chunks
+  if (!quick) {
+    const int cshapes[][2] = {{26, 26}, {32, 32}, {29, 40}, {43, 43}, {48, 48}, {48, 33},
+                              {50, 50}, {61, 59}, {64, 64}, {57, 64}};
+    for (auto& s : cshapes)
+      for (std::int64_t K : {2, 30, 1002, 4098, 40002}) {
+        test_tsmm<T>(K, s[0], s[1], C, C, C, 0, al, zero);
+        test_tsmm<T>(K, s[0], s[1], C, R, C, 0, al, be);
+        if (s[0] == s[1]) test_tsmm<T>(K, s[0], s[1], C, C, C, 0, al, be, true);
+      }
+  }
+  // row-major widths up to 6 (real: one thread per row; dense B staged per warp of 32 rows): K around multiples
+  // of 32 and past one grid pass, M != N, padded B (per-row stores), in place
+  {
+    const int rshapes[][2] = {{3, 3}, {4, 4}, {5, 5}, {6, 6}, {3, 6}, {6, 4}, {5, 2}, {2, 5}, {4, 1}};
+    for (auto& s : rshapes)
+      for (std::int64_t K : {31, 32, 33, 64, 97, 8191, 262147}) {
+        if (quick && K > 8191) continue;
+        test_tsmm<T>(K, s[0], s[1], R, R, R, 0, al, zero);
+        test_tsmm<T>(K, s[0], s[1], R, R, R, 0, al, be);
+        test_tsmm<T>(K, s[0], s[1], R, R, R, 1, al, be);
+        if (s[0] == s[1]) test_tsmm<T>(K, s[0], s[1], R, R, R, 0, al, be, true);
+      }
+  }
   // deterministic mode (bitwise equal across two runs)
   for (int w : {1, 4, 16, 64}) {
     if (quick && w > 16) continue;
