@@ -1,4 +1,5 @@
-// TSMM for narrow row-major real operands (M, N <= 6): B = alpha * A * C + beta * B, one thread per row.
+// TSMM for narrow row-major real operands (M, N <= 6): B = alpha * A * C + beta * B, one thread per row
+// (output rows of width >= 3 staged per warp into 16-byte runs, see STAGED below).
 //
 // A row of A is at most 48 bytes, so a thread loads its whole row with 16-byte loads, multiplies it by alpha*C
 // held in registers and writes its output row: consecutive threads touch consecutive rows, so each warp's
@@ -56,27 +57,45 @@ __device__ __forceinline__ void store_row(S* p, int n, const S (&v)[W]) {
   }
 }
 
-template <class S, int W, int U, bool PAIRS>
+// STAGED (W >= 3, M <= N, B dense: ldb == N, 16-byte aligned): a thread's row of B is 8 N bytes, so each store
+// instruction of the warp writes 32 partial sectors (the TSMM DMMA kernel measured that pattern at 2.2 sectors per
+// L2 write request, DRAM 58 %, against 4 and 83 % for 16-byte runs). Here the warp's 32 consecutive output rows
+// (one contiguous run of 32 N doubles, 16-byte aligned: the run starts at a multiple of 32 rows) go through a
+// per-warp shared buffer and out as 16-byte stores by consecutive lanes. A partial last group of 32 rows keeps the
+// per-row stores. In place stays safe: every lane of the warp has read its row before the buffer is written.
+template <class S, int W, int U, bool PAIRS, bool STAGED>
 __global__ void __launch_bounds__(256, 2) tsmm_rows_kernel(const TsmmArgs<S, false> p) {
+  constexpr int WARPS = 256 / 32;
+  __shared__ __align__(16) S stage[STAGED ? WARPS * 32 * W : 1];
   const int M = p.M, N = p.N;
+  const int lane = threadIdx.x % 32;
+  S* ws = stage + (STAGED ? (threadIdx.x / 32) * 32 * W : 0);
   S c[W][W];  // alpha * C, zero outside M x N
 #pragma unroll
   for (int i = 0; i < W; ++i)
 #pragma unroll
     for (int j = 0; j < W; ++j)
       c[i][j] = (i < M && j < N) ? p.alpha.re * (p.crow ? p.C[i * p.ldc + j] : p.C[i + j * p.ldc]) : S(0);
-  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
-  for (std::int64_t r0 = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; r0 < p.K; r0 += U * stride) {
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;  // a multiple of 32
+  // STAGED keeps the whole warp in the loop while its group of 32 rows has any row (for the __syncwarp below)
+  for (std::int64_t r0 = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; (STAGED ? r0 - lane : r0) < p.K;
+       r0 += U * stride) {
     S a[U][W];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const std::int64_t r = r0 + u * stride;
-      if (r < p.K) load_row<S, W, PAIRS>(p.A + r * p.ask, M, a[u]);
+      if (r < p.K) {
+        load_row<S, W, PAIRS>(p.A + r * p.ask, M, a[u]);
+      } else if (STAGED) {  // a lane past K in a group that has rows: computes on zeros, stores nothing
+#pragma unroll
+        for (int i = 0; i < W; ++i) a[u][i] = S(0);
+      }
     }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const std::int64_t r = r0 + u * stride;
-      if (r >= p.K) continue;
+      const std::int64_t rb = r - lane;  // the warp's first row: warp-uniform
+      if ((STAGED ? rb : r) >= p.K) continue;
       S out[W];
 #pragma unroll
       for (int j = 0; j < W; ++j) {
@@ -86,13 +105,25 @@ __global__ void __launch_bounds__(256, 2) tsmm_rows_kernel(const TsmmArgs<S, fal
         out[j] = s;
       }
       S* row = p.B + r * p.bsk;
-      if (!p.beta_zero) {  // beta == 0 never reads B (NaN there must not spread)
+      if (!p.beta_zero && (!STAGED || r < p.K)) {  // beta == 0 never reads B (NaN there must not spread)
         S old[W];
         load_row<S, W, PAIRS>(row, N, old);
 #pragma unroll
         for (int j = 0; j < W; ++j) out[j] = fma(p.beta.re, old[j], out[j]);
       }
-      store_row<S, W, PAIRS>(row, N, out);
+      if (STAGED && rb + 32 <= p.K) {
+#pragma unroll
+        for (int j = 0; j < W; ++j)
+          if (j < N) ws[lane * N + j] = out[j];
+        __syncwarp();
+        using V = typename Pair<S>::type;
+        const V* src = reinterpret_cast<const V*>(ws);
+        V* dst = reinterpret_cast<V*>(p.B + rb * N);
+        for (int e = lane; e < 16 * N; e += 32) dst[e] = src[e];
+        __syncwarp();  // the next group reuses the buffer
+      } else if (!STAGED || r < p.K) {
+        store_row<S, W, PAIRS>(row, N, out);
+      }
     }
   }
 }
@@ -104,12 +135,21 @@ cudaError_t launch_tsmm_rows(const TsmmArgs<S, false>& a, cudaStream_t stream) {
   if (a.asm_ != 1 || a.bsn != 1 || a.M > W || a.N > W) return cudaErrorNotSupported;
   auto al = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % (2 * sizeof(S)) == 0; };
   const bool pairs = al(a.A) && al(a.B) && a.ask % 2 == 0 && a.bsk % 2 == 0;
-  auto kern = pairs ? tsmm_rows_kernel<S, W, U, true> : tsmm_rows_kernel<S, W, U, false>;
-  static int occ[kMaxDevices][2] = {};
+  // Widths 1 and 2 write whole sectors per warp store already (94 % of the roofline in run 22): not staged.
+  // H100, routes off, ts_cases K = 2^26/w, GB/s per-row -> staged stores: 3x3 2600-2623 -> 2730-2794, 4x4
+  // 2403-2423 -> 2710-2749, 5x5 1683-1763 -> 2694-2729, 6x6 2108-2121 -> 2714-2750, 3x6 954-958 -> 2646-2681;
+  // at K = 2^20/w +11-95 %. M > N keeps the per-row stores: 6x4 2785-2786 -> 2692-2723 staged at K = 2^26/6
+  // (at 2^20/6 and 2^22/6 staged measured +7-18 %, noisier; not taken: the large K was at the target).
+  constexpr bool SW = W >= 3;
+  const bool staged = SW && a.M <= a.N && a.bsk == a.N && reinterpret_cast<std::uintptr_t>(a.B) % 16 == 0;
+  auto kern = pairs ? (staged ? tsmm_rows_kernel<S, W, U, true, SW> : tsmm_rows_kernel<S, W, U, true, false>)
+                    : (staged ? tsmm_rows_kernel<S, W, U, false, SW> : tsmm_rows_kernel<S, W, U, false, false>);
+  static int occ[kMaxDevices][4] = {};
   const int dev = current_device();
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
-  if (occ[dev][pairs] == 0) occ[dev][pairs] = blocks_per_sm(kern, BT, 0);
-  std::int64_t gx = std::int64_t(sm_count()) * occ[dev][pairs];
+  const int v = 2 * staged + pairs;
+  if (occ[dev][v] == 0) occ[dev][v] = blocks_per_sm(kern, BT, 0);
+  std::int64_t gx = std::int64_t(sm_count()) * occ[dev][v];
   const std::int64_t need = (a.K + BT - 1) / BT;
   if (gx > need) gx = need;
   if (gx < 1) gx = 1;
