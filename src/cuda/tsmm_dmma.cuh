@@ -69,7 +69,8 @@ struct TsmmDmmaArgs {
 // W real-view class width (multiple of 8 NT), NT 8-column mma tiles per warp, WR warp rows, R rows per chunk
 // (multiple of 16 WR), ST stages; KM: staging, 0 [k][j] (row-major), 1 [m][k] (real column-major), 2 [m][k][re,im]
 // (complex column-major: W/2 complex columns, each a run of R 16-byte elements), 3 the same with odd columns
-// shifted by one row (VEC 7): one more slot per column and a row stride of 6 (mod 16) doubles.
+// shifted by one row (VEC 7): one more slot per column and a row stride of 6 (mod 16) doubles; 4 the [m][k] of 1
+// with odd columns shifted by one row pair (real VEC 7), row stride 6 (mod 16) doubles.
 template <int W, int NT, int WR, int R, int ST, int KM>
 struct TsmmDmmaShape {
   static constexpr int KT = W / 8;         // k-steps
@@ -78,8 +79,9 @@ struct TsmmDmmaShape {
   static constexpr int RT = R / (16 * WR);  // 16-row tiles per warp and chunk
   static constexpr int pad4(int x) { return x + ((4 - x % 16) + 16) % 16; }  // 4 (mod 16) doubles
   static constexpr int pad6(int x) { return x + ((6 - x % 16) + 16) % 16; }  // 6 (mod 16) doubles
-  static constexpr int LD = KM == 1 ? pad4(R) : KM == 2 ? pad4(2 * R) : KM == 3 ? pad6(2 * R + 2) : pad4(W);
-  static constexpr int SS = KM == 1 ? W * LD : KM >= 2 ? W / 2 * LD : R * LD;  // doubles per stage
+  static constexpr int LD = KM == 1 ? pad4(R) : KM == 2 ? pad4(2 * R) : KM == 3 ? pad6(2 * R + 2)
+                           : KM == 4 ? pad6(R + 2) : pad4(W);
+  static constexpr int SS = KM == 1 || KM == 4 ? W * LD : KM >= 2 ? W / 2 * LD : R * LD;  // doubles per stage
   static constexpr std::size_t smem = std::size_t(ST) * SS * sizeof(double);
 };
 
@@ -110,7 +112,7 @@ __device__ __forceinline__ double2 lds2(const double* s) { return *reinterpret_c
 // the staging KM of TsmmDmmaShape for a kernel variant
 template <bool ZV, int LAY, int VEC>
 struct TsmmStaging {
-  static constexpr int value = LAY == 1 ? (ZV ? (VEC == 7 ? 3 : 2) : 1) : 0;
+  static constexpr int value = LAY == 1 ? (ZV ? (VEC == 7 ? 3 : 2) : (VEC == 7 ? 4 : 1)) : 0;
 };
 
 // LAY 0: A and B row-major, 1: both column-major.
@@ -127,6 +129,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   // stage after every warp has read the stage's A fragments
   constexpr int TUE = STG ? RT : TU;
   static_assert(!ZV || VEC == 2 || VEC == 7, "complex elements are 16-byte aligned");
+  static_assert(ZV || VEC != 7 || LAY == 1, "real VEC 7: column-major");
   // VEC 7 (complex, odd lda, A 32-byte aligned): every other row (row-major) or column (column-major) of A starts
   // at 16 (mod 32) bytes. Those rows / columns are copied one element early (from a sector boundary; the copy
   // that would fall before the run takes its last element instead) and stored one element (SH = 1) later in
@@ -165,10 +168,13 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
     const std::int64_t k0 = chunk * R;
     if constexpr (FLAT) {  // dense odd-width row-major D: the chunk is one run of R * Mr doubles
       dmma_load_flat<R, BT>(s, p.A, k0, K, Mr, tid);
-    } else if constexpr (KMAJ && VEC == 2) {  // [m][k], 16-byte copies of row pairs, k fastest
+    } else if constexpr (KMAJ && (VEC == 2 || VEC == 7)) {  // [m][k], 16-byte copies of row pairs, k fastest
       constexpr int PK = R / 2, TPC = BT / PK;
-      static_assert(BT % PK == 0 && W % TPC == 0, "copy mapping");
-      const int kp = tid % PK, mc = tid / PK;
+      static_assert(BT % PK == 0 && W % TPC == 0 && (SHV == 0 || TPC % 2 == 0), "copy mapping");
+      // VEC 7 (lda = 2 mod 4): odd columns start at 16 (mod 32) bytes: pair kp - 1 into slot kp, the last pair
+      // into slot PK (the one that would fall before the run), as the complex VEC 7
+      const int mc = tid / PK, sh = SHV & mc;
+      const int kp = sh ? (tid % PK == 0 ? PK - 1 : tid % PK - 1) : tid % PK;
       const std::int64_t k = k0 + 2 * kp;
       const int rbytes = k + 1 < K ? 16 : (k < K ? 8 : 0);
       const double* src = p.A + k + std::int64_t(mc) * p.acs;
@@ -178,7 +184,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
         const int m = mc + l * TPC;
         if (m < Mr8) {
           const int bytes = m < Mr ? rbytes : 0;
-          cp_async_pair(s + m * LD + 2 * kp, bytes ? src : p.A, bytes);
+          cp_async_pair(s + m * LD + 2 * (kp + sh), bytes ? src : p.A, bytes);
         }
         src += step;
       }
@@ -260,7 +266,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   auto store_pair = [&](double* d, double v0, double v1, bool two) {
     const bool bz = p.beta_zero;
     const double br = p.be_re;
-    if (VEC == 2 && two) {
+    if ((VEC == 2 || VEC == 7) && two) {  // VEC 7 (real: column-major, ldb even): 16-byte aligned as VEC 2
       if (!bz) {
         const double2 o = *reinterpret_cast<const double2*>(d);
         v0 += br * o.x;
@@ -384,9 +390,9 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
               a[u][2] = x.y;
               a[u][1] = y.x;
               a[u][3] = y.y;
-            } else if constexpr (KMAJ) {
-              const double2 x = lds2(s + (8 * ks + t) * LD + rb + 2 * g);      // (a0, a1)
-              const double2 y = lds2(s + (8 * ks + t + 4) * LD + rb + 2 * g);  // (a2, a3)
+            } else if constexpr (KMAJ) {  // VEC 7: column 8 ks + t (+ 4) shifted by 2 (t & 1), LD = 6 (mod 16)
+              const double2 x = lds2(s + (8 * ks + t) * LD + rb + 2 * g + 2 * (SHV & t));      // (a0, a1)
+              const double2 y = lds2(s + (8 * ks + t + 4) * LD + rb + 2 * g + 2 * (SHV & t));  // (a2, a3)
               a[u][0] = x.x;
               a[u][1] = x.y;
               a[u][2] = y.x;
@@ -596,6 +602,18 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
       else return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 3>(d, stream);
     }
     if (!v2) return cudaErrorNotSupported;
+    // Column-major with lda = 2 (mod 4) and A 32-byte aligned: the odd columns start at 16 (mod 32) bytes; VEC 7
+    // copies them from a sector boundary (run 18, K = 2^29/w: D C at K = 0 mod 4 79-92 % of the roofline, at
+    // K = 2 mod 4 61-72 %). KBLA_TS_NO_ZSHIFT=1: VEC 2. H100, routes off, ts_cases K = 2^29/w or 2^28/w (K = 2
+    // mod 4), GB/s VEC 2 -> VEC 7: 40 1878-1882 -> 1947-1991, 43 1849-1870 -> 1887-1892, 46 1856-1861 ->
+    // 1898-1901, 48 1870-1874 -> 1913-1928, 38 +1.8 %, 49-61 within 1 %; class W 32 mixed (29 +2 %, 24 -0.9 %):
+    // VEC 2 there. Still ~62-66 % of the roofline: ncu D C 48 (K = 2796202) L2 read sectors 1.49x the data with
+    // either copy (49.98 M; D C 64 at K = 0 mod 4: 1.00x), write requests 1.81x, DRAM reads +8 %.
+    if constexpr (W >= 48) {
+      static const bool sh7 = !env1("KBLA_TS_NO_ZSHIFT");
+      if (!row && sh7 && lda % 4 == 2 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0)
+        return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 7>(d, stream);
+    }
     // H100, routes off, K = 2^29/w, GB/s SIMT -> VEC 5: 10 2240->2480, 12 2297->2698, but 14 2700->2572,
     // 16 2805->2795, 18 2642->2642, 20 2785->2755, 22 2628->2628: in the classes W 16, 24 only even widths up
     // to 12 take VEC 5 (the rest the SIMT kernel); multiples of 8 staged (KBLA_TS_ESTAGE8=1) measured within
