@@ -398,6 +398,14 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
 #define KBLA_TS_PRE_NONE
 #define KBLA_TS_PRE_DMMA(TABLE) \
   if (!a.deterministic && dmma_enabled()) { TABLE(KBLA_TS_X_DMMA) }
+// complex: the three-product rows (G3TABLE) first, then the real-view rows
+#define KBLA_TS_X_DMMA_G3(WMIN, WMAX, BM, BN, FM, FN, KC, ST)                                 \
+  if (w >= WMIN && w <= WMAX) {                                                            \
+    const cudaError_t e_ = launch_tsmttsm_dmma<CP_, BM, BN, FM, FN, KC, ST, true>(a, st);    \
+    if (e_ != cudaErrorNotSupported) return e_;                                               \
+  }
+#define KBLA_TS_PRE_DMMA_G3(G3TABLE, TABLE) \
+  if (!a.deterministic && dmma_enabled()) { G3TABLE(KBLA_TS_X_DMMA_G3) TABLE(KBLA_TS_X_DMMA) }
 
 // Narrow-shape rows (tall_skinny_params.hpp)
 #define KBLA_TSN_X_RR(NMAX, MMAX, TM, TN, PM, PN) \

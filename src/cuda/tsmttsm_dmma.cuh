@@ -56,9 +56,10 @@ __device__ __forceinline__ void dmma16(double (&c01)[2], double (&c23)[2], doubl
 #endif
 }
 
-template <int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ, int VEC = 2>
+// G3: complex only, three real products (below); FM / FN then count 8-row fragments of complex rows / columns
+template <int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ, int VEC = 2, bool G3 = false>
 struct DmmaShape {
-  static constexpr int WM = BM / (8 * FM), WN = BN / (8 * FN);
+  static constexpr int WM = BM / (8 * FM * (G3 ? 2 : 1)), WN = BN / (8 * FN * (G3 ? 2 : 1));
   static constexpr int NW = WM * WN, BT = 32 * NW;
   static constexpr int pad4(int x) { return x + ((4 - x % 16) + 16) % 16; }  // stride = 4 (mod 16) doubles
   static constexpr int pad8(int x) { return x + ((8 - x % 16) + 16) % 16; }  // stride = 8 (mod 16) doubles
@@ -259,6 +260,53 @@ struct OddColLoader {
   }
 };
 
+// KMAJ VEC = 2 fast path (column-major real operand, even leading dimension ld, 16-byte aligned base): the generic
+// KMAJ loop above spends ~15-20 instructions per 16-byte copy (index division by KC / 2, two 64-bit bound checks,
+// the 8-byte fallback); ncu (H100, D C 56, K = 1198372): 130 issued instructions per row for 4 DMMA, 43 % issue
+// slots busy at 2 warps per scheduler, DRAM 72 %. As OddColLoader without the parity shift: each thread owns pair
+// slot u (elements 2u, 2u + 1 of the chunk) of rows r0, r0 + R, ...; its first pointer is set once, a chunk adds k0,
+// a further row R ld; only the matrix's last chunk checks bounds. Rows past the matrix are zeroed once by the kernel.
+// ncu D C 56 after: 156 M -> 43 M instructions, 443 -> 429 us, DRAM 72 -> 77 % (now latency-bound: long scoreboard
+// and wait stalls at 8 warps per SM); ts_cases even K: D C 16 / 17 / 24 / 64 +2 / +3 / +2 / +1 %, 32-56 within 1 %.
+template <int BJ, int KC, int BT, int LD>
+struct EvenColLoader {
+  static constexpr int H = KC / 2, R = BT / H, NI = (BJ + R - 1) / R;
+  static constexpr bool ok = KC % 2 == 0 && BT % H == 0 && LD >= KC;
+  const double* src;  // base + (j0 + r0) ld + 2u
+  std::int64_t step;  // R ld
+  int nit;            // copies of this thread (rows r0 + i R < nr)
+  int soff;           // r0 LD + 2u
+  __device__ __forceinline__ void init(const double* base, int j0, int Jr, std::int64_t ld, int tid) {
+    const int nr = min(BJ, Jr - j0);
+    const int u = tid % H, r0 = tid / H;
+    nit = r0 < nr ? (nr - r0 + R - 1) / R : 0;
+    src = base + std::int64_t(j0 + r0) * ld + 2 * u;
+    step = std::int64_t(R) * ld;
+    soff = r0 * LD + 2 * u;
+  }
+  // rows k0 .. k0 + KC - 1; rows k >= K zero-filled; base: any valid address (not read) for zero-byte copies
+  __device__ __forceinline__ void load(double* s, std::int64_t k0, std::int64_t K, const double* base) const {
+    const double* q = src + k0;
+    double* d = s + soff;
+    if (k0 + KC <= K) {
+#pragma unroll
+      for (int i = 0; i < NI; ++i) {
+        if (i < nit) cp_async16(d + i * R * LD, q, 16);
+        q += step;
+      }
+    } else {
+      const int kk = soff % LD;  // 2u
+      const int rem = int(K - k0);
+      const int bytes = kk + 1 < rem ? 16 : (kk < rem ? 8 : 0);
+#pragma unroll
+      for (int i = 0; i < NI; ++i) {
+        if (i < nit) cp_async_pair(d + i * R * LD, bytes ? q : base, bytes);
+        q += step;
+      }
+    }
+  }
+};
+
 // VEC = 8: a dense row-major complex operand (row stride == real width J, J even) one tile wide (j0 == 0). A
 // chunk of KC rows is one contiguous run of KC*J doubles; it is copied with 16-byte cp.async into the padded
 // [k][j] rows of VEC 2 (row stride LD), so the fragment reads stay VEC 2's. VEC 2 spent ~20 instructions and
@@ -333,10 +381,10 @@ __device__ __forceinline__ void dmma_load_flat(double* s, const double* base, st
   }
 }
 
-template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ, int VEC>
-__global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1)
+template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ, int VEC, bool G3>
+__global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G3>::BT, 1)
     tsmttsm_dmma_kernel(const DmmaArgs p) {
-  using Sh = DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC>;
+  using Sh = DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G3>;
   constexpr int BT = Sh::BT, LDA = Sh::LDA, LDB = Sh::LDB;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   double* As = reinterpret_cast<double*>(smem_raw);  // [ST][SA]
@@ -356,10 +404,18 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1
   static_assert(!FLAT || (!KMAJ && KC % (4 * TS) == 0), "flat staging: [k][j], k groups of 4 TS");
   static_assert(VEC != 7 || (ZV && !KMAJ && BM % 2 == 0 && BN % 2 == 0), "complex column rows: complex only");
   static_assert(VEC != 8 || !KMAJ, "dense row loader: [k][j] staging");
+  static_assert(!G3 || (ZV && !KMAJ && (VEC == 2 || VEC == 7 || VEC == 8) && FM % 2 == 0),
+                "three-product complex: (re, im) pairs adjacent in shared memory, m16 fragment pairs");
   // column-major real, odd leading dimension (VEC = 3, KMAJ; real view: rs = 1, c1 = ld, c2 = 2 ld)
   using OLA = OddColLoader<BM, KC, BT, LDA>;
   using OLB = OddColLoader<BN, KC, BT, LDB>;
   constexpr bool ODDCOL = KMAJ && VEC == 3 && OLA::ok && OLB::ok;
+  // column-major real, even leading dimension (VEC = 2, KMAJ; real view: rs = 1, c1 = ld)
+  using ELA = EvenColLoader<BM, KC, BT, LDA>;
+  using ELB = EvenColLoader<BN, KC, BT, LDB>;
+  constexpr bool EVENCOL = !ZV && KMAJ && VEC == 2 && ELA::ok && ELB::ok;
+  ELA ela;
+  ELB elb;
   OLA ola;
   OLB olb;
   // dense one-tile row-major complex (VEC = 8)
@@ -374,9 +430,14 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1
     for (int e = tid; e < ST * KC * LDB; e += BT)
       if (e % LDB >= p.Nr) Bs[e] = 0.0;
   }
-  if constexpr (ODDCOL) {
-    ola.init(p.A, pm0, p.Mr, p.ac1, tid);
-    olb.init(p.B, pn0, p.Nr, p.bc1, tid);
+  if constexpr (ODDCOL || EVENCOL) {
+    if constexpr (ODDCOL) {
+      ola.init(p.A, pm0, p.Mr, p.ac1, tid);
+      olb.init(p.B, pn0, p.Nr, p.bc1, tid);
+    } else {
+      ela.init(p.A, pm0, p.Mr, p.ac1, tid);
+      elb.init(p.B, pn0, p.Nr, p.bc1, tid);
+    }
     // rows past the matrix (never copied by the fast path): zero once, visible after the first barrier
     for (int st = 0; st < ST; ++st) {
       for (int e = max(0, p.Mr - pm0) * LDA + tid; e < BM * LDA; e += BT) As[st * Sh::SA + e] = 0.0;
@@ -394,6 +455,9 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1
     } else if constexpr (ODDCOL) {
       ola.load(As + st * Sh::SA, k0, K, p.A);
       olb.load(Bs + st * Sh::SB, k0, K, p.B);
+    } else if constexpr (EVENCOL) {
+      ela.load(As + st * Sh::SA, k0, K, p.A);
+      elb.load(Bs + st * Sh::SB, k0, K, p.B);
     } else {
       dmma_load<BM, KC, BT, LDA, KMAJ, VEC>(As + st * Sh::SA, p.A, k0, pm0, K, p.Mr, p.ars, p.ac1, p.ac2, p.ajfast,
                                             tid);
@@ -413,11 +477,14 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1
     }
   }
 
-  double acc[FM][FN][2];
+  // G3: acc[0] = sum a_r b_r, acc[1] = sum a_i b_i, acc[2] = sum (a_r + a_i)(b_r - b_i); else acc[0] = P
+  double acc[G3 ? 3 : 1][FM][FN][2];
 #pragma unroll
-  for (int i = 0; i < FM; ++i)
+  for (int q = 0; q < (G3 ? 3 : 1); ++q)
 #pragma unroll
-    for (int j = 0; j < FN; ++j) acc[i][j][0] = acc[i][j][1] = 0.0;
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+      for (int j = 0; j < FN; ++j) acc[q][i][j][0] = acc[q][i][j][1] = 0.0;
 
   // pipeline over this block's chunks: chunk_i = blockIdx.x + i * gridDim.x
   const std::int64_t my = nchunks > blockIdx.x ? (nchunks - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
@@ -456,45 +523,96 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1
     // general lane t of group q reads row TS t + (q mod TS) + 4 TS (q / TS) (TS = 4, 2, 1), each row once per chunk.
     const double* af = As + st * Sh::SA + TS * t * p.Mr + wm * 8 * FM + g;
     const double* bf = Bs + st * Sh::SB + TS * t * p.Nr + wn * 8 * FN + g;
-    // k in steps of 8: fragment pairs (ii, ii + 1) are the upper and lower halves of one m16n8k8 (full rate on
-    // sm_90); an odd last fragment row falls back to two m8n8k4 (half rate).
+    if constexpr (G3) {
+      // Three real products (Gauss): conj(a) b = (a_r b_r + a_i b_i) + i (a_r b_i - a_i b_r), and
+      // (a_r + a_i)(b_r - b_i) = a_r b_r - a_i b_i - (a_r b_i - a_i b_r), so 3 real M x N products give it instead
+      // of the 4 of the 2M x 2N real view: 3/4 of the DMMA work. A lane's (re, im) pair is one 16-byte shared load
+      // (adjacent in both layouts). Complex row mc = wm 8 FM + 8 ii + g of the block: [k][j] staging (VEC 2, 8)
+      // at k LDA + 2 mc, VEC 7 at mc LDA + 2 k. 8 lanes of a 16-byte load (g in 2 values, t 0..3) hit 8 distinct
+      // 16-byte slots: 4 t + 2 g (mod 16, LDA = 4 mod 16) or 8 g + 2 t (LDA = 8 mod 16). Rounding: the imaginary
+      // part is a difference of sums bounded by 2 sum |a| |b| (not by |result|), inside the raw test's normwise
+      // tolerance 4 (K + 8) eps sum |a| |b| (zsweep, K = 10007: worst err / tol 5e-4, as the 4-product kernel).
+      const double* a3 = As + st * Sh::SA +
+                         (VEC == 7 ? (wm * 8 * FM + g) * LDA + 2 * t : t * LDA + 2 * (wm * 8 * FM + g));
+      const double* b3 = Bs + st * Sh::SB +
+                         (VEC == 7 ? (wn * 8 * FN + g) * LDB + 2 * t : t * LDB + 2 * (wn * 8 * FN + g));
 #pragma unroll
-    for (int ks = 0; ks < KC / 8; ++ks) {
-      double a[FM][2], b[FN][2];
+      for (int ks = 0; ks < KC / 8; ++ks) {
+        double ar[FM][2], ai[FM][2], as3[FM][2], br[FN][2], bi[FN][2], bd[FN][2];
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        if constexpr (FLAT) {
-          const int q = 2 * ks + h, r = q % TS + 4 * TS * (q / TS);
-          const double* ar = af + r * p.Mr;
-          const double* br = bf + r * p.Nr;
-#pragma unroll
-          for (int ii = 0; ii < FM; ++ii) a[ii][h] = ar[8 * ii];
-#pragma unroll
-          for (int jj = 0; jj < FN; ++jj) b[jj][h] = br[8 * jj];
-        } else if constexpr (VEC == 7) {
+        for (int h = 0; h < 2; ++h) {
           const int k = 8 * ks + 4 * h;
 #pragma unroll
-          for (int ii = 0; ii < FM; ++ii) a[ii][h] = ac[4 * ii * LDA + 2 * k];
+          for (int ii = 0; ii < FM; ++ii) {
+            const double2 v =
+                *reinterpret_cast<const double2*>(a3 + (VEC == 7 ? 8 * ii * LDA + 2 * k : k * LDA + 16 * ii));
+            ar[ii][h] = v.x;
+            ai[ii][h] = v.y;
+            as3[ii][h] = v.x + v.y;
+          }
 #pragma unroll
-          for (int jj = 0; jj < FN; ++jj) b[jj][h] = bc[4 * jj * LDB + 2 * k];
-        } else {
-          const int k = 8 * ks + 4 * h;
-#pragma unroll
-          for (int ii = 0; ii < FM; ++ii) a[ii][h] = KMAJ ? as[8 * ii * LDA + k] : as[k * LDA + 8 * ii];
-#pragma unroll
-          for (int jj = 0; jj < FN; ++jj) b[jj][h] = KMAJ ? bs[8 * jj * LDB + k] : bs[k * LDB + 8 * jj];
+          for (int jj = 0; jj < FN; ++jj) {
+            const double2 v =
+                *reinterpret_cast<const double2*>(b3 + (VEC == 7 ? 8 * jj * LDB + 2 * k : k * LDB + 16 * jj));
+            br[jj][h] = v.x;
+            bi[jj][h] = v.y;
+            bd[jj][h] = v.x - v.y;
+          }
         }
+#pragma unroll
+        for (int ii = 0; ii < FM; ii += 2)
+#pragma unroll
+          for (int jj = 0; jj < FN; ++jj) {
+            dmma16(acc[0][ii][jj], acc[0][ii + 1][jj], ar[ii][0], ar[ii + 1][0], ar[ii][1], ar[ii + 1][1], br[jj][0],
+                   br[jj][1]);
+            dmma16(acc[1][ii][jj], acc[1][ii + 1][jj], ai[ii][0], ai[ii + 1][0], ai[ii][1], ai[ii + 1][1], bi[jj][0],
+                   bi[jj][1]);
+            dmma16(acc[2][ii][jj], acc[2][ii + 1][jj], as3[ii][0], as3[ii + 1][0], as3[ii][1], as3[ii + 1][1],
+                   bd[jj][0], bd[jj][1]);
+          }
       }
+    } else {
+      // k in steps of 8: fragment pairs (ii, ii + 1) are the upper and lower halves of one m16n8k8 (full rate on
+      // sm_90); an odd last fragment row falls back to two m8n8k4 (half rate).
 #pragma unroll
-      for (int ii = 0; ii + 1 < FM; ii += 2)
+      for (int ks = 0; ks < KC / 8; ++ks) {
+        double a[FM][2], b[FN][2];
 #pragma unroll
-        for (int jj = 0; jj < FN; ++jj)
-          dmma16(acc[ii][jj], acc[ii + 1][jj], a[ii][0], a[ii + 1][0], a[ii][1], a[ii + 1][1], b[jj][0], b[jj][1]);
-      if constexpr (FM % 2 == 1) {
+        for (int h = 0; h < 2; ++h) {
+          if constexpr (FLAT) {
+            const int q = 2 * ks + h, r = q % TS + 4 * TS * (q / TS);
+            const double* ar = af + r * p.Mr;
+            const double* br = bf + r * p.Nr;
 #pragma unroll
-        for (int jj = 0; jj < FN; ++jj) {
-          dmma(acc[FM - 1][jj][0], acc[FM - 1][jj][1], a[FM - 1][0], b[jj][0]);
-          dmma(acc[FM - 1][jj][0], acc[FM - 1][jj][1], a[FM - 1][1], b[jj][1]);
+            for (int ii = 0; ii < FM; ++ii) a[ii][h] = ar[8 * ii];
+#pragma unroll
+            for (int jj = 0; jj < FN; ++jj) b[jj][h] = br[8 * jj];
+          } else if constexpr (VEC == 7) {
+            const int k = 8 * ks + 4 * h;
+#pragma unroll
+            for (int ii = 0; ii < FM; ++ii) a[ii][h] = ac[4 * ii * LDA + 2 * k];
+#pragma unroll
+            for (int jj = 0; jj < FN; ++jj) b[jj][h] = bc[4 * jj * LDB + 2 * k];
+          } else {
+            const int k = 8 * ks + 4 * h;
+#pragma unroll
+            for (int ii = 0; ii < FM; ++ii) a[ii][h] = KMAJ ? as[8 * ii * LDA + k] : as[k * LDA + 8 * ii];
+#pragma unroll
+            for (int jj = 0; jj < FN; ++jj) b[jj][h] = KMAJ ? bs[8 * jj * LDB + k] : bs[k * LDB + 8 * jj];
+          }
+        }
+#pragma unroll
+        for (int ii = 0; ii + 1 < FM; ii += 2)
+#pragma unroll
+          for (int jj = 0; jj < FN; ++jj)
+            dmma16(acc[0][ii][jj], acc[0][ii + 1][jj], a[ii][0], a[ii + 1][0], a[ii][1], a[ii + 1][1], b[jj][0],
+                   b[jj][1]);
+        if constexpr (FM % 2 == 1) {
+#pragma unroll
+          for (int jj = 0; jj < FN; ++jj) {
+            dmma(acc[0][FM - 1][jj][0], acc[0][FM - 1][jj][1], a[FM - 1][0], b[jj][0]);
+            dmma(acc[0][FM - 1][jj][0], acc[0][FM - 1][jj][1], a[FM - 1][1], b[jj][1]);
+          }
         }
       }
     }
@@ -503,17 +621,37 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1
 
   // one owner per P entry: straight to the workspace
   const int Mr = p.Mr, Nr = p.Nr;
+  if constexpr (G3) {
+    // complex (m, n): real part to P_rr's slot, imaginary part to P_ri's; P_ii and P_ir stay zero, so the combine
+    // below (P_rr + P_ii, P_ri - P_ir) reads it unchanged
 #pragma unroll
-  for (int ii = 0; ii < FM; ++ii)
+    for (int ii = 0; ii < FM; ++ii)
 #pragma unroll
-    for (int jj = 0; jj < FN; ++jj) {
-      const int r = pm0 + wm * 8 * FM + 8 * ii + g;
-      const int c = pn0 + wn * 8 * FN + 8 * jj + 2 * t;
-      if (r < Mr) {
-        if (c < Nr) atomicAdd(p.W + std::int64_t(r) * Nr + c, acc[ii][jj][0]);
-        if (c + 1 < Nr) atomicAdd(p.W + std::int64_t(r) * Nr + c + 1, acc[ii][jj][1]);
+      for (int jj = 0; jj < FN; ++jj) {
+        const int m = pm0 / 2 + wm * 8 * FM + 8 * ii + g;
+        const int n = pn0 / 2 + wn * 8 * FN + 8 * jj + 2 * t;
+#pragma unroll
+        for (int q = 0; q < 2; ++q)
+          if (m < p.M && n + q < p.N) {
+            const double rr = acc[0][ii][jj][q], ii2 = acc[1][ii][jj][q];
+            double* w = p.W + std::int64_t(2 * m) * Nr + 2 * (n + q);
+            atomicAdd(w, rr + ii2);
+            atomicAdd(w + 1, rr - ii2 - acc[2][ii][jj][q]);
+          }
       }
-    }
+  } else {
+#pragma unroll
+    for (int ii = 0; ii < FM; ++ii)
+#pragma unroll
+      for (int jj = 0; jj < FN; ++jj) {
+        const int r = pm0 + wm * 8 * FM + 8 * ii + g;
+        const int c = pn0 + wn * 8 * FN + 8 * jj + 2 * t;
+        if (r < Mr) {
+          if (c < Nr) atomicAdd(p.W + std::int64_t(r) * Nr + c, acc[0][ii][jj][0]);
+          if (c + 1 < Nr) atomicAdd(p.W + std::int64_t(r) * Nr + c + 1, acc[0][ii][jj][1]);
+        }
+      }
+  }
   __threadfence();
   __syncthreads();
   const int tile = blockIdx.y * gridDim.z + blockIdx.z;
@@ -556,11 +694,12 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ>::BT, 1
 }
 
 // Launch on a TsmttsmArgs (real or complex double), non-deterministic mode.
-template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ, int VEC>
+template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ, int VEC, bool G3 = false>
 cudaError_t launch_tsmttsm_dmma_v(const TsmttsmArgs<double, ZV>& a, cudaStream_t stream) {
-  using Sh = DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC>;
-  static_assert(BM % (8 * FM) == 0 && BN % (8 * FN) == 0 && KC % 8 == 0, "bad DMMA shape");
-  auto kern = tsmttsm_dmma_kernel<ZV, BM, BN, FM, FN, KC, ST, KMAJ, VEC>;
+  using Sh = DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G3>;
+  constexpr int U = G3 ? 16 : 8;  // rows / columns of the real view per fragment
+  static_assert(BM % (U * FM) == 0 && BN % (U * FN) == 0 && KC % 8 == 0, "bad DMMA shape");
+  auto kern = tsmttsm_dmma_kernel<ZV, BM, BN, FM, FN, KC, ST, KMAJ, VEC, G3>;
   static int occ[kMaxDevices] = {0};
   const int dev = current_device();
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
@@ -625,18 +764,19 @@ cudaError_t launch_tsmttsm_dmma_v(const TsmttsmArgs<double, ZV>& a, cudaStream_t
 // dense even widths one tile wide, both J = 2 mod 4 (VEC = 5) or both J = 4 mod 8 (VEC = 6): flat copies too;
 // 8-byte copies otherwise (misaligned pointers, one odd and one even leading dimension).
 // Mixed layouts are not taken here (cudaErrorNotSupported: the caller uses the SIMT kernel).
-template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST>
+template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST, bool G3 = false>
 cudaError_t launch_tsmttsm_dmma(const TsmttsmArgs<double, ZV>& a, cudaStream_t stream) {
   const bool arow = a.asm_ == 1 && a.ask != 1, brow = a.bsm == 1 && a.bsk != 1;
   const bool acol = a.ask == 1, bcol = a.bsk == 1;
+  static_assert(!G3 || ZV, "three products: complex only");
   auto al16 = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
   if constexpr (ZV) {
     if (arow && brow) {
       if (a.ask == a.M && a.bsk == a.N && 2 * a.M <= BM && 2 * a.N <= BN)
-        return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 8>(a, stream);
-      return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 2>(a, stream);
+        return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 8, G3>(a, stream);
+      return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 2, G3>(a, stream);
     }
-    if (acol && bcol) return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 7>(a, stream);
+    if (acol && bcol) return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 7, G3>(a, stream);
     return cudaErrorNotSupported;
   } else {
     const bool al = al16(a.A) && al16(a.B);
