@@ -6,6 +6,10 @@
 // exists. Odd sizes: every quadrant is treated as m1 x k1 (k1 x n1) with the missing rows / columns reading as
 // zero (the loader's bounds), and outputs are masked to their real extents; this is Strassen on the matrices
 // zero-padded to even sizes, which is exact. All 7 products run in one launch on blockIdx.z after C = beta C.
+#include <algorithm>
+#include <cstdlib>
+#include <type_traits>
+
 #include "gemm_tile.cuh"
 #include "kbla_cuda_strassen.hpp"
 
@@ -14,25 +18,103 @@ namespace cuda {
 
 namespace {
 
+// ---- k slices (split k on blockIdx.y) -----------------------------------------------------------------------
+// The products only add into C through atomics, so a product's k range may be cut into s slices computed by
+// different blocks, at the price of s times the reductions (16-byte ones in sliced launches). Measured first (H100,
+// FP32 square, wide, 1 block / SM, fused_1L ms for s = 1 / 2 / 3 / 4; bench_strassen --reps 10):
+//   scalar atomics  2048: 0.473 / 0.520 / 0.527 / 0.569   3072: 1.297 / 1.422 / 1.485 / 1.537
+//                   4096: 2.880 / 3.061 / 3.178 / 3.321   8192: 21.21 / 21.50 / 22.29 / 22.93
+//   16-byte atomics 2048: 0.470 / 0.490 / - / 0.451       3072: 1.310 / 1.363 / - / 1.405
+//                   4096: 2.923 / 2.987 / - / 3.086       8192: 22.48 / 22.35 / - / 22.68
+// and the hybrid's 7 concurrent leaves (4 streams) lost 14 % at 2048 when their 1024 leaves were sliced.
+// So slices pay only for a lone launch of less than 2 waves (at 2048 the 7 products of 1024^3 are 224 blocks on
+// 132 SMs: 1.7 waves; from 3.8 waves on, at 3072, every split lost 4-16 %). There s minimizes
+//   ceil(s blocks / resident blocks) x (slabs per slice + kSliceOverheadSlabs),
+// the overhead being a block's fixed cost (first slab's load, epilogue, block start) in slab times; 5 is the fit
+// of the 16-byte 2048 row (s = 1 / 2 / 4 give 4.3-5.7), which picks s = 4 there (predicted 3 %, measured 4 %).
+constexpr double kSliceOverheadSlabs = 5.0;
+constexpr int kMaxKSlices = 8;
+constexpr int kMinSliceSlabs = 8;  // 64 k-steps
+
+// KBLA_STRASSEN_KSLICES=s (1..kMaxKSlices) pins s for every fused launch, even the hybrid's concurrent leaves
+// (measurement and test switch; read once per process).
+inline int env_k_slices() {
+  static const int v = [] {
+    const char* e = std::getenv("KBLA_STRASSEN_KSLICES");
+    const int s = e != nullptr ? std::atoi(e) : 0;
+    return s >= 1 && s <= kMaxKSlices ? s : 0;
+  }();
+  return v;
+}
+
+inline int choose_k_slices(std::int64_t blocks, std::int64_t slots, int slabs, int max_slices) {
+  if (env_k_slices() > 0) return env_k_slices();
+  if (blocks >= 2 * slots) return 1;
+  int best = 1;
+  double best_cost = 0;
+  const int max_s = max_slices >= 1 ? std::min(max_slices, kMaxKSlices) : kMaxKSlices;
+  for (int s = 1; s <= max_s; ++s) {
+    const int per = (slabs + s - 1) / s;
+    if (s > 1 && (per < kMinSliceSlabs || (slabs + per - 1) / per != s)) continue;  // too thin, or same as fewer
+    const double waves = double((blocks * s + slots - 1) / slots);
+    const double cost = waves * (per + kSliceOverheadSlabs);
+    if (s == 1 || cost < best_cost) best = s, best_cost = cost;
+  }
+  return best;
+}
+
+// Blocks of one strassen_kernel instantiation resident per SM (occupancy query, once per process) times the SMs of
+// the current device: the wave size. 1 (no split) if a query fails (its error is cleared).
 template <class T, gemm_tile::Shape S, bool TA, bool TB>
-cudaError_t launch_strassen(cudaStream_t s, gemm_tile::Batch<T>& bp, int products) {
+std::int64_t resident_blocks() {
+  static const int per_sm = [] {
+    int b = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, gemm_tile::strassen_kernel<T, S, TA, TB, false>,
+                                                      gemm_tile::Derived<T, S>::THREADS, 0) != cudaSuccess) {
+      (void)cudaGetLastError();
+      b = 0;
+    }
+    return b;
+  }();
+  int dev = 0, sms = 0;
+  if (per_sm < 1 || cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 1;
+  }
+  return std::int64_t(per_sm) * sms;
+}
+
+template <class T, gemm_tile::Shape S, bool TA, bool TB>
+cudaError_t launch_strassen(cudaStream_t s, gemm_tile::Batch<T>& bp, int products, int max_slices) {
   using Cfg = gemm_tile::TileConfig<T, S>;
   using D = gemm_tile::Derived<T, S>;
   const std::int64_t tiles_m = (bp.m + Cfg::BM - 1) / Cfg::BM, tiles_n = (bp.n + Cfg::BN - 1) / Cfg::BN;
   if (tiles_m * tiles_n > INT_MAX) return cudaErrorNotSupported;
   bp.tiles_m = int(tiles_m);
   bp.tiles_n = int(tiles_n);
-  dim3 grid(unsigned(bp.tiles_m) * unsigned(bp.tiles_n), 1, unsigned(products));
-  gemm_tile::strassen_kernel<T, S, TA, TB><<<grid, D::THREADS, 0, s>>>(bp);
+  const int slabs = int((std::int64_t(bp.k) + Cfg::BK - 1) / Cfg::BK);
+  const int slices =
+      choose_k_slices(tiles_m * tiles_n * products, resident_blocks<T, S, TA, TB>(), slabs, max_slices);
+  bp.slice_slabs = (slabs + slices - 1) / slices;
+  const int grid_y = (slabs + bp.slice_slabs - 1) / bp.slice_slabs;  // no empty slice
+  dim3 grid(unsigned(bp.tiles_m) * unsigned(bp.tiles_n), unsigned(grid_y), unsigned(products));
+  // FP64 has no 16-byte-atomic epilogue: its sliced launches run the unsliced instantiation (same code).
+  bool sliced_epilogue = false;
+  if constexpr (std::is_same<T, float>::value) sliced_epilogue = grid_y > 1;
+  if (sliced_epilogue)
+    gemm_tile::strassen_kernel<T, S, TA, TB, std::is_same<T, float>::value><<<grid, D::THREADS, 0, s>>>(bp);
+  else
+    gemm_tile::strassen_kernel<T, S, TA, TB, false><<<grid, D::THREADS, 0, s>>>(bp);
   return cudaGetLastError();
 }
 
 template <class T, gemm_tile::Shape S>
-cudaError_t launch_strassen(cudaStream_t s, int ta, int tb, gemm_tile::Batch<T>& bp) {
-  if (ta == 0 && tb == 0) return launch_strassen<T, S, false, false>(s, bp, 7);
-  if (ta == 0) return launch_strassen<T, S, false, true>(s, bp, 7);
-  if (tb == 0) return launch_strassen<T, S, true, false>(s, bp, 7);
-  return launch_strassen<T, S, true, true>(s, bp, 7);
+cudaError_t launch_strassen(cudaStream_t s, int ta, int tb, gemm_tile::Batch<T>& bp, int max_slices) {
+  if (ta == 0 && tb == 0) return launch_strassen<T, S, false, false>(s, bp, 7, max_slices);
+  if (ta == 0) return launch_strassen<T, S, false, true>(s, bp, 7, max_slices);
+  if (tb == 0) return launch_strassen<T, S, true, false>(s, bp, 7, max_slices);
+  return launch_strassen<T, S, true, true>(s, bp, 7, max_slices);
 }
 
 // Offsets and extents of quadrant (i, j) of an r x c matrix split at (r1, c1).
@@ -45,10 +127,12 @@ inline Quad quad(int i, int j, std::int64_t r, std::int64_t c, std::int64_t r1, 
 
 }  // namespace
 
+// max_k_slices: 1 where the caller runs other launches beside this one (the hybrid's concurrent leaves), which
+// fill the GPU better than slices do; 0: the library's choice (choose_k_slices).
 template <class T>
-cudaError_t strassen_fused(cudaStream_t stream, char transA, char transB, std::int64_t m, std::int64_t n,
-                           std::int64_t k, T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta,
-                           T* C, std::int64_t ldc, int simt_tile) {
+cudaError_t strassen_fused_leaf(cudaStream_t stream, char transA, char transB, std::int64_t m, std::int64_t n,
+                                std::int64_t k, T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb,
+                                T beta, T* C, std::int64_t ldc, int simt_tile, int max_k_slices) {
   using namespace gemm_tile;
   const int ta = parse_op(transA), tb = parse_op(transB);
   cudaError_t e = check_args(ta, tb, m, n, k, lda, ldb, ldc);
@@ -100,10 +184,17 @@ cudaError_t strassen_fused(cudaStream_t stream, char transA, char transB, std::i
 
   if constexpr (std::is_same<T, float>::value) {
     const Shape sh = resolve_shape<T>(simt_tile);
-    if (sh == Shape::wide) return launch_strassen<T, Shape::wide>(stream, ta, tb, bp);
-    if (sh == Shape::wide_async) return launch_strassen<T, Shape::wide_async>(stream, ta, tb, bp);
+    if (sh == Shape::wide) return launch_strassen<T, Shape::wide>(stream, ta, tb, bp, max_k_slices);
+    if (sh == Shape::wide_async) return launch_strassen<T, Shape::wide_async>(stream, ta, tb, bp, max_k_slices);
   }
-  return launch_strassen<T, Shape::classic>(stream, ta, tb, bp);
+  return launch_strassen<T, Shape::classic>(stream, ta, tb, bp, max_k_slices);
+}
+
+template <class T>
+cudaError_t strassen_fused(cudaStream_t stream, char transA, char transB, std::int64_t m, std::int64_t n,
+                           std::int64_t k, T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta,
+                           T* C, std::int64_t ldc, int simt_tile) {
+  return strassen_fused_leaf<T>(stream, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, simt_tile, 0);
 }
 
 template <class T>
@@ -113,6 +204,12 @@ cudaError_t strassen_fused(cudaStream_t stream, char transA, char transB, std::i
   return strassen_fused<T>(stream, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 0);
 }
 
+template cudaError_t strassen_fused_leaf<float>(cudaStream_t, char, char, std::int64_t, std::int64_t, std::int64_t,
+                                                float, const float*, std::int64_t, const float*, std::int64_t, float,
+                                                float*, std::int64_t, int, int);
+template cudaError_t strassen_fused_leaf<double>(cudaStream_t, char, char, std::int64_t, std::int64_t, std::int64_t,
+                                                 double, const double*, std::int64_t, const double*, std::int64_t,
+                                                 double, double*, std::int64_t, int, int);
 template cudaError_t strassen_fused<float>(cudaStream_t, char, char, std::int64_t, std::int64_t, std::int64_t, float,
                                            const float*, std::int64_t, const float*, std::int64_t, float, float*,
                                            std::int64_t);

@@ -52,6 +52,12 @@
 namespace kbla {
 namespace cuda {
 
+// strassen_fused.cu: strassen_fused with a cap on its k slices (0: its own choice, 1: none).
+template <class T>
+cudaError_t strassen_fused_leaf(cudaStream_t stream, char transA, char transB, std::int64_t m, std::int64_t n,
+                                std::int64_t k, T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb,
+                                T beta, T* C, std::int64_t ldc, int simt_tile, int max_k_slices);
+
 namespace {
 
 using i64 = std::int64_t;
@@ -611,7 +617,10 @@ cudaError_t gemm_by(const Ctx<T>& cx, Leaf how, i64 m, i64 n, i64 k, T alpha, Vi
   const char ta = A.t ? 'T' : 'N', tb = B.t ? 'T' : 'N';
   switch (how) {
     case Leaf::fused:
-      return strassen_fused<T>(cx.s, ta, tb, m, n, k, alpha, A.p, A.ld, B.p, B.ld, beta, C, ldc, cx.plan.simt_tile);
+      // On a helper lane (cx.blas set) other leaves run beside this one: no k slices (sliced concurrent 1024
+      // leaves made the 2048 hybrid 14 % slower, H100).
+      return strassen_fused_leaf<T>(cx.s, ta, tb, m, n, k, alpha, A.p, A.ld, B.p, B.ld, beta, C, ldc,
+                                    cx.plan.simt_tile, cx.blas != nullptr ? 1 : 0);
     case Leaf::simt:
       return simt_gemm<T>(cx.s, ta, tb, m, n, k, alpha, A.p, A.ld, B.p, B.ld, beta, C, ldc, cx.plan.simt_tile);
     case Leaf::blas:
