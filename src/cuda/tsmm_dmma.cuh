@@ -42,6 +42,10 @@
 //   runs over partial sectors). The classes W 16, 24 (D 9-23) run only VEC 4 / 5 (VEC 5: widths 10, 12).
 //   VEC = 7: complex with odd lda and A 32-byte aligned: the odd rows (row-major) / odd columns (column-major)
 //   of A start at 16 (mod 32) bytes and are copied shifted by one element (see the kernel).
+//   VEC = 6: column-major with the odd columns of A at 16 (mod 32) bytes (real: lda = 2 mod 4, complex: lda odd;
+//   A 32-byte aligned): the VEC 2 copies into columns of stride 2 (mod 16) doubles, so that every 16-byte
+//   cp.async has the same offset (mod 32) in shared memory as in global memory; the inner k of the fragments is
+//   permuted (real: 2 t + h; complex: even columns in even k-steps) to keep the fragment loads conflict-free.
 // Mixed layouts (A row-major, B column-major or the reverse) return cudaErrorNotSupported: the SIMT kernel runs.
 #pragma once
 #include <cstdlib>
@@ -70,7 +74,9 @@ struct TsmmDmmaArgs {
 // (multiple of 16 WR), ST stages; KM: staging, 0 [k][j] (row-major), 1 [m][k] (real column-major), 2 [m][k][re,im]
 // (complex column-major: W/2 complex columns, each a run of R 16-byte elements), 3 the same with odd columns
 // shifted by one row (VEC 7): one more slot per column and a row stride of 6 (mod 16) doubles; 4 the [m][k] of 1
-// with odd columns shifted by one row pair (real VEC 7), row stride 6 (mod 16) doubles.
+// with odd columns shifted by one row pair (real VEC 7), row stride 6 (mod 16) doubles; 5 the [m][k] of 1 with a
+// row stride of 2 (mod 16) doubles (real VEC 6); 6 the [m][k][re,im] of 2 with a row stride of 2 (mod 16)
+// doubles (complex VEC 6).
 template <int W, int NT, int WR, int R, int ST, int KM>
 struct TsmmDmmaShape {
   static constexpr int KT = W / 8;         // k-steps
@@ -79,9 +85,10 @@ struct TsmmDmmaShape {
   static constexpr int RT = R / (16 * WR);  // 16-row tiles per warp and chunk
   static constexpr int pad4(int x) { return x + ((4 - x % 16) + 16) % 16; }  // 4 (mod 16) doubles
   static constexpr int pad6(int x) { return x + ((6 - x % 16) + 16) % 16; }  // 6 (mod 16) doubles
+  static constexpr int pad2(int x) { return x + ((2 - x % 16) + 16) % 16; }  // 2 (mod 16) doubles
   static constexpr int LD = KM == 1 ? pad4(R) : KM == 2 ? pad4(2 * R) : KM == 3 ? pad6(2 * R + 2)
-                           : KM == 4 ? pad6(R + 2) : pad4(W);
-  static constexpr int SS = KM == 1 || KM == 4 ? W * LD : KM >= 2 ? W / 2 * LD : R * LD;  // doubles per stage
+                           : KM == 4 ? pad6(R + 2) : KM == 5 ? pad2(R) : KM == 6 ? pad2(2 * R) : pad4(W);
+  static constexpr int SS = KM == 1 || KM == 4 || KM == 5 ? W * LD : KM >= 2 ? W / 2 * LD : R * LD;  // per stage
   static constexpr std::size_t smem = std::size_t(ST) * SS * sizeof(double);
 };
 
@@ -112,7 +119,8 @@ __device__ __forceinline__ double2 lds2(const double* s) { return *reinterpret_c
 // the staging KM of TsmmDmmaShape for a kernel variant
 template <bool ZV, int LAY, int VEC>
 struct TsmmStaging {
-  static constexpr int value = LAY == 1 ? (ZV ? (VEC == 7 ? 3 : 2) : (VEC == 7 ? 4 : 1)) : 0;
+  static constexpr int value =
+      LAY == 1 ? (ZV ? (VEC == 7 ? 3 : VEC == 6 ? 6 : 2) : (VEC == 7 ? 4 : VEC == 6 ? 5 : 1)) : 0;
 };
 
 // LAY 0: A and B row-major, 1: both column-major.
@@ -128,8 +136,20 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   // VEC 4 / 5 keep the accumulators of the whole chunk (all RT tiles) in registers: the B tile is written to the
   // stage after every warp has read the stage's A fragments
   constexpr int TUE = STG ? RT : TU;
-  static_assert(!ZV || VEC == 2 || VEC == 7, "complex elements are 16-byte aligned");
+  static_assert(!ZV || VEC == 2 || VEC == 6 || VEC == 7, "complex elements are 16-byte aligned");
   static_assert(ZV || VEC != 7 || LAY == 1, "real VEC 7: column-major");
+  static_assert(VEC != 6 || LAY == 1, "VEC 6: column-major");
+  // VEC 6 (real column-major, lda = 2 mod 4, A 32-byte aligned): column m of A starts at 16 m (mod 32) bytes, and
+  // so does its shared column (stride LD = 2 mod 16 doubles): each 16-byte cp.async then lands at the offset
+  // (mod 32) it has in global memory. ncu H100 D C 48, K = 2796202, with the stride 4 (mod 16) of VEC 2 (or the
+  // shifted VEC 7, stride 6): L2 read sectors 1.49x the data (odd columns 2x), read requests 1.8x; K = 0 mod 4
+  // (all offsets match): 1.00x. The same rule fits Z R odd widths (VEC 7 matched the offsets: 1.48x -> 1.02x) and
+  // Z C odd K (VEC 7 with stride 6 did not: 1.49x either way). Fragments take inner k t -> column 2 t, t + 4 ->
+  // 2 t + 1 (16-byte slots m + g (mod 8) at LD = 2 (mod 16): conflict-free); Ĉ follows the same order.
+  // Complex (ZCOL, lda odd): k-step ks takes the complex columns 8 (ks / 2) + 2 t + (ks & 1) (even columns in
+  // even k-steps: slots 2 t + (ks & 1) + g, conflict-free); the copies zero-fill up to a multiple of 8 complex
+  // columns (the k-step pair that holds column M - 1), the k-step skip tests its first column.
+  constexpr bool KPERM = KMAJ && VEC == 6, KPZ = ZCOL && VEC == 6;
   // VEC 7 (complex, odd lda, A 32-byte aligned): every other row (row-major) or column (column-major) of A starts
   // at 16 (mod 32) bytes. Those rows / columns are copied one element early (from a sector boundary; the copy
   // that would fall before the run takes its last element instead) and stored one element (SH = 1) later in
@@ -147,7 +167,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   const int wn = warp % WN, wr = warp / WN;
   const int nw0 = wn * 8 * NT;  // first real-view column of this warp
   const std::int64_t K = p.K;
-  const int Mr = p.Mr, Nr = p.Nr, Mr8 = (Mr + 7) & ~7;
+  const int Mr = p.Mr, Nr = p.Nr, Mr8 = (Mr + 7) & ~7, MrZ = KPZ ? (Mr + 15) & ~15 : Mr8;  // MrZ: ZCOL fill
   const bool active = nw0 < Nr;  // warp-uniform: a warp wholly past N' only copies
 
   double bf[KT][NT][2];  // b0 = Ĉ[inner(t)][n], b1 = Ĉ[inner(t+4)][n], n = nw0 + 8 nt + g
@@ -157,7 +177,8 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
     for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int m = (KMAJ || FLAT) ? 8 * ks + t + 4 * h : 8 * ks + 2 * t + h;
+        const int m = ((KMAJ && !KPERM) || FLAT) ? 8 * ks + t + 4 * h
+                      : KPZ ? 2 * (8 * (ks >> 1) + 2 * t + (ks & 1)) + h : 8 * ks + 2 * t + h;
         bf[ks][nt][h] = tsmm_chat<ZV>(p, m, nw0 + 8 * nt + g);
       }
 
@@ -168,7 +189,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
     const std::int64_t k0 = chunk * R;
     if constexpr (FLAT) {  // dense odd-width row-major D: the chunk is one run of R * Mr doubles
       dmma_load_flat<R, BT>(s, p.A, k0, K, Mr, tid);
-    } else if constexpr (KMAJ && (VEC == 2 || VEC == 7)) {  // [m][k], 16-byte copies of row pairs, k fastest
+    } else if constexpr (KMAJ && (VEC == 2 || VEC == 6 || VEC == 7)) {  // [m][k], 16-byte copies of row pairs
       constexpr int PK = R / 2, TPC = BT / PK;
       static_assert(BT % PK == 0 && W % TPC == 0 && (SHV == 0 || TPC % 2 == 0), "copy mapping");
       // VEC 7 (lda = 2 mod 4): odd columns start at 16 (mod 32) bytes: pair kp - 1 into slot kp, the last pair
@@ -219,7 +240,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
 #pragma unroll
       for (int l = 0; l < W / 2 / TPC; ++l) {
         const int m = mc + l * TPC;
-        if (2 * m < Mr8) {
+        if (2 * m < MrZ) {
           const int bytes = (kv && 2 * m < Mr) ? 16 : 0;
           cp_async_pair(s + m * LD + 2 * (kk + sh), bytes ? src : p.A, bytes);
         }
@@ -266,7 +287,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   auto store_pair = [&](double* d, double v0, double v1, bool two) {
     const bool bz = p.beta_zero;
     const double br = p.be_re;
-    if ((VEC == 2 || VEC == 7) && two) {  // VEC 7 (real: column-major, ldb even): 16-byte aligned as VEC 2
+    if ((VEC == 2 || VEC == 6 || VEC == 7) && two) {  // VEC 6, 7 (real column-major, ldb even): as VEC 2
       if (!bz) {
         const double2 o = *reinterpret_cast<const double2*>(d);
         v0 += br * o.x;
@@ -383,12 +404,20 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
               // with LD = 4 (mod 16) doubles, conflict-free.
               // VEC 7: column 4 ks + t shifted by its parity t & 1; slots 3 t + (t & 1) + g (mod 8) with LD = 6
               // (mod 16), again conflict-free
-              const double* q = s + (4 * ks + t) * LD + 2 * (rb + g + (SHV & t));
+              const int cm = KPZ ? 8 * (ks >> 1) + 2 * t + (ks & 1) : 4 * ks + t;  // complex column
+              const double* q = s + cm * LD + 2 * (rb + g + (SHV & t));
               const double2 x = lds2(q);       // (a0, a2)
               const double2 y = lds2(q + 16);  // (a1, a3): row g + 8
               a[u][0] = x.x;
               a[u][2] = x.y;
               a[u][1] = y.x;
+              a[u][3] = y.y;
+            } else if constexpr (KPERM) {  // columns 8 ks + 2 t (a0, a1) and 8 ks + 2 t + 1 (a2, a3)
+              const double2 x = lds2(s + (8 * ks + 2 * t) * LD + rb + 2 * g);
+              const double2 y = lds2(s + (8 * ks + 2 * t + 1) * LD + rb + 2 * g);
+              a[u][0] = x.x;
+              a[u][1] = x.y;
+              a[u][2] = y.x;
               a[u][3] = y.y;
             } else if constexpr (KMAJ) {  // VEC 7: column 8 ks + t (+ 4) shifted by 2 (t & 1), LD = 6 (mod 16)
               const double2 x = lds2(s + (8 * ks + t) * LD + rb + 2 * g + 2 * (SHV & t));      // (a0, a1)
@@ -406,7 +435,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
               a[u][3] = y.y;
             }
           }
-          if (8 * ks < Mr) {
+          if ((KPZ ? 16 * (ks >> 1) + 2 * (ks & 1) : 8 * ks) < Mr) {  // first real-view column of the k-step
 #pragma unroll
             for (int nt = 0; nt < NT; ++nt)
               if (nw0 + 8 * nt < Nr)
@@ -559,7 +588,10 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
   if constexpr (ZV) {
     // odd lda with A 32-byte aligned (e.g. cudaMalloc, column-major odd K, row-major odd width): VEC 7 (shifted
     // copies of the rows / columns at 16 (mod 32) bytes); KBLA_TS_NO_ZSHIFT=1 forces VEC 2 (A/B runs)
-    static const bool sh7 = !env1("KBLA_TS_NO_ZSHIFT");
+    static const bool sh7 = !env1("KBLA_TS_NO_ZSHIFT"), calign = !env1("KBLA_TS_NO_CALIGN");
+    // column-major: VEC 6 (shared column offsets matching the global ones); KBLA_TS_NO_CALIGN=1: VEC 7 as before
+    if (!row && calign && lda % 2 == 1 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0)
+      return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6>(d, stream);
     if (sh7 && lda % 2 == 1 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0)
       return row ? launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 7>(d, stream)
                  : launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 7>(d, stream);
@@ -602,6 +634,13 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
       else return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 3>(d, stream);
     }
     if (!v2) return cudaErrorNotSupported;
+    // Column-major with lda = 2 (mod 4) and A 32-byte aligned: VEC 6 (shared column offsets matching the global
+    // ones, see the kernel). KBLA_TS_NO_CALIGN=1: VEC 7 / VEC 2 as before (A/B measurements).
+    if constexpr (W > 24) {
+      static const bool calign = !env1("KBLA_TS_NO_CALIGN");
+      if (!row && calign && lda % 4 == 2 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0)
+        return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6>(d, stream);
+    }
     // Column-major with lda = 2 (mod 4) and A 32-byte aligned: the odd columns start at 16 (mod 32) bytes; VEC 7
     // copies them from a sector boundary (run 18, K = 2^29/w: D C at K = 0 mod 4 79-92 % of the roofline, at
     // K = 2 mod 4 61-72 %). KBLA_TS_NO_ZSHIFT=1: VEC 2. H100, routes off, ts_cases K = 2^29/w or 2^28/w (K = 2
