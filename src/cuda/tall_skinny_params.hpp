@@ -70,7 +70,9 @@
 // -> 2320 / 2195; 60: 2351 / 2262 -> 2350 / 2303; 64: 2350 / 2333 -> 2479 / 2438. Not taken: 33-48 (96 tile, FM 2,
 // FN 1-3: 5-15 % slower than the 18-warp real-view row); 128 with FM = FN = 2 (16 warps, spills at 128 registers:
 // 64 R 2369) or FM 2 FN 4 (within 1-3 %).
-#define KBLA_TSMTTSM_DMMA_Z3(X) X(49, 64, 128, 128, 4, 2, 32, 3)
+// With the spread copies (tsmttsm_dmma.cuh, SPREAD) the real-view 128 tile beats G3 at 50 and 56 (2266 / 2385 and
+// 2423 / 2520 against 2263 / 2275 and 2266 / 2311), G3 stays ahead at 64 (2636 / 2553 against 2491 / 2522).
+#define KBLA_TSMTTSM_DMMA_Z3(X) X(57, 64, 128, 128, 4, 2, 32, 3)
 
 // ---- Narrow shapes: one operand much narrower than the other (N <= 16, M >= 2N), the block Gram-Schmidt case
 //      (a block of s vectors against a basis of p >> s columns). The square tables above pad N up to the class

@@ -444,25 +444,29 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
       for (int e = max(0, p.Nr - pn0) * LDB + tid; e < BN * LDB; e += BT) Bs[st * Sh::SB + e] = 0.0;
     }
   }
-  auto load_stage = [&](std::int64_t chunk, int st) {
+  // part: 0 = A only, 1 = B only, 2 = both
+  auto load_stage = [&](std::int64_t chunk, int st, int part = 2) {
+    const bool pa = part != 1, pb = part != 0;
     const std::int64_t k0 = chunk * KC;
     if constexpr (FLAT) {
-      dmma_load_flat<KC, BT>(As + st * Sh::SA, p.A, k0, K, p.Mr, tid);
-      dmma_load_flat<KC, BT>(Bs + st * Sh::SB, p.B, k0, K, p.Nr, tid);
+      if (pa) dmma_load_flat<KC, BT>(As + st * Sh::SA, p.A, k0, K, p.Mr, tid);
+      if (pb) dmma_load_flat<KC, BT>(Bs + st * Sh::SB, p.B, k0, K, p.Nr, tid);
     } else if constexpr (VEC == 8) {
-      dra.load(As + st * Sh::SA, p.A, k0, K, tid);
-      drb.load(Bs + st * Sh::SB, p.B, k0, K, tid);
+      if (pa) dra.load(As + st * Sh::SA, p.A, k0, K, tid);
+      if (pb) drb.load(Bs + st * Sh::SB, p.B, k0, K, tid);
     } else if constexpr (ODDCOL) {
-      ola.load(As + st * Sh::SA, k0, K, p.A);
-      olb.load(Bs + st * Sh::SB, k0, K, p.B);
+      if (pa) ola.load(As + st * Sh::SA, k0, K, p.A);
+      if (pb) olb.load(Bs + st * Sh::SB, k0, K, p.B);
     } else if constexpr (EVENCOL) {
-      ela.load(As + st * Sh::SA, k0, K, p.A);
-      elb.load(Bs + st * Sh::SB, k0, K, p.B);
+      if (pa) ela.load(As + st * Sh::SA, k0, K, p.A);
+      if (pb) elb.load(Bs + st * Sh::SB, k0, K, p.B);
     } else {
-      dmma_load<BM, KC, BT, LDA, KMAJ, VEC>(As + st * Sh::SA, p.A, k0, pm0, K, p.Mr, p.ars, p.ac1, p.ac2, p.ajfast,
-                                            tid);
-      dmma_load<BN, KC, BT, LDB, KMAJ, VEC>(Bs + st * Sh::SB, p.B, k0, pn0, K, p.Nr, p.brs, p.bc1, p.bc2, p.bjfast,
-                                            tid);
+      if (pa)
+        dmma_load<BM, KC, BT, LDA, KMAJ, VEC>(As + st * Sh::SA, p.A, k0, pm0, K, p.Mr, p.ars, p.ac1, p.ac2,
+                                              p.ajfast, tid);
+      if (pb)
+        dmma_load<BN, KC, BT, LDB, KMAJ, VEC>(Bs + st * Sh::SB, p.B, k0, pn0, K, p.Nr, p.brs, p.bc1, p.bc2,
+                                              p.bjfast, tid);
     }
   };
   if constexpr (FLAT) {
@@ -493,14 +497,26 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
     if (s < my) load_stage(blockIdx.x + std::int64_t(s) * gridDim.x, s);
     cp_async_commit();
   }
+  // Complex wide tiles (BM >= 96, 1 block of 8-18 warps per SM): the next stage's copies are issued between the
+  // k-steps (A after the first, B after the second) instead of all at the top of the chunk, where every warp spent
+  // its copy instructions before its first DMMA. ncu (H100, Z C 64, G3 row): long-scoreboard stalls 2.25 -> 0.43
+  // per issue, DRAM 60 -> 66 %, 531 -> 488 us. zexp sweep (K = 2^25/w, GB/s R / C): 128 real-view tile 56:
+  // 2269 / 2100 -> 2423 / 2520, 50: 2145 / 2017 -> 2266 / 2385; G3 64: 2498 / 2458 -> 2636 / 2553; 96 tile 34:
+  // 2248 / 2133 -> 2577 / 2517, 40: 2543 / 2423 -> 2707 / 2653, 48: 2707 / 2590 -> 2690 / 2576.
+  constexpr bool SPREAD = ZV && BM >= 96 && KC >= 16;
   for (std::int64_t i = 0; i < my; ++i) {
     cp_async_wait<ST - 2>();
     __syncthreads();
-    {
-      const std::int64_t nx = i + ST - 1;
+    const std::int64_t nx = i + ST - 1;
+    if constexpr (!SPREAD) {
       if (nx < my) load_stage(blockIdx.x + nx * gridDim.x, int(nx % ST));
       cp_async_commit();
     }
+    auto spread_copies = [&](int ks) {
+      if constexpr (SPREAD) {
+        if (nx < my && ks < 2) load_stage(blockIdx.x + nx * gridDim.x, int(nx % ST), ks);
+      }
+    };
     const int st = int(i % ST);
     // VEC = 3 stores shared row r shifted by r & 1: the row index is k = 8 ks + 4 h + t (parity of t) or, KMAJ,
     // the column 8 (wm FM + ii) + g (parity of g)
@@ -570,6 +586,7 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
             dmma16(acc[2][ii][jj], acc[2][ii + 1][jj], as3[ii][0], as3[ii + 1][0], as3[ii][1], as3[ii + 1][1],
                    bd[jj][0], bd[jj][1]);
           }
+        spread_copies(ks);
       }
     } else {
       // k in steps of 8: fragment pairs (ii, ii + 1) are the upper and lower halves of one m16n8k8 (full rate on
@@ -614,8 +631,10 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
             dmma(acc[0][FM - 1][jj][0], acc[0][FM - 1][jj][1], a[FM - 1][1], b[jj][1]);
           }
         }
+        spread_copies(ks);
       }
     }
+    if constexpr (SPREAD) cp_async_commit();  // one group per chunk, as above
   }
   cp_async_wait<0>();
 
