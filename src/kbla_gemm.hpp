@@ -54,6 +54,7 @@ void gemm(const ExecSpace& exec, const char transA[], const char transB[],
   if (tA != 'N' && tB == 'N' && Impl::is_tall_skinny(options, k, m, n)) {
     InnerOptions inner_options;
     inner_options.deterministic = options.deterministic;
+    inner_options.complex_3m = options.complex_3m;
     Impl::Inner<ExecSpace, AViewType, BViewType, CViewType>::inner(exec, tA == 'C', alpha, A, B, beta, C,
                                                                    inner_options);
     return;

@@ -9,6 +9,11 @@ namespace kbla {
 struct InnerOptions {
   // Bitwise-reproducible result: no atomics, partial sums combined in a fixed order (costs a second pass).
   bool deterministic = false;
+  // Complex scalars: allow the three-real-product (Gauss, "3M") form of A^H B, as cuBLAS's opt-in cublasZgemm3m.
+  // It saves a quarter of the multiplications but its error is only normwise: the real and the imaginary part
+  // are each accurate to ~k u sum |a| |b| (the modulus), so a part that is small next to the modulus can lose
+  // digits that the usual four-product form keeps. CUDA kernels only (today: widths 57-64); ignored elsewhere.
+  bool complex_3m = false;
 };
 
 // Which multiplication algorithm kbla::gemm uses.
@@ -40,6 +45,7 @@ struct GemmOptions {
   int tall_skinny_ratio = 16;
   int tall_skinny_max_width = 512;
   bool deterministic = false;  // passed on to kbla::inner when a shape is routed there
+  bool complex_3m = false;     // passed on to kbla::inner when a shape is routed there (see InnerOptions)
 
   // --- Strassen-type algorithms (ignored by classical) ---
   // Levels of recursion of winograd (>= 0; 0 = classical). strassen is always 1 level, strassen2 always 2.

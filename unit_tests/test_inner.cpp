@@ -16,6 +16,7 @@ struct InnerCase {
   Coef beta = Coef::General;
   bool nan_output = false;  // C starts as NaN (only meaningful with beta = 0)
   bool deterministic = false;
+  bool complex_3m = false;  // InnerOptions::complex_3m (three real products for complex; CUDA widths 57-64)
   bool default_instance = false;  // the overload without an execution space argument
 };
 
@@ -30,12 +31,14 @@ void run_inner(Maker& mk, const InnerCase& c) {
   std::ostringstream trace;
   trace << "inner K=" << c.K << " M=" << c.M << " N=" << c.N << " alpha=" << str(to_cld(alpha))
         << " beta=" << str(to_cld(beta))
-        << (c.nan_output ? " C=NaN" : "") << (c.deterministic ? " deterministic" : "") << "\n  A: " << A.description
+        << (c.nan_output ? " C=NaN" : "") << (c.deterministic ? " deterministic" : "")
+        << (c.complex_3m ? " complex_3m" : "") << "\n  A: " << A.description
         << "\n  B: " << B.description << "\n  C: " << C.description;
   SCOPED_TRACE(trace.str());
 
   kbla::InnerOptions options;
   options.deterministic = c.deterministic;
+  options.complex_3m = c.complex_3m;
   trace_call(trace.str(), "call");
   if (c.default_instance) {
     kbla::inner(alpha, A.view, B.view, beta, C.view);
@@ -169,6 +172,21 @@ void DeterministicIsReproducible() {
   }
 }
 
+// InnerOptions{complex_3m = true}: the opt-in three-product complex form still meets the modulus bound (on CUDA
+// it runs the Gauss DMMA rows at widths 57-64; elsewhere, and for real scalars, the option changes nothing).
+template <class TypeParam>
+void ComplexThreeProductOptIn() {
+  Maker mk(__LINE__);  // a different random stream per part
+  const InnerCase cases[] = {{2000, 60, 60}, {777, 64, 57}, {3001, 57, 64}, {5, 64, 64}, {1000, 8, 8}};
+  for (InnerCase c : cases) {
+    c.complex_3m = true;
+    run_inner<TypeParam>(mk, c);
+    c.beta = Coef::Zero;
+    c.nan_output = true;
+    run_inner<TypeParam>(mk, c);
+  }
+}
+
 template <class TypeParam>
 void DefaultInstanceOverload() {
   Maker mk(__LINE__);  // a different random stream per part
@@ -196,6 +214,9 @@ TYPED_TEST(InnerTest, EmptyExtents) {
 }
 TYPED_TEST(InnerTest, Deterministic) {
   KBLA_PART(DeterministicIsReproducible);
+}
+TYPED_TEST(InnerTest, ComplexThreeProduct) {
+  KBLA_PART(ComplexThreeProductOptIn);
 }
 
 }  // namespace

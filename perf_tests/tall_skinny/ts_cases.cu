@@ -1,7 +1,8 @@
 // Times single tall & skinny cases through the raw API (no Kokkos): the quick what-if and profiling companion
 // of kbla_bench_tall_skinny. Each case runs 2 warm-ups, then the median of --reps launches; one line per case.
 //
-//   ts_cases [--reps N] [--rows-log2 L] CASE...      CASE = TYPE:OP:LAYOUT:MxN, e.g. D:tsmttsm:R:48x48
+//   ts_cases [--reps N] [--rows-log2 L] [--complex-3m] CASE...   CASE = TYPE:OP:LAYOUT:MxN, e.g. D:tsmttsm:R:48x48
+//     --complex-3m: TSMTTSM cases opt in to the three-product complex form (TallSkinnyOptions::complex_3m)
 //     TYPE D | Z, OP tsmttsm | tsmm, LAYOUT R (row-major) | C (column-major)
 //     rows K = 2^L / max(M, N) (default L = 26 for D, 25 for Z: ~1 GiB of A + B, as in the benchmark's
 //     bandwidth regime but small enough for ncu's replay)
@@ -45,6 +46,8 @@ bool parse(const char* s, Case* c) {
          (lay == 'R' || lay == 'C') && c->M > 0 && c->N > 0;
 }
 
+bool g_complex_3m = false;
+
 template <class T>
 float run(const Case& c, std::int64_t K, void* bufA, void* bufB, void* bufC, cudaStream_t s, int reps) {
   const Layout L = c.row ? Layout::RowMajor : Layout::ColMajor;
@@ -52,11 +55,14 @@ float run(const Case& c, std::int64_t K, void* bufA, void* bufB, void* bufC, cud
   T* B = static_cast<T*>(bufB);
   T* C = static_cast<T*>(bufC);
   auto ld = [&](std::int64_t rows, int cols) { return c.row ? (std::int64_t)cols : rows; };
+  kbla::cuda::TallSkinnyOptions options;
+  options.complex_3m = g_complex_3m;
   auto call = [&]() {
     if (c.tsmm)  // B (K x N) = A (K x M) * C (M x N)
       CK(kbla::cuda::tsmm<T>(s, K, c.M, c.N, T(1), A, ld(K, c.M), L, C, ld(c.M, c.N), L, T(0), B, ld(K, c.N), L));
     else  // C (M x N) = A^H B
-      CK(kbla::cuda::tsmttsm<T>(s, K, c.M, c.N, T(1), A, ld(K, c.M), L, B, ld(K, c.N), L, T(0), C, ld(c.M, c.N), L));
+      CK(kbla::cuda::tsmttsm<T>(s, K, c.M, c.N, T(1), A, ld(K, c.M), L, B, ld(K, c.N), L, T(0), C, ld(c.M, c.N), L,
+                                options));
   };
   return median_event_ms(call, 2, reps, s);
 }
@@ -68,9 +74,10 @@ int main(int argc, char** argv) {
     Case c{};
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--rows-log2") && i + 1 < argc) rows_log2 = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--complex-3m")) g_complex_3m = true;
     else if (parse(argv[i], &c)) cases.push_back(c);
     else {
-      std::fprintf(stderr, "usage: %s [--reps N] [--rows-log2 L] TYPE:OP:LAYOUT:MxN ...\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--reps N] [--rows-log2 L] [--complex-3m] TYPE:OP:LAYOUT:MxN ...\n", argv[0]);
       return 1;
     }
   }

@@ -23,6 +23,9 @@ struct TallSkinnyOptions {
   // No atomics: per-block partial results are summed in a fixed order by a second pass, so the result is
   // bitwise reproducible from run to run (needs workspace, which the library allocates and caches).
   bool deterministic = false;
+  // Complex: A^H B may use three real products instead of four (Gauss; kbla::InnerOptions::complex_3m says what
+  // that does to the error). Off by default, as cuBLAS's Zgemm3m.
+  bool complex_3m = false;
 };
 
 template <class T>

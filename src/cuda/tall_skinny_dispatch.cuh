@@ -176,6 +176,7 @@ cudaError_t tsmttsm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T a
   a.beta = coef(beta);
   a.beta_zero = (beta == T(0));
   a.deterministic = opt.deterministic;
+  a.complex_3m = opt.complex_3m;
   if (K == 0) {
     const std::int64_t n = std::int64_t(M) * N;
     scale_kernel<S, CP><<<unsigned((n + 255) / 256), 256, 0, stream>>>(a.C, ldc, a.crow, M, N, a.beta, a.beta_zero);
@@ -398,14 +399,17 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
 #define KBLA_TS_PRE_NONE
 #define KBLA_TS_PRE_DMMA(TABLE) \
   if (!a.deterministic && dmma_enabled()) { TABLE(KBLA_TS_X_DMMA) }
-// complex: the three-product rows (G3TABLE) first, then the real-view rows
+// complex: the three-product rows (G3TABLE, only when the caller opted in) first, then the real-view rows
 #define KBLA_TS_X_DMMA_G3(WMIN, WMAX, BM, BN, FM, FN, KC, ST)                                 \
   if (w >= WMIN && w <= WMAX) {                                                            \
     const cudaError_t e_ = launch_tsmttsm_dmma<CP_, BM, BN, FM, FN, KC, ST, true>(a, st);    \
     if (e_ != cudaErrorNotSupported) return e_;                                               \
   }
 #define KBLA_TS_PRE_DMMA_G3(G3TABLE, TABLE) \
-  if (!a.deterministic && dmma_enabled()) { G3TABLE(KBLA_TS_X_DMMA_G3) TABLE(KBLA_TS_X_DMMA) }
+  if (!a.deterministic && dmma_enabled()) {                        \
+    if (a.complex_3m) { G3TABLE(KBLA_TS_X_DMMA_G3) }              \
+    TABLE(KBLA_TS_X_DMMA)                                          \
+  }
 
 // Narrow-shape rows (tall_skinny_params.hpp)
 #define KBLA_TSN_X_RR(NMAX, MMAX, TM, TN, PM, PN) \

@@ -64,7 +64,8 @@
   X(5, 8, 16, 16, 1, 1, 64, 4) X(9, 12, 24, 24, 1, 1, 64, 3) X(13, 16, 32, 32, 2, 2, 32, 4)                 \
   X(17, 24, 48, 48, 2, 3, 32, 3) X(25, 32, 64, 64, 2, 2, 32, 3) X(33, 48, 96, 96, 2, 4, 64, 2)             \
   X(49, 1 << 30, 128, 128, 4, 8, 32, 3)
-// Complex rows taken before KBLA_TSMTTSM_DMMA_Z: three real products (Gauss) instead of the four of the real view,
+// Complex rows taken before KBLA_TSMTTSM_DMMA_Z when the caller opts in (TallSkinnyOptions::complex_3m; its error is
+// only normwise, as cuBLAS's Zgemm3m): three real products (Gauss) instead of the four of the real view,
 // FM / FN counted in complex rows / columns (tsmttsm_dmma.cuh, G3). zts2, H100, ts_cases K = 2^25/w, GB/s R / C,
 // old row -> this one, same call: 49: 2123 / 1984 -> 2203 / 2081; 52: 2172 / 2138 -> 2207 / 2236; 56: 2246 / 2097
 // -> 2320 / 2195; 60: 2351 / 2262 -> 2350 / 2303; 64: 2350 / 2333 -> 2479 / 2438. Not taken: 33-48 (96 tile, FM 2,

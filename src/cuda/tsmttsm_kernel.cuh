@@ -36,6 +36,7 @@ struct TsmttsmArgs {
   Coef<S, CPLX> alpha, beta;
   bool beta_zero;
   bool deterministic;
+  bool complex_3m;      // the caller allows the three-product complex DMMA rows (dispatch only)
   S* W;                 // default: M*N accumulators (kept zero); deterministic: gridDim.x * M*N partials
   unsigned* counters;   // per column tile (kept zero)
 };

@@ -84,6 +84,7 @@ struct Inner<Kokkos::Cuda, AView, BView, CView, true> {
                   const InnerOptions& options, const CP& Cp = CP(), bool use_packed_c = false) {
     kbla::cuda::TallSkinnyOptions raw_options;
     raw_options.deterministic = options.deterministic;
+    raw_options.complex_3m = options.complex_3m;
     const RawMatrix cr = use_packed_c ? raw_matrix(Cp) : c;
     auto* c_ptr = use_packed_c ? raw_pointer(Cp) : raw_pointer(C);
     throw_on_cuda_error(kbla::cuda::tsmttsm(exec.cuda_stream(), A.extent(0), static_cast<int>(C.extent(0)),

@@ -102,6 +102,9 @@ void report(bool ok, const std::string& what, double worst) {
   }
 }
 
+// Set around the cases that opt in to the three-product complex form (TallSkinnyOptions::complex_3m).
+bool g_complex_3m = false;
+
 // C = alpha A^H B + beta C
 template <class T>
 void test_tsmttsm(std::int64_t K, int M, int N, Layout la, Layout lb, Layout lc, int pad, T alpha, T beta,
@@ -121,6 +124,7 @@ void test_tsmttsm(std::int64_t K, int M, int N, Layout la, Layout lb, Layout lc,
   dC.up(C0);
   TallSkinnyOptions opt;
   opt.deterministic = det;
+  opt.complex_3m = g_complex_3m;
   CK(kbla::cuda::tsmttsm<T>(0, K, M, N, alpha, dA.p, lda, la, dB.p, ldb, lb, beta, dC.p, ldc, lc, opt));
   CK(cudaDeviceSynchronize());
   dC.down(C);
@@ -158,8 +162,8 @@ void test_tsmttsm(std::int64_t K, int M, int N, Layout la, Layout lb, Layout lc,
       if (!inside && std::memcmp(&C[i], &C0[i], sizeof(T)) != 0) ok = false;
     }
   char buf[256];
-  std::snprintf(buf, sizeof buf, " tsmttsm K=%lld M=%d N=%d A%s B%s C%s pad=%d beta0=%d det=%d", (long long)K, M, N,
-                ln(la), ln(lb), ln(lc), pad, int(bz), int(det));
+  std::snprintf(buf, sizeof buf, " tsmttsm K=%lld M=%d N=%d A%s B%s C%s pad=%d beta0=%d det=%d 3m=%d", (long long)K, M,
+                N, ln(la), ln(lb), ln(lc), pad, int(bz), int(det), int(g_complex_3m));
   if (det && ok) {  // a second run must give the same bits
     dC.up(C0);
     CK(kbla::cuda::tsmttsm<T>(0, K, M, N, alpha, dA.p, lda, la, dB.p, ldb, lb, beta, dC.p, ldc, lc, opt));
@@ -407,6 +411,23 @@ void suite(bool quick) {
         if (s[0] == s[1]) test_tsmm<T>(K, s[0], s[1], R, R, R, 0, al, be, true);
       }
   }
+  // the opt-in three-product complex form (Gauss; its rows cover widths 57-64, other widths must ignore the flag):
+  // both layouts, odd K, M != N, beta = 0 with NaN C, padded and mixed layouts
+  g_complex_3m = true;
+  for (int w : {8, 56, 57, 60, 63, 64}) {
+    if (quick && w > 8) continue;
+    for (std::int64_t K : {1, 7, 1001, 100003}) {
+      if (quick && K > 1001) continue;
+      test_tsmttsm<T>(K, w, w, R, R, R, 0, al, be);
+      test_tsmttsm<T>(K, w, w, C, C, C, 1, al, zero);
+    }
+  }
+  if (!quick) {
+    test_tsmttsm<T>(20001, 64, 59, C, C, C, 0, al, be);
+    test_tsmttsm<T>(20001, 58, 64, R, R, R, 2, al, zero);
+    test_tsmttsm<T>(20001, 61, 61, R, C, C, 0, al, be);
+  }
+  g_complex_3m = false;
   // deterministic mode (bitwise equal across two runs)
   for (int w : {1, 4, 16, 64}) {
     if (quick && w > 16) continue;
