@@ -1,5 +1,6 @@
 // Raw-kernel test of kbla::cuda::tsmttsm / tsmm against a CPU long-double reference. No Kokkos.
-// Usage: kbla_cuda_raw_tests [--quick]   (--quick: a reduced set, for compute-sanitizer)
+// Usage: kbla_cuda_raw_tests [--quick | --tiny] [--types DZSC]   (--quick / --tiny: reduced sets, for
+// compute-sanitizer; --types: which scalar types, D Z S C, default all)
 // Prints one line per failure and a final "N passed, N failed"; exit code 0 iff nothing failed.
 #include <cuda_runtime.h>
 
@@ -439,10 +440,13 @@ void suite(bool quick) {
 
 int main(int argc, char** argv) {
   bool quick = false, tiny = false;
+  std::string types = "DZSC";  // --types: a subset of D Z S C, so that a GPU run can split the suite over processes
   for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--quick") quick = true;
-    if (std::string(argv[i]) == "--tiny") tiny = true;
-    if (std::string(argv[i]) == "--version") {
+    const std::string a = argv[i];
+    if (a == "--quick") quick = true;
+    if (a == "--tiny") tiny = true;
+    if (a == "--types" && i + 1 < argc) types = argv[++i];
+    if (a == "--version") {
       std::printf("kbla_cuda_raw_tests\n");
       return 0;
     }
@@ -451,19 +455,21 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop;
   CK(cudaGetDevice(&dev));
   CK(cudaGetDeviceProperties(&prop, dev));
-  std::printf("device %s, %d SMs%s\n", prop.name, prop.multiProcessorCount,
-              tiny ? " (tiny set)" : quick ? " (quick set)" : "");
-  if (tiny) {
-    tiny_suite<double>();
-    tiny_suite<std::complex<double>>();
-    tiny_suite<float>();
-    tiny_suite<std::complex<float>>();
-  } else {
-    suite<double>(quick);
-    suite<std::complex<double>>(quick);
-    suite<float>(quick);
-    suite<std::complex<float>>(quick);
-  }
+  std::printf("device %s, %d SMs%s, types %s\n", prop.name, prop.multiProcessorCount,
+              tiny ? " (tiny set)" : quick ? " (quick set)" : "", types.c_str());
+  std::fflush(stdout);
+  auto run_type = [&](char t, auto zero) {
+    if (types.find(t) == std::string::npos) return;
+    using T = decltype(zero);
+    if (tiny) tiny_suite<T>();
+    else suite<T>(quick);
+    std::printf("%c done: %d passed, %d failed so far\n", t, g_pass, g_fail);
+    std::fflush(stdout);
+  };
+  run_type('D', double{});
+  run_type('Z', std::complex<double>{});
+  run_type('S', float{});
+  run_type('C', std::complex<float>{});
   std::printf("%d passed, %d failed\n", g_pass, g_fail);
   return g_fail == 0 ? 0 : 1;
 }
