@@ -13,10 +13,11 @@ measured shapes, and the own kernels run where they win. Tables are data with th
           and cuBLAS timed at K = 2^12, 2^14, ... and the benchmark's square size; a shape goes to cuBLAS from
           the smallest K on at which cuBLAS is faster at every measured K >= it; a shape where cuBLAS was not
           faster at the sweep's square size is not routed at all.
-Usage: scripts/make_ts_routes.py [--sweep SWEEP.txt ...] RESULT.json[:PARTS] [MORE.json[:PARTS] ...]
+Usage: scripts/make_ts_routes.py [--sweep SWEEP.txt[:TYPES] ...] RESULT.json[:PARTS] [MORE.json[:PARTS] ...]
        > src/cuda/tall_skinny_routes.hpp
 PARTS (optional, comma-separated) limits what a file contributes: D and/or Z (square cases of that type) and/or
-krylov (the narrow table), e.g. run13.json:Z,krylov when that run's D kernels have since been replaced.
+krylov (the narrow table), e.g. run13.json:Z,krylov when that run's D kernels have since been replaced; a sweep's
+TYPES (D and/or Z) likewise, e.g. sweep.txt:D when its Z points are not to replace an older file's.
 A shape goes to cuBLAS when it was slower in ANY of the files (run-to-run variation of a few widths). Files from
 runs with the routes on are read only where "kbla" was the own kernel there, i.e. at shapes not routed then:
 pass the older (routes-off, KBLA_TS_NO_ROUTES=1 or before the routes existed) run first.
@@ -52,11 +53,13 @@ def apply_sweeps(paths, masks, rows):
     cuBLAS was not faster at the sweep's largest K. A shape takes its points from the last file that has it
     (a sweep measures only the shapes routed when it ran, so an older file keeps deciding the others)."""
     points = {}
-    for path in paths:
+    for arg in paths:
+        path, _, types = arg.partition(":")
+        types = set(types.split(",")) if types else {"D", "Z"}
         mine = {}
         for line in open(path):
             f = line.split()
-            if len(f) != 8 or f[0] != "SWEEP":
+            if len(f) != 8 or f[0] != "SWEEP" or f[1] not in types:
                 continue
             key = (f[1], f[2], f[3], int(f[4]))
             mine.setdefault(key, []).append((int(f[5]), float(f[6]), float(f[7])))

@@ -44,6 +44,7 @@ def main():
         "SWEEP D tsmttsm R 5 1048576 1.0 0.99",  # within 3 %: a tie, not cuBLAS
         "SWEEP D tsmttsm R 5 4194304 1.0 0.9",
         "SWEEP D tsmttsm R 5 16777216 1.0 0.9",
+        "SWEEP Z tsmm C 7 16777216 1.0 1.5",     # ignored: sweep 2 is read for D only (s2.txt:D)
     ]
     with tempfile.TemporaryDirectory() as d:
         paths = {}
@@ -51,7 +52,7 @@ def main():
             paths[name] = os.path.join(d, name)
             with open(paths[name], "w") as f:
                 f.write(body + "\n")
-        out = subprocess.run([sys.executable, SCRIPT, "--sweep", paths["s1.txt"], "--sweep", paths["s2.txt"],
+        out = subprocess.run([sys.executable, SCRIPT, "--sweep", paths["s1.txt"], "--sweep", paths["s2.txt"] + ":D",
                               paths["run.json"]], capture_output=True, text=True, check=True).stdout
 
     square = re.search(r"kCublasSquare\[2\]\[2\]\[2\] = \{(.*?)\};", out, re.S).group(1)
