@@ -101,6 +101,11 @@ void report(bool ok, const std::string& what, double worst) {
     ++g_fail;
     if (g_fail <= 60) std::printf("FAIL %s%s worst err/tol %.3g\n", Tr<T>::name(), what.c_str(), worst);
   }
+  // a running count, flushed, so that a run cut short by a time limit still tells how far it got
+  if ((g_pass + g_fail) % 200 == 0) {
+    std::printf("  ... %d passed, %d failed\n", g_pass, g_fail);
+    std::fflush(stdout);
+  }
 }
 
 // Set around the cases that opt in to the three-product complex form (TallSkinnyOptions::complex_3m).
