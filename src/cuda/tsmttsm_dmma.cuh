@@ -199,7 +199,10 @@ __device__ __forceinline__ void dmma_load(double* s, const double* base, std::in
   }
 }
 
-// KMAJ VEC = 3 fast path (column-major real operand, odd leading dimension ld, 16-byte aligned base): the
+// ColPairLoader: the KMAJ copy fast paths of column-major real operands, SHIFT = true for an odd leading
+// dimension (VEC = 3), false for an even one (VEC = 2).
+//
+// SHIFT (VEC = 3; column-major real operand, odd leading dimension ld, 16-byte aligned base): the
 // generic VEC = 3 loop above spends ~30 instructions per 16-byte copy on index math (division by NU, two
 // 64-bit validity checks, the lone first element of odd columns) and made the odd-K column-major widths
 // issue-bound. Here every thread owns one fixed pair slot u (0..KC/2-1) of the rows r0, r0 + R, r0 + 2R, ...
@@ -213,26 +216,38 @@ __device__ __forceinline__ void dmma_load(double* s, const double* base, std::in
 // the copy. The last, partial chunk (k0 + KC > K) runs the same copies with the byte counts checked (zero fill
 // of the rows k >= K). Rows r >= Jr - j0 (columns past the matrix) are never copied: the kernel zeroes them
 // once. Row-major VEC = 3 (and any shape where R would be odd) keeps the generic loop above.
-template <int BJ, int KC, int BT, int LD>
-struct OddColLoader {
+//
+// !SHIFT (VEC = 2; column-major real operand, even leading dimension ld, 16-byte aligned base): the generic
+// KMAJ loop above spends ~15-20 instructions per 16-byte copy (index division by KC / 2, two 64-bit bound checks,
+// the 8-byte fallback); ncu (H100, D C 56, K = 1198372): 130 issued instructions per row for 4 DMMA, 43 % issue
+// slots busy at 2 warps per scheduler, DRAM 72 %. The same copies without the parity shift and the tail copy:
+// each thread owns pair slot u (elements 2u, 2u + 1 of the chunk) of rows r0, r0 + R, ...; rows past the matrix
+// are zeroed once by the kernel.
+// ncu D C 56 after: 156 M -> 43 M instructions, 443 -> 429 us, DRAM 72 -> 77 % (now latency-bound: long scoreboard
+// and wait stalls at 8 warps per SM); ts_cases even K: D C 16 / 17 / 24 / 64 +2 / +3 / +2 / +1 %, 32-56 within 1 %.
+template <int BJ, int KC, int BT, int LD, bool SHIFT>
+struct ColPairLoader {
   static constexpr int H = KC / 2, R = BT / H, NI = (BJ + R - 1) / R;
-  static constexpr bool ok = KC % 2 == 0 && BT % H == 0 && R % 2 == 0 && BJ / 2 <= BT && LD >= KC + 2;
+  static constexpr bool ok = SHIFT ? KC % 2 == 0 && BT % H == 0 && R % 2 == 0 && BJ / 2 <= BT && LD >= KC + 2
+                                   : KC % 2 == 0 && BT % H == 0 && LD >= KC;
   const double* src;   // base + (j0 + r0) ld + 2u - par
   std::int64_t step;   // R ld
   int nit;             // copies of this thread (rows r0 + i R < nr)
   int soff;            // r0 LD + 2u
-  const double* tsrc;  // odd-row tail: base + (j0 + re) ld + KC - 1 (re = 2 tid + 1), nullptr when none
+  const double* tsrc;  // SHIFT, odd-row tail: base + (j0 + re) ld + KC - 1 (re = 2 tid + 1), nullptr when none
   int toff;            // re LD + KC
   __device__ __forceinline__ void init(const double* base, int j0, int Jr, std::int64_t ld, int tid) {
     const int nr = min(BJ, Jr - j0);
-    const int u = tid % H, r0 = tid / H, par = r0 & 1;
+    const int u = tid % H, r0 = tid / H, par = SHIFT ? r0 & 1 : 0;
     nit = r0 < nr ? (nr - r0 + R - 1) / R : 0;
     src = base + std::int64_t(j0 + r0) * ld + 2 * u - par;
     step = std::int64_t(R) * ld;
     soff = r0 * LD + 2 * u;
-    const int re = 2 * tid + 1;
-    tsrc = re < nr ? base + std::int64_t(j0 + re) * ld + (KC - 1) : nullptr;
-    toff = re * LD + KC;
+    if constexpr (SHIFT) {
+      const int re = 2 * tid + 1;
+      tsrc = re < nr ? base + std::int64_t(j0 + re) * ld + (KC - 1) : nullptr;
+      toff = re * LD + KC;
+    }
   }
   // rows k0 .. k0 + KC - 1; the last chunk of the matrix (k0 + KC > K) zero-fills the rows k >= K (checked
   // copies, once per matrix); base: any valid address (not read) for the zero-byte copies
@@ -245,64 +260,20 @@ struct OddColLoader {
         if (i < nit) cp_async16(d + i * R * LD, q, 16);
         q += step;
       }
-      if (tsrc) cp_async<8>(s + toff, tsrc + k0, true);
+      if constexpr (SHIFT)
+        if (tsrc) cp_async<8>(s + toff, tsrc + k0, true);
     } else {
-      const int rem = int(K - k0);                    // valid rows of this chunk, < KC
-      const int kk = 2 * (soff % LD / 2) - (soff / LD & 1);  // first element of this thread's copies (2u - par)
+      const int rem = int(K - k0);  // valid rows of this chunk, < KC
+      // first element of this thread's copies: 2u - par
+      const int kk = SHIFT ? 2 * (soff % LD / 2) - (soff / LD & 1) : soff % LD;
       const int bytes = kk + 1 < rem ? 16 : (kk < rem ? 8 : 0);
 #pragma unroll
       for (int i = 0; i < NI; ++i) {
         if (i < nit) cp_async_pair(d + i * R * LD, bytes ? q : base, bytes);
         q += step;
       }
-      if (tsrc) cp_async<8>(s + toff, KC - 1 < rem ? tsrc + k0 : base, KC - 1 < rem);
-    }
-  }
-};
-
-// KMAJ VEC = 2 fast path (column-major real operand, even leading dimension ld, 16-byte aligned base): the generic
-// KMAJ loop above spends ~15-20 instructions per 16-byte copy (index division by KC / 2, two 64-bit bound checks,
-// the 8-byte fallback); ncu (H100, D C 56, K = 1198372): 130 issued instructions per row for 4 DMMA, 43 % issue
-// slots busy at 2 warps per scheduler, DRAM 72 %. As OddColLoader without the parity shift: each thread owns pair
-// slot u (elements 2u, 2u + 1 of the chunk) of rows r0, r0 + R, ...; its first pointer is set once, a chunk adds k0,
-// a further row R ld; only the matrix's last chunk checks bounds. Rows past the matrix are zeroed once by the kernel.
-// ncu D C 56 after: 156 M -> 43 M instructions, 443 -> 429 us, DRAM 72 -> 77 % (now latency-bound: long scoreboard
-// and wait stalls at 8 warps per SM); ts_cases even K: D C 16 / 17 / 24 / 64 +2 / +3 / +2 / +1 %, 32-56 within 1 %.
-template <int BJ, int KC, int BT, int LD>
-struct EvenColLoader {
-  static constexpr int H = KC / 2, R = BT / H, NI = (BJ + R - 1) / R;
-  static constexpr bool ok = KC % 2 == 0 && BT % H == 0 && LD >= KC;
-  const double* src;  // base + (j0 + r0) ld + 2u
-  std::int64_t step;  // R ld
-  int nit;            // copies of this thread (rows r0 + i R < nr)
-  int soff;           // r0 LD + 2u
-  __device__ __forceinline__ void init(const double* base, int j0, int Jr, std::int64_t ld, int tid) {
-    const int nr = min(BJ, Jr - j0);
-    const int u = tid % H, r0 = tid / H;
-    nit = r0 < nr ? (nr - r0 + R - 1) / R : 0;
-    src = base + std::int64_t(j0 + r0) * ld + 2 * u;
-    step = std::int64_t(R) * ld;
-    soff = r0 * LD + 2 * u;
-  }
-  // rows k0 .. k0 + KC - 1; rows k >= K zero-filled; base: any valid address (not read) for zero-byte copies
-  __device__ __forceinline__ void load(double* s, std::int64_t k0, std::int64_t K, const double* base) const {
-    const double* q = src + k0;
-    double* d = s + soff;
-    if (k0 + KC <= K) {
-#pragma unroll
-      for (int i = 0; i < NI; ++i) {
-        if (i < nit) cp_async16(d + i * R * LD, q, 16);
-        q += step;
-      }
-    } else {
-      const int kk = soff % LD;  // 2u
-      const int rem = int(K - k0);
-      const int bytes = kk + 1 < rem ? 16 : (kk < rem ? 8 : 0);
-#pragma unroll
-      for (int i = 0; i < NI; ++i) {
-        if (i < nit) cp_async_pair(d + i * R * LD, bytes ? q : base, bytes);
-        q += step;
-      }
+      if constexpr (SHIFT)
+        if (tsrc) cp_async<8>(s + toff, KC - 1 < rem ? tsrc + k0 : base, KC - 1 < rem);
     }
   }
 };
@@ -406,18 +377,13 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
   static_assert(VEC != 8 || !KMAJ, "dense row loader: [k][j] staging");
   static_assert(!G3 || (ZV && !KMAJ && (VEC == 2 || VEC == 7 || VEC == 8) && FM % 2 == 0),
                 "three-product complex: (re, im) pairs adjacent in shared memory, m16 fragment pairs");
-  // column-major real, odd leading dimension (VEC = 3, KMAJ; real view: rs = 1, c1 = ld, c2 = 2 ld)
-  using OLA = OddColLoader<BM, KC, BT, LDA>;
-  using OLB = OddColLoader<BN, KC, BT, LDB>;
-  constexpr bool ODDCOL = KMAJ && VEC == 3 && OLA::ok && OLB::ok;
-  // column-major real, even leading dimension (VEC = 2, KMAJ; real view: rs = 1, c1 = ld)
-  using ELA = EvenColLoader<BM, KC, BT, LDA>;
-  using ELB = EvenColLoader<BN, KC, BT, LDB>;
-  constexpr bool EVENCOL = !ZV && KMAJ && VEC == 2 && ELA::ok && ELB::ok;
-  ELA ela;
-  ELB elb;
-  OLA ola;
-  OLB olb;
+  // column-major real: odd leading dimension (VEC = 3, KMAJ; real view: rs = 1, c1 = ld, c2 = 2 ld) with the
+  // parity shift, even one (VEC = 2, KMAJ, real operands; c1 = ld) without
+  using CLA = ColPairLoader<BM, KC, BT, LDA, VEC == 3>;
+  using CLB = ColPairLoader<BN, KC, BT, LDB, VEC == 3>;
+  constexpr bool COLPAIR = KMAJ && (VEC == 3 || (VEC == 2 && !ZV)) && CLA::ok && CLB::ok;
+  CLA cla;
+  CLB clb;
   // dense one-tile row-major complex (VEC = 8)
   DenseRowLoader<KC, BT, LDA> dra;
   DenseRowLoader<KC, BT, LDB> drb;
@@ -430,14 +396,9 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
     for (int e = tid; e < ST * KC * LDB; e += BT)
       if (e % LDB >= p.Nr) Bs[e] = 0.0;
   }
-  if constexpr (ODDCOL || EVENCOL) {
-    if constexpr (ODDCOL) {
-      ola.init(p.A, pm0, p.Mr, p.ac1, tid);
-      olb.init(p.B, pn0, p.Nr, p.bc1, tid);
-    } else {
-      ela.init(p.A, pm0, p.Mr, p.ac1, tid);
-      elb.init(p.B, pn0, p.Nr, p.bc1, tid);
-    }
+  if constexpr (COLPAIR) {
+    cla.init(p.A, pm0, p.Mr, p.ac1, tid);
+    clb.init(p.B, pn0, p.Nr, p.bc1, tid);
     // rows past the matrix (never copied by the fast path): zero once, visible after the first barrier
     for (int st = 0; st < ST; ++st) {
       for (int e = max(0, p.Mr - pm0) * LDA + tid; e < BM * LDA; e += BT) As[st * Sh::SA + e] = 0.0;
@@ -454,12 +415,9 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
     } else if constexpr (VEC == 8) {
       if (pa) dra.load(As + st * Sh::SA, p.A, k0, K, tid);
       if (pb) drb.load(Bs + st * Sh::SB, p.B, k0, K, tid);
-    } else if constexpr (ODDCOL) {
-      if (pa) ola.load(As + st * Sh::SA, k0, K, p.A);
-      if (pb) olb.load(Bs + st * Sh::SB, k0, K, p.B);
-    } else if constexpr (EVENCOL) {
-      if (pa) ela.load(As + st * Sh::SA, k0, K, p.A);
-      if (pb) elb.load(Bs + st * Sh::SB, k0, K, p.B);
+    } else if constexpr (COLPAIR) {
+      if (pa) cla.load(As + st * Sh::SA, k0, K, p.A);
+      if (pb) clb.load(Bs + st * Sh::SB, k0, K, p.B);
     } else {
       if (pa)
         dmma_load<BM, KC, BT, LDA, KMAJ, VEC>(As + st * Sh::SA, p.A, k0, pm0, K, p.Mr, p.ars, p.ac1, p.ac2,
@@ -779,7 +737,7 @@ cudaError_t launch_tsmttsm_dmma_v(const TsmttsmArgs<double, ZV>& a, cudaStream_t
 // copies of column pairs (VEC = 2); column-major real stages [j][k] with 16-byte copies of row
 // pairs; row-major real operands that are both dense (leading dimension == width), of odd width and one tile
 // wide: flat 16-byte copies of whole chunks (VEC = 4, dmma_load_flat); other odd leading dimensions of a real
-// matrix (both operands) 16-byte copies of parity-shifted pairs (VEC = 3; column-major: OddColLoader);
+// matrix (both operands) 16-byte copies of parity-shifted pairs (VEC = 3; column-major: ColPairLoader);
 // dense even widths one tile wide, both J = 2 mod 4 (VEC = 5) or both J = 4 mod 8 (VEC = 6): flat copies too;
 // 8-byte copies otherwise (misaligned pointers, one odd and one even leading dimension).
 // Mixed layouts are not taken here (cudaErrorNotSupported: the caller uses the SIMT kernel).
