@@ -100,10 +100,9 @@ cudaError_t launch_strassen(cudaStream_t s, gemm_tile::Batch<T>& bp, int product
   const int grid_y = (slabs + bp.slice_slabs - 1) / bp.slice_slabs;  // no empty slice
   dim3 grid(unsigned(bp.tiles_m) * unsigned(bp.tiles_n), unsigned(grid_y), unsigned(products));
   // FP64 has no 16-byte-atomic epilogue: its sliced launches run the unsliced instantiation (same code).
-  bool sliced_epilogue = false;
-  if constexpr (std::is_same<T, float>::value) sliced_epilogue = grid_y > 1;
-  if (sliced_epilogue)
-    gemm_tile::strassen_kernel<T, S, TA, TB, std::is_same<T, float>::value><<<grid, D::THREADS, 0, s>>>(bp);
+  constexpr bool kVec4 = std::is_same<T, float>::value;
+  if (kVec4 && grid_y > 1)
+    gemm_tile::strassen_kernel<T, S, TA, TB, kVec4><<<grid, D::THREADS, 0, s>>>(bp);
   else
     gemm_tile::strassen_kernel<T, S, TA, TB, false><<<grid, D::THREADS, 0, s>>>(bp);
   return cudaGetLastError();
