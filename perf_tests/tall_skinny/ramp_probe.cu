@@ -5,7 +5,8 @@
 //            what the memory system gives at this size, i.e. the realistic ceiling of the ramp,
 //   tsmttsm  the library's TSMTTSM (default dispatch, routes off) and the SIMT kernel at forced grid sizes,
 //   tsmm     the library's TSMM (default dispatch).
-//   ramp_probe [--widths 4,16] [--rows-log2 18,20,22]
+//   ramp_probe [--widths 4,16] [--rows-log2 18,20,22] [--constant-data]
+// Operands hold random values (--constant-data: the byte 0x3f everywhere, as before session 8).
 // and, with --route-sweep, for every square shape the routes table (tall_skinny_routes.hpp) sends to cuBLAS: own
 // kernel against cuBLAS at K = 2^12, 2^14, ... up to the benchmark's square size (2^29 / w rows D, 2^28 / w Z), one
 // line per (shape, K): "SWEEP D tsmttsm R 16 <K> <own ms> <cuBLAS ms>" (scripts/make_ts_routes.py --sweep reads them
@@ -29,6 +30,20 @@ using namespace kbla::cuda;
 using namespace kbla::cuda::detail;
 
 __global__ void empty_kernel() {}
+
+// Uniform [-0.5, 0.5) values from an integer hash (the benchmark's fill). The sweep used cudaMemset constants
+// until session 8: on the compute-heavy complex widths the tensor cores then ran up to 12 % faster than on the
+// benchmark's random data, so routes decided on constants could disagree with the benchmark.
+__global__ void fill_random(double* p, std::size_t n, unsigned seed) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    unsigned x = unsigned(i) * 2654435761u + seed;
+    x ^= x >> 13;
+    x *= 0x5bd1e995u;
+    x ^= x >> 15;
+    p[i] = double(x & 0xffffff) / double(0x1000000) - 0.5;
+  }
+}
 
 // Streams n doubles of x and of y with 16-byte loads; one store per block keeps the loads alive.
 __global__ void read_kernel(const double2* x, const double2* y, std::int64_t n2, double* sink) {
@@ -109,11 +124,12 @@ void route_sweep(void* A, void* B, void* C) {
 
 int main(int argc, char** argv) {
   std::vector<int> widths{4, 16}, logs{18, 20, 22};
-  bool sweep = false;
+  bool sweep = false, constant_data = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--widths") && i + 1 < argc) widths = parse_list(argv[++i]);
     else if (!std::strcmp(argv[i], "--rows-log2") && i + 1 < argc) logs = parse_list(argv[++i]);
     else if (!std::strcmp(argv[i], "--route-sweep")) sweep = true;
+    else if (!std::strcmp(argv[i], "--constant-data")) constant_data = true;
   }
   setenv("KBLA_TS_NO_ROUTES", "1", 1);
   cudaDeviceProp prop{};
@@ -126,8 +142,16 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&B, maxn * 8));
   CK(cudaMalloc(&C, 64 * 64 * 16));
   CK(cudaMalloc(&sink, 1 << 20));
-  CK(cudaMemset(A, 0x3f, maxn * 8));
-  CK(cudaMemset(B, 0x3f, maxn * 8));
+  if (constant_data) {
+    CK(cudaMemset(A, 0x3f, maxn * 8));
+    CK(cudaMemset(B, 0x3f, maxn * 8));
+  } else {
+    fill_random<<<4096, 256>>>(A, maxn, 1u);
+    fill_random<<<4096, 256>>>(B, maxn, 7u);
+    fill_random<<<32, 256>>>(C, 64 * 64 * 2, 3u);  // TSMM's small input
+    CK(cudaGetLastError());
+  }
+  std::printf("# operands: %s\n", constant_data ? "constant bytes 0x3f" : "random uniform [-0.5, 0.5)");
   if (sweep) {
     route_sweep(A, B, C);
     return 0;
