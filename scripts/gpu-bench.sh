@@ -9,6 +9,13 @@
 #     sanitize  compute-sanitizer memcheck on both Strassen raw tests, racecheck on the tile kernels (--quick)
 #     ts_sanitize  compute-sanitizer memcheck and racecheck on the tall & skinny raw test's --tiny set (every
 #               kernel family: SIMT, tensor cores, row kernels, in place, deterministic, tiled, cuBLAS routes)
+#     ts_raw    the tall & skinny raw test in full, one process per scalar type (TS_RAW_TYPES, default D Z S C),
+#               with the cuBLAS routes off and again on, all at once (OpenMP threads shared out over the cores);
+#               limit TS_RAW_LIMIT (default 400 s); the tail of each run -> $OUT/ts_raw.txt
+#     gtest     the GoogleTest binaries run directly (unit and solver suites; what ctest runs, without the
+#               raw tests and the downstream build) -> $OUT/gtest.txt (tails)
+#     ts_sweep  kbla_ramp_probe --route-sweep (random operands): own kernel against cuBLAS for every routed shape
+#               over K, the input of scripts/make_ts_routes.py --sweep -> $OUT/ts_sweep.txt
 #     strassen  the Strassen benchmark (STRASSEN_ARGS, default --quick --max-seconds 90) -> $OUT/strassen.json
 #     tall_skinny  issue 4's tall & skinny benchmark kbla_bench_tall_skinny (TS_ARGS, default: the full run,
 #               --max-seconds 290; limit TS_LIMIT, default 340 s) -> $OUT/tall_skinny.json, then plot.py ->
@@ -62,6 +69,42 @@ for what in "$@"; do
         run_step "$tool-tall_skinny" "${SANITIZE_LIMIT_TS:-150}" "$SAN" --tool "$tool" --error-exitcode 9 \
             "$RAW/kbla_cuda_raw_tests" --tiny
       done ;;
+    ts_raw)
+      types=${TS_RAW_TYPES:-D Z S C}
+      nproc_=$(nproc); nruns=$(( $(echo $types | wc -w) * 2 )); thr=$(( nproc_ / nruns )); [ $thr -ge 1 ] || thr=1
+      t0=$SECONDS
+      for t in $types; do
+        for routes in off on; do
+          ( if [ $routes = off ]; then export KBLA_TS_NO_ROUTES=1; fi
+            OMP_NUM_THREADS=$thr timeout "${TS_RAW_LIMIT:-400}" "$RAW/kbla_cuda_raw_tests" --types "$t" \
+                > "$OUT/.ts_raw_${t}_$routes" 2>&1
+            echo "exit $?" >> "$OUT/.ts_raw_${t}_$routes" ) &
+        done
+      done
+      wait
+      : > "$OUT/ts_raw.txt"
+      for f in "$OUT"/.ts_raw_*; do
+        last=$(grep -E 'passed, [0-9]+ failed' "$f" | tail -n 1); rc=$(tail -n 1 "$f")
+        echo "=== gpu-bench [ts_raw ${f##*/.ts_raw_}] $last, $rc"
+        { echo "== ${f##*/.ts_raw_}"; tail -n 40 "$f"; } >> "$OUT/ts_raw.txt"
+        [ "$rc" = "exit 0" ] || failed=$((failed + 1))
+        rm -f "$f"
+      done
+      echo "=== gpu-bench [ts_raw] all in $((SECONDS - t0)) s" ;;
+    gtest)
+      : > "$OUT/gtest.txt"
+      for b in unit_tests/kbla_unit_tests unit_tests/solvers/kbla_solver_tests; do
+        t0=$SECONDS
+        ( cd "$(dirname "$BUILD_DIR/$b")" && timeout "${GTEST_LIMIT:-300}" "./${b##*/}" > "$OUT/.gtest" 2>&1 ); s=$?
+        echo "=== gpu-bench [gtest ${b##*/}] exit $s in $((SECONDS - t0)) s"
+        grep -E '^\[  (PASSED|FAILED) ' "$OUT/.gtest" | sed "s|^|${b##*/}: |"
+        { echo "== $b (exit $s)"; grep -E '^\[  FAILED|^\[==========\]|^\[  PASSED' "$OUT/.gtest"; } >> "$OUT/gtest.txt"
+        [ $s -eq 0 ] || failed=$((failed + 1))
+        rm -f "$OUT/.gtest"
+      done ;;
+    ts_sweep)
+      run_step ts_sweep "${TS_SWEEP_LIMIT:-150}" "$BUILD_DIR/perf_tests/tall_skinny/kbla_ramp_probe" --route-sweep \
+          > "$OUT/ts_sweep.txt" ;;
     strassen)
       # shellcheck disable=SC2086  # STRASSEN_ARGS is a list of flags
       run_step strassen "${STRASSEN_LIMIT:-130}" "$BUILD_DIR/perf_tests/strassen/kbla_bench_strassen" \

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# GPU round trip without building on the GPU machine: the CUDA configuration is compiled HERE (a CPU machine with
+# nvcc: scripts/check-cuda-build.sh, ~0 s when up to date), the chosen binaries travel packed in .deps/, and the
+# GPU machine only runs them. It saves the ~6 min a build costs there (out of a ~30 min device budget).
+#
+#   scripts/gpu-prebuilt.sh pack [SET ...]   here: build, then pack SETs into .deps/prebuilt.tar.xz
+#        tests     kbla_unit_tests, kbla_solver_tests (GoogleTest), kbla_cuda_raw_tests (tall & skinny raw)
+#        ts        kbla_bench_tall_skinny, kbla_ramp_probe
+#        strassen  kbla_bench_strassen and both Strassen raw tests
+#        eigen     kbla_eigen_driver
+#      (default: tests). The device tool carries 64 MiB at most with the working tree: tests ~38 MB, ts ~22 MB,
+#      strassen ~12 MB, so pack two sets per call at most.
+#   scripts/gpu-prebuilt.sh run STEP ...     there (device tool: carry [".deps/prebuilt.tar.xz"]): unpack into
+#      /tmp/kbla-prebuilt and run scripts/gpu-bench.sh STEP ... on it (gtest ts_raw ts_sanitize ts_sweep raw
+#      sanitize strassen tall_skinny eigen), OUT as there.
+# The binaries link cuBLAS and the CUDA runtime from /usr/local/cuda dynamically (same CUDA 13 on both machines);
+# libgomp travels along in case the GPU machine lacks it. pack records the commit (and whether the tree had local
+# changes) in prebuilt-stamp.txt, which run prints first.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+mode=${1:-}; shift || true
+case $mode in
+  pack)
+    build=${BUILD_DIR:-build-cuda-check}
+    BUILD_DIR=$build bash scripts/check-cuda-build.sh > /tmp/kbla-prebuilt-build.log 2>&1 \
+        || { tail -n 30 /tmp/kbla-prebuilt-build.log; exit 1; }
+    [ $# -gt 0 ] || set -- tests
+    files=()
+    for set_ in "$@"; do
+      case $set_ in
+        tests) files+=(unit_tests/kbla_unit_tests unit_tests/solvers/kbla_solver_tests
+                       unit_tests/cuda_raw/kbla_cuda_raw_tests) ;;
+        ts) files+=(perf_tests/tall_skinny/kbla_bench_tall_skinny perf_tests/tall_skinny/kbla_ramp_probe) ;;
+        strassen) files+=(perf_tests/strassen/kbla_bench_strassen unit_tests/cuda_raw/kbla_strassen_kernels_raw_tests
+                          unit_tests/cuda_raw/kbla_strassen_algorithms_raw_tests) ;;
+        eigen) files+=(perf_tests/eigen/kbla_eigen_driver) ;;
+        *) echo "gpu-prebuilt: unknown set '$set_'"; exit 2 ;;
+      esac
+    done
+    stage=$(mktemp -d)
+    for f in "${files[@]}"; do mkdir -p "$stage/$(dirname "$f")"; cp "$build/$f" "$stage/$f"; done
+    gomp=$(g++ -print-file-name=libgomp.so.1); cp -L "$gomp" "$stage/libgomp.so.1"
+    { echo "commit $(git rev-parse --short HEAD)$(git status --porcelain --untracked-files=no | grep -q . \
+        && echo ' with local changes')"; echo "sets $*"; date -u +%Y-%m-%dT%H:%M:%SZ; } > "$stage/prebuilt-stamp.txt"
+    mkdir -p .deps
+    tar -cf - -C "$stage" . | xz -T0 -6 > .deps/prebuilt.tar.xz
+    rm -rf "$stage"
+    echo "gpu-prebuilt: .deps/prebuilt.tar.xz $(du -h .deps/prebuilt.tar.xz | cut -f1) ($*)" ;;
+  run)
+    dir=/tmp/kbla-prebuilt
+    rm -rf "$dir" && mkdir -p "$dir" && tar -xJf .deps/prebuilt.tar.xz -C "$dir"
+    cat "$dir/prebuilt-stamp.txt"
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader || true
+    for b in "$dir"/unit_tests/cuda_raw/kbla_cuda_raw_tests "$dir"/unit_tests/kbla_unit_tests; do
+      if [ -x "$b" ] && ldd "$b" | grep -q 'libgomp.*not found'; then export LD_LIBRARY_PATH=$dir:${LD_LIBRARY_PATH:-}; fi
+    done
+    BUILD_DIR=$dir exec bash scripts/gpu-bench.sh "$@" ;;
+  *) sed -n 2,22p "$0"; exit 2 ;;
+esac
