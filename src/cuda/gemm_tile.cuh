@@ -64,6 +64,17 @@ struct Vec<double> {
 //   double the staging registers (the Strassen loader holds X and Y: 24 -> 48 floats) on top of 128
 //   accumulators and 2 x 24 fragment registers, and the transposed stores of a 16-deep slab are 2-way bank
 //   conflicted with the +4 row padding; the one barrier per slab then covers 1024 FFMAs per thread.
+//   Tried and dropped (H100, one call, main and the variant built and timed together, 2 interleaved rounds): a
+//   16-deep shared slab filled in two 8-deep halves through the same staging registers (half 0 of slab t + 1 read
+//   during depths 0-7 of slab t and stored after them, half 1 during depths 8-15; one barrier per 16 depths; 48 KiB
+//   static shared memory with no row pad). No spills (gemm 227-235, fused 247-255 registers), but slower at every
+//   size: simt_gemm t_cuBLAS / t 0.88-0.91 -> 0.81-0.86, fused 1L 0.78 / 0.93 / 1.01 / 0.98 -> 0.70 / 0.84 / 0.91 /
+//   0.94 (2048 / 4096 / 8192 / 16384), hybrid 2L 1.08-1.09 -> 1.03-1.05 at 16384. ncu simt_gemm 4096: issue slots
+//   77.7 -> 71.3 %, 2.49 -> 2.70 cycles per issued instruction with 1.6 % fewer executed instructions. In the SASS
+//   the fragment LDS.128 went out in bursts of 6-10 (mostly one per 3 FFMA in this loop) and the loads' address code sat
+//   in the middle of the slab too (static loop code per 8 depths 1270 -> 1296). With the interior fast path
+//   (TileLoader::begin / load) in the plain GEMM too, the deep slab reached 0.87 / 0.87 / 0.89 (4096 / 8192 /
+//   16384): still below this loop.
 // Shape::wide_async (FP32 only): wide's block / warp / thread tiles with a STAGES-deep shared-memory ring filled
 //   by cp.async (sm_80+) for operands that are not Strassen sums: no registers hold the next slab and
 //   STAGES - 1 slabs are in flight while one is multiplied (one barrier per slab). See AsyncLoader / tile_body_async.
