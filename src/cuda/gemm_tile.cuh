@@ -71,7 +71,7 @@ struct Vec<double> {
 //   size: simt_gemm t_cuBLAS / t 0.88-0.91 -> 0.81-0.86, fused 1L 0.78 / 0.93 / 1.01 / 0.98 -> 0.70 / 0.84 / 0.91 /
 //   0.94 (2048 / 4096 / 8192 / 16384), hybrid 2L 1.08-1.09 -> 1.03-1.05 at 16384. ncu simt_gemm 4096: issue slots
 //   77.7 -> 71.3 %, 2.49 -> 2.70 cycles per issued instruction with 1.6 % fewer executed instructions. In the SASS
-//   the fragment LDS.128 went out in bursts of 6-10 (mostly one per 3 FFMA in this loop) and the loads' address code sat
+//   the fragment LDS.128 went out in bursts of 6-10 (here mostly one per 3 FFMA) and the loads' address code sat
 //   in the middle of the slab too (static loop code per 8 depths 1270 -> 1296). With the interior fast path
 //   (TileLoader::begin / load) in the plain GEMM too, the deep slab reached 0.87 / 0.87 / 0.89 (4096 / 8192 /
 //   16384): still below this loop.
