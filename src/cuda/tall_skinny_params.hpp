@@ -50,6 +50,10 @@
 //      warp tile 8FM x 8FN, KC rows per cp.async stage, ST stages ----
 // Rows from the DMMA sweep of run 2 (NOTES.md): a tile close to the width matters, since the per-row copy and
 // DMMA work is set by the padded tile, not by the width (D 48 in a 64 tile ran at 70 %).
+// Column-major at K != 0 (mod 4) is latency-bound in the 4-warp 64 tile (ncu D C 55, K odd: 190 registers, 2 blocks =
+// 8 warps per SM, 12 % issue slots busy, DRAM 77 %). tsmttsm3 measured (H100, ts_cases --rows-log2 29, routes off):
+// 49-64 as 64 x 64 FM 2 FN 2 (16 warps): C +6-9 % (55: 2372 -> 2573 GB/s), R -1-17 %; 33-48 as 48 x 48 FM 2 FN 1
+// (18 warps): C +3-8 % (38: 2523 -> 2729), R -2-23 %: worth a column-major-only row (the dispatch has none yet).
 #define KBLA_TSMTTSM_DMMA_D(X)                                                                              \
   X(9, 16, 16, 16, 1, 1, 64, 4) X(17, 24, 24, 24, 1, 1, 32, 4) X(25, 32, 32, 32, 2, 2, 64, 3)              \
   X(33, 48, 48, 48, 2, 3, 32, 3) X(49, 64, 64, 64, 4, 4, 32, 3) X(65, 1 << 30, 128, 128, 4, 8, 32, 3)
@@ -60,10 +64,17 @@
 // wait 2.6, barrier 2.1 cycles, DMMA pipe 46 % active). Not taken: 48 x 48 FN 1 (18 warps): 24 +3-5 %, but
 // 17-21 10-25 % slower (more shared loads per mma; the narrow widths of a class do the full tile per row, K = 2^25/w
 // rows); 128 tiles: no candidate better by more than ~2 % (8 x 4 warp tiles, KC 16, ST 2).
+// 33-40: an 80 tile (10 warps, spread copies) instead of the 96 one, whose per-row DMMA work is that of width 48
+// (tsmttsm3, H100, ts_cases --rows-log2 28, routes off, GB/s R / C, 96 -> 80, mean of 2 rounds): 33: 2690 / 2096 ->
+// 2923 / 2781; 34: 2657 / 2248 -> 2862 / 2778; 36: 2718 / 2539 -> 2785 / 2775; 38: 2853 / 2589 -> 2822 / 2694;
+// 40: 2845 / 2641 -> 2867 / 2709 (KC 32 ST 3 within 1-5 %, lower at C 34). Measured, not taken (same call): a 112
+// tile (FM 2, FN 7, 14 warps) for 49-56: KC 32 ST 3: R +10-18 %, C +1-11 % (49: 2308 / 2379 -> 2690 / 2652; 52:
+// 2413 / 2624 -> 2845 / 2733; 56: 2580 / 2604 -> 2832 / 2630), KC 48 ST 2: R +9-23 % but C -3-13 %. Only the
+// KC 48 build ran the Z raw test, so neither is in the table yet.
 #define KBLA_TSMTTSM_DMMA_Z(X)                                                                              \
   X(5, 8, 16, 16, 1, 1, 64, 4) X(9, 12, 24, 24, 1, 1, 64, 3) X(13, 16, 32, 32, 2, 2, 32, 4)                 \
-  X(17, 24, 48, 48, 2, 3, 32, 3) X(25, 32, 64, 64, 2, 2, 32, 3) X(33, 48, 96, 96, 2, 4, 64, 2)             \
-  X(49, 1 << 30, 128, 128, 4, 8, 32, 3)
+  X(17, 24, 48, 48, 2, 3, 32, 3) X(25, 32, 64, 64, 2, 2, 32, 3) X(33, 40, 80, 80, 2, 5, 64, 2)             \
+  X(41, 48, 96, 96, 2, 4, 64, 2) X(49, 1 << 30, 128, 128, 4, 8, 32, 3)
 // Complex rows taken before KBLA_TSMTTSM_DMMA_Z when the caller opts in (TallSkinnyOptions::complex_3m; its error is
 // only normwise, as cuBLAS's Zgemm3m): three real products (Gauss) instead of the four of the real view,
 // FM / FN counted in complex rows / columns (tsmttsm_dmma.cuh, G3). zts2, H100, ts_cases K = 2^25/w, GB/s R / C,

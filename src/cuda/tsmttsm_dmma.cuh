@@ -460,8 +460,9 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
   // its copy instructions before its first DMMA. ncu (H100, Z C 64, G3 row): long-scoreboard stalls 2.25 -> 0.43
   // per issue, DRAM 60 -> 66 %, 531 -> 488 us. zexp sweep (K = 2^25/w, GB/s R / C): 128 real-view tile 56:
   // 2269 / 2100 -> 2423 / 2520, 50: 2145 / 2017 -> 2266 / 2385; G3 64: 2498 / 2458 -> 2636 / 2553; 96 tile 34:
-  // 2248 / 2133 -> 2577 / 2517, 40: 2543 / 2423 -> 2707 / 2653, 48: 2707 / 2590 -> 2690 / 2576.
-  constexpr bool SPREAD = ZV && BM >= 96 && KC >= 16;
+  // 2248 / 2133 -> 2577 / 2517, 40: 2543 / 2423 -> 2707 / 2653, 48: 2707 / 2590 -> 2690 / 2576. BM >= 80: the
+  // 80 tile (widths 33-40, 10 warps) was measured only with them.
+  constexpr bool SPREAD = ZV && BM >= 80 && KC >= 16;
   for (std::int64_t i = 0; i < my; ++i) {
     cp_async_wait<ST - 2>();
     __syncthreads();
@@ -479,8 +480,17 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
     // VEC = 3 stores shared row r shifted by r & 1: the row index is k = 8 ks + 4 h + t (parity of t) or, KMAJ,
     // the column 8 (wm FM + ii) + g (parity of g)
     const int shift = VEC == 3 ? (KMAJ ? (g & 1) : (t & 1)) : 0;
-    const double* as = As + st * Sh::SA + (KMAJ ? (wm * 8 * FM + g) * LDA + t : t * LDA + wm * 8 * FM + g) + shift;
-    const double* bs = Bs + st * Sh::SB + (KMAJ ? (wn * 8 * FN + g) * LDB + t : t * LDB + wn * 8 * FN + g) + shift;
+    // KMAJ VEC = 3 (column-major, odd ld): with k = 8 ks + 4 h + t a half-warp (g 0..3, t 0..3) reads the double
+    // slots g LD + (g & 1) + t (mod 16), LD = 4 (mod 16): g = 1 and g = 2 (g = 3 and g = 0) share one slot, a
+    // 2-way bank conflict (ncu s7: 25.2 M of 50.4 M wavefronts). The k order inside a chunk is free (summed; A and
+    // B read the same one), so lane t takes k = 8 ks + 2 t + h: slots g LD + (g & 1) + 2 t + h, even rows on
+    // {0, 2, .., 14} + h, odd rows on the odd slots: 16 distinct per half-warp (conflict-free). ncu (H100, D C 55,
+    // K = 1220161): 19.5 M -> 0.03 M conflicts, 39.1 M -> 19.6 M wavefronts, 451 -> 441 us; ts_cases at K = 2^29/w
+    // (odd-K D C 17-61) -1.2 .. +1.8 %: the shared pipe was not the limiter (8 warps per SM, see the D table).
+    constexpr bool PAIRK = KMAJ && VEC == 3;
+    const int tk = PAIRK ? 2 * t : t;
+    const double* as = As + st * Sh::SA + (KMAJ ? (wm * 8 * FM + g) * LDA + tk : t * LDA + wm * 8 * FM + g) + shift;
+    const double* bs = Bs + st * Sh::SB + (KMAJ ? (wn * 8 * FN + g) * LDB + tk : t * LDB + wn * 8 * FN + g) + shift;
     // VEC = 7: real column j = 8 (w FM + ii) + g is part g & 1 of complex row (j >> 1) = 4 (w FM + ii) + (g >> 1),
     // element k at 2 k. A half-warp (g < 4 or g >= 4, t 0..3) hits slots (g >> 1) LD + (g & 1) + 2 t: with
     // LD = 8 (mod 16) the 16 lanes take 16 distinct 8-byte slots (conflict-free).
@@ -569,7 +579,7 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
 #pragma unroll
             for (int jj = 0; jj < FN; ++jj) b[jj][h] = bc[4 * jj * LDB + 2 * k];
           } else {
-            const int k = 8 * ks + 4 * h;
+            const int k = PAIRK ? 8 * ks + h : 8 * ks + 4 * h;
 #pragma unroll
             for (int ii = 0; ii < FM; ++ii) a[ii][h] = KMAJ ? as[8 * ii * LDA + k] : as[k * LDA + 8 * ii];
 #pragma unroll
