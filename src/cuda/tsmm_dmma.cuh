@@ -46,6 +46,8 @@
 //   A 32-byte aligned): the VEC 2 copies into columns of stride 2 (mod 16) doubles, so that every 16-byte
 //   cp.async has the same offset (mod 32) in shared memory as in global memory; the inner k of the fragments is
 //   permuted (real: 2 t + h; complex: even columns in even k-steps) to keep the fragment loads conflict-free.
+//   Staged stores (SO) also serve real column-major VEC 6 with ldb = 2 (mod 4) (classes W 32, 48) and complex
+//   row-major VEC 7 with odd N and B dense (classes up to W 96).
 // Mixed layouts (A row-major, B column-major or the reverse) return cudaErrorNotSupported: the SIMT kernel runs.
 #pragma once
 #include <cstdlib>
@@ -124,7 +126,9 @@ struct TsmmStaging {
 };
 
 // LAY 0: A and B row-major, 1: both column-major.
-template <bool ZV, int W, int NT, int WR, int TU, int R, int ST, int MINB, int LAY, int VEC>
+// SO: staged B stores for complex row-major with odd N and B dense (VEC 7) and real column-major with
+// ldb = 2 (mod 4) (VEC 6): see the staged store below and the launch.
+template <bool ZV, int W, int NT, int WR, int TU, int R, int ST, int MINB, int LAY, int VEC, bool SO = false>
 __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV, LAY, VEC>::value>::BT, MINB)
     tsmm_dmma_kernel(const TsmmDmmaArgs p) {
   constexpr bool KMAJ = !ZV && LAY == 1, ZCOL = ZV && LAY == 1;
@@ -132,7 +136,8 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   constexpr int KT = Sh::KT, WN = Sh::WN, BT = Sh::BT, RT = Sh::RT, LD = Sh::LD, SS = Sh::SS;
   static_assert(W % (8 * NT) == 0 && R % (16 * WR) == 0 && RT % TU == 0 && ST >= 2, "bad TSMM DMMA shape");
   constexpr bool FLAT = VEC == 3 || VEC == 4;  // flat A staging (dense odd-width row-major D)
-  constexpr bool STG = VEC == 4 || VEC == 5;    // staged B stores (VEC 5: padded 16-byte A staging as VEC 2)
+  constexpr bool CSTG = SO && LAY == 1;         // staged column-major B stores (real, VEC 6)
+  constexpr bool STG = VEC == 4 || VEC == 5 || SO;  // staged B stores (VEC 5: padded 16-byte A staging as VEC 2)
   // VEC 4 / 5 keep the accumulators of the whole chunk (all RT tiles) in registers: the B tile is written to the
   // stage after every warp has read the stage's A fragments
   constexpr int TUE = STG ? RT : TU;
@@ -158,7 +163,8 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   // sectors either way (11.5 requests per copy instruction, 4.8 at even K): its odd-K loss (24, 25, 29, 33, 40
   // at 2145-2300 GB/s against 2550-2790 at even K) has another cause, not found; VEC 7 is neutral there.
   constexpr int SHV = VEC == 7 ? 1 : 0;
-  static_assert(!(FLAT || STG) || (!ZV && LAY == 0), "flat staging / staged stores: real row-major");
+  static_assert(!(FLAT || VEC == 5) || (!ZV && LAY == 0), "flat staging / VEC 5 staged stores: real row-major");
+  static_assert(!SO || (ZV ? LAY == 0 && VEC == 7 : LAY == 1 && VEC == 6), "SO: complex row-major VEC 7, real VEC 6");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   double* As = reinterpret_cast<double*>(smem_raw);  // [ST][SS]
 
@@ -454,8 +460,31 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
         // this, and no other block writes or reads them. VEC 5 (even Nr, padded A staging): mma rows 2g / 2g + 1,
         // (c0, c1) / (c2, c3) as 16-byte shared stores (n even, Nr even: n < Nr implies n + 1 < Nr); the columns
         // past Mr8 of the padded A rows, which this overwrites, are never copied and only meet skipped k-steps.
+        // SO, complex row-major (odd N, B dense): as VEC 5 in the real view; every other B row starts at 16 (mod
+        // 32) bytes, so the direct stores (4 complex per row and store) split into 3 partial sectors there.
+        // CSTG (real column-major, ldb = 2 mod 4): the tile goes to the stage as [n][k] (column stride LD = 2
+        // mod 16 doubles: the (c0, c2) / (c1, c3) row-pair stores of a quarter-warp hit slots 2 t + g, distinct)
+        // and leaves as one run of R rows per column (16-byte stores): the direct stores wrote 128-byte runs at
+        // 16 (mod 32) bytes in every odd column (ncu D C 48, K = 2 mod 4: write requests 1.81x the data).
         __syncthreads();
-        if (active && !FLAT) {
+        if constexpr (CSTG) {
+          if (active) {
+#pragma unroll
+            for (int u = 0; u < TUE; ++u) {
+              const int r = 16 * (wr * RT + u) + 2 * g;
+#pragma unroll
+              for (int nt = 0; nt < NT; ++nt) {
+                const int n = nw0 + 8 * nt + 2 * t;
+                if (nw0 + 8 * nt < Nr) {
+                  if (n < Nr)
+                    *reinterpret_cast<double2*>(s + n * LD + r) = make_double2(acc[u][nt][0], acc[u][nt][2]);
+                  if (n + 1 < Nr)
+                    *reinterpret_cast<double2*>(s + (n + 1) * LD + r) = make_double2(acc[u][nt][1], acc[u][nt][3]);
+                }
+              }
+            }
+          }
+        } else if (active && !FLAT) {
 #pragma unroll
           for (int u = 0; u < TUE; ++u) {
             const int r = 16 * (wr * RT + u) + 2 * g;
@@ -489,25 +518,52 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
           }
         }
         __syncthreads();
-        const std::int64_t left = (K - k0) * Nr;
-        const int nv = left < std::int64_t(R) * Nr ? int(left) : R * Nr;
-        double* dst = p.B + k0 * Nr;
         const bool bz = p.beta_zero;
         const double br = p.be_re;
+        if constexpr (CSTG) {  // column n: rows k0 .. k0 + R - 1, R / 2 16-byte pairs (ldb even, B 16-byte aligned)
+          constexpr int PR = R / 2;
+          const int rows = K - k0 < R ? int(K - k0) : R;
 #pragma unroll 1
-        for (int e = 2 * tid; e < nv; e += 2 * BT) {
-          if (e + 1 < nv) {
-            double2 v = lds2(s + e);
-            if (!bz) {
-              const double2 o = *reinterpret_cast<const double2*>(dst + e);
-              v.x += br * o.x;
-              v.y += br * o.y;
+          for (int e = tid; e < Nr * PR; e += BT) {
+            const int n = e / PR, kp = 2 * (e % PR);
+            double* d = p.B + k0 + kp + std::int64_t(n) * p.bcs;
+            const double2 v = lds2(s + n * LD + kp);
+            if (kp + 1 < rows) {
+              double2 o = v;
+              if (!bz) {
+                const double2 b = *reinterpret_cast<const double2*>(d);
+                o.x += br * b.x;
+                o.y += br * b.y;
+              }
+              *reinterpret_cast<double2*>(d) = o;
+            } else if (kp < rows) {
+              d[0] = bz ? v.x : v.x + br * d[0];
             }
-            *reinterpret_cast<double2*>(dst + e) = v;
-          } else {
-            double v = s[e];
-            if (!bz) v += br * dst[e];
-            dst[e] = v;
+          }
+        } else {
+          const std::int64_t left = (K - k0) * Nr;
+          const int nv = left < std::int64_t(R) * Nr ? int(left) : R * Nr;
+          double* dst = p.B + k0 * Nr;
+#pragma unroll 1
+          for (int e = 2 * tid; e < nv; e += 2 * BT) {
+            if (e + 1 < nv) {
+              double2 v = lds2(s + e);
+              if (!bz) {
+                const double2 o = *reinterpret_cast<const double2*>(dst + e);
+                if constexpr (ZV) {  // one complex element
+                  v.x += br * o.x - p.be_im * o.y;
+                  v.y += br * o.y + p.be_im * o.x;
+                } else {
+                  v.x += br * o.x;
+                  v.y += br * o.y;
+                }
+              }
+              *reinterpret_cast<double2*>(dst + e) = v;
+            } else {
+              double v = s[e];
+              if (!bz) v += br * dst[e];
+              dst[e] = v;
+            }
           }
         }
       } else {
@@ -524,10 +580,10 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   cp_async_wait<0>();
 }
 
-template <bool ZV, int W, int NT, int WR, int TU, int R, int ST, int MINB, int LAY, int VEC>
+template <bool ZV, int W, int NT, int WR, int TU, int R, int ST, int MINB, int LAY, int VEC, bool SO = false>
 cudaError_t launch_tsmm_dmma_v(const TsmmDmmaArgs& d, cudaStream_t stream) {
   using Sh = TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV, LAY, VEC>::value>;
-  auto kern = tsmm_dmma_kernel<ZV, W, NT, WR, TU, R, ST, MINB, LAY, VEC>;
+  auto kern = tsmm_dmma_kernel<ZV, W, NT, WR, TU, R, ST, MINB, LAY, VEC, SO>;
   static int occ[kMaxDevices] = {0};
   const int dev = current_device();
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
@@ -592,6 +648,23 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
     // column-major: VEC 6 (shared column offsets matching the global ones); KBLA_TS_NO_CALIGN=1: VEC 7 as before
     if (!row && calign && lda % 2 == 1 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0)
       return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6>(d, stream);
+    // Row-major with N odd and B dense: staged B stores (SO): every other B row starts at 16 (mod 32) bytes, and
+    // the direct stores of 4 complex per row split there into 3 partial sectors (ncu H100 Z R 33, K = 2^25/33:
+    // L2 write requests 11.97 M -> 4.19 M, write sectors 31.9 M -> 25.2 M for 25.2 M of data). ts_cases
+    // K = 2^28/w, GB/s direct -> staged, two runs: odd widths 13-47 2389-2566 -> 2742-2821 (+7 to +17 %); the
+    // class W 128 (49-63) lost (49 2327 -> 2133, 53 2352 -> 2203, 57 2249 -> 2211, 61 equal, 63 2217 -> 2288):
+    // classes up to W 96 only. The staged store holds a chunk's accumulators at once: the rows with two 16-row
+    // tiles per warp row (W 64, 96) take one tile per warp row and twice the stages (the whole chunk in registers
+    // spilled 108 / 24 bytes and ran at 2137-2371 GB/s). KBLA_TS_NO_ZSTAGE=1: direct stores.
+    if constexpr (W <= 96) {
+      static const bool zstage = !env1("KBLA_TS_NO_ZSTAGE");
+      if (row && zstage && sh7 && lda % 2 == 1 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0 && a.N % 2 == 1 &&
+          ldb == a.N) {
+        constexpr bool keep = TU == R / (16 * WR);
+        constexpr int RZ = keep ? R : 16 * WR, STZ = keep ? ST : (ST * (R / RZ) < 8 ? ST * (R / RZ) : 8);
+        return launch_tsmm_dmma_v<ZV, W, NT, WR, keep ? TU : 1, RZ, STZ, MINB, 0, 7, true>(d, stream);
+      }
+    }
     if (sh7 && lda % 2 == 1 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0)
       return row ? launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 7>(d, stream)
                  : launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 7>(d, stream);
@@ -633,13 +706,31 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
       if constexpr (W <= 24) return cudaErrorNotSupported;
       else return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 3>(d, stream);
     }
+    // Column-major with odd lda (odd K) stays on the SIMT kernel. Tried (branch tsmm3-oddld, H100, ts_cases
+    // K = 2^29/w, raw test passed): a VEC 8 of this kernel (odd columns copied one row early with 16-byte
+    // cp.async, fragments of the odd column by 8-byte loads, staged 8-byte column stores) ran 17-23 at 1710-1765
+    // GB/s and 26-58 at 1720-2068 against the SIMT kernel's 1731-2416 (only 57 won, +2.5 %); ncu D C 33
+    // (K = 2^27/33): 20.6 M shared bank conflicts (SIMT 5.4 M), 2.4x the L2 read requests of the SIMT kernel.
     if (!v2) return cudaErrorNotSupported;
     // Column-major with lda = 2 (mod 4) and A 32-byte aligned: VEC 6 (shared column offsets matching the global
     // ones, see the kernel). KBLA_TS_NO_CALIGN=1: VEC 7 / VEC 2 as before (A/B measurements).
     if constexpr (W > 24) {
       static const bool calign = !env1("KBLA_TS_NO_CALIGN");
-      if (!row && calign && lda % 4 == 2 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0)
+      if (!row && calign && lda % 4 == 2 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0) {
+        // B with ldb = 2 (mod 4): staged column stores (SO) in the classes W 32, 48 (one 16-row tile per warp
+        // row there already). ncu H100 D C 48, K = 2796202: L2 write requests 15.2 M -> 12.1 M, 1.03 -> 0.99 ms;
+        // ts_cases K = 2^29/w, GB/s direct -> staged, two runs: 29 2262-2264 -> 2320, 43 1882-1907 -> 1978-1982,
+        // 46 1900-1909 -> 1965-1967, 48 1920-1937 -> 2012-2028. The class W 64 (its 64-row chunks halved to keep
+        // the accumulators in registers) lost: 50 1964-1974 -> 1934, 59 1976-1979 -> 1922-1931, 61 -0.5 %.
+        // KBLA_TS_NO_CSTAGE=1: direct stores.
+        if constexpr (W <= 48) {
+          static_assert(R == 16 * WR, "staged column stores: one 16-row tile per warp row");
+          static const bool cstage = !env1("KBLA_TS_NO_CSTAGE");
+          if (cstage && ldb % 4 == 2 && reinterpret_cast<std::uintptr_t>(a.B) % 32 == 0)
+            return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6, true>(d, stream);
+        }
         return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6>(d, stream);
+      }
     }
     // Column-major with lda = 2 (mod 4) and A 32-byte aligned: the odd columns start at 16 (mod 32) bytes; VEC 7
     // copies them from a sector boundary (run 18, K = 2^29/w: D C at K = 0 mod 4 79-92 % of the roofline, at
