@@ -5,11 +5,11 @@
 #
 #   scripts/gpu-prebuilt.sh pack [SET ...]   here: build, then pack SETs into .deps/prebuilt.tar.xz
 #        tests     kbla_unit_tests, kbla_solver_tests (GoogleTest), kbla_cuda_raw_tests (tall & skinny raw)
-#        ts        kbla_bench_tall_skinny, kbla_ramp_probe
+#        ts        kbla_bench_tall_skinny, kbla_ramp_probe (ts_bench / ts_probe: one of them)
 #        strassen  kbla_bench_strassen and both Strassen raw tests
 #        eigen     kbla_eigen_driver
-#      (default: tests). The device tool carries 64 MiB at most with the working tree: tests ~38 MB, ts ~22 MB,
-#      strassen ~12 MB, so pack two sets per call at most.
+#      (default: tests). The device tool carries 64 MiB at most with the working tree (~13 MB): tests ~38 MB,
+#      ts ~22 MB (11 each), strassen ~12 MB: e.g. tests + ts_bench fit, tests + ts do not.
 #   scripts/gpu-prebuilt.sh run STEP ...     there (device tool: carry [".deps/prebuilt.tar.xz"]): unpack into
 #      /tmp/kbla-prebuilt and run scripts/gpu-bench.sh STEP ... on it (gtest ts_raw ts_sanitize ts_sweep raw
 #      sanitize strassen tall_skinny eigen), OUT as there.
@@ -32,6 +32,8 @@ case $mode in
         tests) files+=(unit_tests/kbla_unit_tests unit_tests/solvers/kbla_solver_tests
                        unit_tests/cuda_raw/kbla_cuda_raw_tests) ;;
         ts) files+=(perf_tests/tall_skinny/kbla_bench_tall_skinny perf_tests/tall_skinny/kbla_ramp_probe) ;;
+        ts_bench) files+=(perf_tests/tall_skinny/kbla_bench_tall_skinny) ;;
+        ts_probe) files+=(perf_tests/tall_skinny/kbla_ramp_probe) ;;
         strassen) files+=(perf_tests/strassen/kbla_bench_strassen unit_tests/cuda_raw/kbla_strassen_kernels_raw_tests
                           unit_tests/cuda_raw/kbla_strassen_algorithms_raw_tests) ;;
         eigen) files+=(perf_tests/eigen/kbla_eigen_driver) ;;

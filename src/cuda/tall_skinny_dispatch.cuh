@@ -399,6 +399,14 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
 #define KBLA_TS_PRE_NONE
 #define KBLA_TS_PRE_DMMA(TABLE) \
   if (!a.deterministic && dmma_enabled()) { TABLE(KBLA_TS_X_DMMA) }
+// double: rows for column-major A and B whose columns do not start on 32-byte sectors (ld != 0 mod 4; CCTABLE: more
+// warps per block hide the latency of the shifted copies, but cost the row-major and the aligned column-major case)
+// first, then the rows for every layout
+#define KBLA_TS_PRE_DMMA_CC(CCTABLE, TABLE)                                     \
+  if (!a.deterministic && dmma_enabled()) {                                     \
+    if (lay == kLayCC && (a.asm_ % 4 != 0 || a.bsm % 4 != 0)) { CCTABLE(KBLA_TS_X_DMMA) } \
+    TABLE(KBLA_TS_X_DMMA)                                                       \
+  }
 // complex: the three-product rows (G3TABLE, only when the caller opted in) first, then the real-view rows
 #define KBLA_TS_X_DMMA_G3(WMIN, WMAX, BM, BN, FM, FN, KC, ST)                                 \
   if (w >= WMIN && w <= WMAX) {                                                            \

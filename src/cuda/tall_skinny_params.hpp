@@ -53,10 +53,14 @@
 // Column-major at K != 0 (mod 4) is latency-bound in the 4-warp 64 tile (ncu D C 55, K odd: 190 registers, 2 blocks =
 // 8 warps per SM, 12 % issue slots busy, DRAM 77 %). tsmttsm3 measured (H100, ts_cases --rows-log2 29, routes off):
 // 49-64 as 64 x 64 FM 2 FN 2 (16 warps): C +6-9 % (55: 2372 -> 2573 GB/s), R -1-17 %; 33-48 as 48 x 48 FM 2 FN 1
-// (18 warps): C +3-8 % (38: 2523 -> 2729), R -2-23 %: worth a column-major-only row (the dispatch has none yet).
+// (18 warps): C +3-8 % (38: 2523 -> 2729), R -2-23 %: so these two rows (KBLA_TSMTTSM_DMMA_D_CC) are tried first
+// when A and B are column-major with ld != 0 mod 4. Session 8 benchmark (H100, K = 2^29/w, % of roofline, old rows ->
+// these): unaligned 33-48 +1..+7 (38 84 -> 91, 44 81 -> 86), 49-61 +4..+6 (55 78 -> 84); aligned 34-37 lost 2-5
+// with them (34 91 -> 86), aligned 49-64 within +-2: so aligned ld keeps the general rows.
 #define KBLA_TSMTTSM_DMMA_D(X)                                                                              \
   X(9, 16, 16, 16, 1, 1, 64, 4) X(17, 24, 24, 24, 1, 1, 32, 4) X(25, 32, 32, 32, 2, 2, 64, 3)              \
   X(33, 48, 48, 48, 2, 3, 32, 3) X(49, 64, 64, 64, 4, 4, 32, 3) X(65, 1 << 30, 128, 128, 4, 8, 32, 3)
+#define KBLA_TSMTTSM_DMMA_D_CC(X) X(33, 48, 48, 48, 2, 1, 32, 3) X(49, 64, 64, 64, 2, 2, 32, 3)
 // Z rows 9-12, 25-32, 33-48 from the zts sweep (H100, K = 2^25/w, GB/s row-major / column-major, old -> new row,
 // both with the VEC 7 / VEC 8 copies, same run): 12: 2535 / 2597 -> 2584 / 2672 (KC 64); 32: 2717 / 2654 ->
 // 2805 / 2732 (FM = FN = 2: 16 warps); 48: 2491 / 2346 -> 2729 / 2586, 40: 2212 / 2155 -> 2560 / 2430 (FM 2,
@@ -70,11 +74,12 @@
 // 40: 2845 / 2641 -> 2867 / 2709 (KC 32 ST 3 within 1-5 %, lower at C 34). Measured, not taken (same call): a 112
 // tile (FM 2, FN 7, 14 warps) for 49-56: KC 32 ST 3: R +10-18 %, C +1-11 % (49: 2308 / 2379 -> 2690 / 2652; 52:
 // 2413 / 2624 -> 2845 / 2733; 56: 2580 / 2604 -> 2832 / 2630), KC 48 ST 2: R +9-23 % but C -3-13 %. Only the
-// KC 48 build ran the Z raw test, so neither is in the table yet.
+// KC 48 build ran the Z raw test; the KC 32 ST 3 row is in the table since session 8 (the lead's round trip ran
+// the full Z raw test on it).
 #define KBLA_TSMTTSM_DMMA_Z(X)                                                                              \
   X(5, 8, 16, 16, 1, 1, 64, 4) X(9, 12, 24, 24, 1, 1, 64, 3) X(13, 16, 32, 32, 2, 2, 32, 4)                 \
   X(17, 24, 48, 48, 2, 3, 32, 3) X(25, 32, 64, 64, 2, 2, 32, 3) X(33, 40, 80, 80, 2, 5, 64, 2)             \
-  X(41, 48, 96, 96, 2, 4, 64, 2) X(49, 1 << 30, 128, 128, 4, 8, 32, 3)
+  X(41, 48, 96, 96, 2, 4, 64, 2) X(49, 56, 112, 112, 2, 7, 32, 3) X(57, 1 << 30, 128, 128, 4, 8, 32, 3)
 // Complex rows taken before KBLA_TSMTTSM_DMMA_Z when the caller opts in (TallSkinnyOptions::complex_3m; its error is
 // only normwise, as cuBLAS's Zgemm3m): three real products (Gauss) instead of the four of the real view,
 // FM / FN counted in complex rows / columns (tsmttsm_dmma.cuh, G3). zts2, H100, ts_cases K = 2^25/w, GB/s R / C,
