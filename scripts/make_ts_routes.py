@@ -11,8 +11,8 @@ measured shapes, and the own kernels run where they win. Tables are data with th
   rows    per routed square shape, log2 of the row count K from which cuBLAS is used (0: at any K). From
           --sweep FILE (repeatable, later files win per shape), the output of `ramp_probe --route-sweep` (perf_tests/tall_skinny/ramp_probe.cu): own kernel
           and cuBLAS timed at K = 2^12, 2^14, ... and the benchmark's square size; a shape goes to cuBLAS from
-          the smallest K on at which cuBLAS is faster at every measured K >= it; a shape where cuBLAS was not
-          faster at the sweep's square size is not routed at all.
+          the smallest K on at which cuBLAS is faster at every measured K >= it (at any K when that is the sweep's
+          smallest K); a shape where cuBLAS was not faster at the sweep's square size is not routed at all.
 Usage: scripts/make_ts_routes.py [--sweep SWEEP.txt[:TYPES] ...] RESULT.json[:PARTS] [MORE.json[:PARTS] ...]
        > src/cuda/tall_skinny_routes.hpp
 PARTS (optional, comma-separated) limits what a file contributes: D and/or Z (square cases of that type) and/or
@@ -38,11 +38,11 @@ def main(args):
     masks = {}
     narrow = {"tsmttsm": set(), "tsmm": set()}
     files = []
+    rows = {}
     for arg in paths:
         path, _, parts = arg.partition(":")
         files.append(path)
-        collect(json.load(open(path)), masks, narrow, set(parts.split(",")) if parts else {"D", "Z", "krylov"})
-    rows = {}
+        collect(json.load(open(path)), masks, narrow, set(parts.split(",")) if parts else {"D", "Z", "krylov"}, rows)
     if sweeps:
         apply_sweeps(sweeps, masks, rows)
     emit(paths + sweeps, json.load(open(files[0])), masks, narrow, rows)
@@ -76,11 +76,13 @@ def apply_sweeps(paths, masks, rows):
         bit = 1 << (key[3] - 1)
         if k0 is None:
             masks[mkey] = masks.get(mkey, 0) & ~bit
+        elif k0 == pts[0][0]:
+            rows[key] = 0  # cuBLAS already faster at the smallest K measured: the own kernel's fixed cost only grows below
         else:
             rows[key] = int(math.floor(math.log2(k0)))
 
 
-def collect(d, masks, narrow, parts):
+def collect(d, masks, narrow, parts, rows):
     for e in d.get("cases", []):
         if e["M"] != e["N"] or e["M"] > 64 or e["type"] not in parts:
             continue
@@ -90,6 +92,9 @@ def collect(d, masks, narrow, parts):
         key = (e["type"], e["op"], e["layout"])
         if r < THRESHOLD:
             masks[key] = masks.get(key, 0) | (1 << (e["M"] - 1))
+            # without sweep points, cuBLAS only from the measured row count on (the own kernels win the ramp-up)
+            k = key + (e["M"],)
+            rows[k] = min(rows.get(k, 99), int(math.floor(math.log2(e["K"]))))
         else:
             masks.setdefault(key, 0)
     for e in d.get("krylov", []) if "krylov" in parts else []:
