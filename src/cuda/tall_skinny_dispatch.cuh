@@ -95,6 +95,24 @@ cudaError_t tsmm_rows_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
   return cudaErrorNotSupported;
 }
 
+// Column-major double TSMM on the SIMT kernel (odd K; the tensor-core path declined it): the rows of
+// KBLA_TSMM_D_COL first. KBLA_TS_NO_DCOL=1: the KBLA_TSMM_D rows as before (A/B measurements).
+#define KBLA_TM_X_DCOL(WMIN, WMAX, W, TN, U, RK, MINB) \
+  if (w >= WMIN && w <= WMAX) return launch_tsmm<S, CP, W, W, TN, U, RK, 1, MINB>(a, st);
+template <class S, bool CP>
+cudaError_t tsmm_dcol_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
+  if constexpr (std::is_same<S, double>::value && !CP) {
+    static const bool on = [] {
+      const char* e = std::getenv("KBLA_TS_NO_DCOL");
+      return !(e && e[0] == '1');
+    }();
+    if (lay != kLayCC || !on) return cudaErrorNotSupported;
+    const int w = std::max(a.M, a.N);
+    KBLA_TSMM_D_COL(KBLA_TM_X_DCOL)
+  }
+  return cudaErrorNotSupported;
+}
+
 inline int lay_of(Layout a, Layout b) {
   if (a == Layout::RowMajor && b == Layout::RowMajor) return kLayRR;
   if (a == Layout::ColMajor && b == Layout::ColMajor) return kLayCC;
@@ -359,6 +377,8 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
         cudaError_t e_ = tsmm_rows_try(a, lay, st);                                                          \
         if (e_ != cudaErrorNotSupported) return e_;                                                          \
         e_ = tsmm_dmma_try(a, lay, st);                                                                      \
+        if (e_ != cudaErrorNotSupported) return e_;                                                          \
+        e_ = tsmm_dcol_try(a, lay, st);                                                                      \
         if (e_ != cudaErrorNotSupported) return e_;                                                          \
       }                                                                                                      \
       if (lay == kLayRR) {                                                                           \

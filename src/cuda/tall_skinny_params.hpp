@@ -42,6 +42,19 @@
 #define KBLA_TSMM_C(X)                                                                                       \
   X(1, 1, 4, 256) X(2, 2, 2, 256) X(4, 2, 2, 128) X(8, 4, 2, 64) X(16, 4, 4, 32) X(32, 4, 4, 16)          \
   X(64, 4, 2, 16)
+// Column-major double on the SIMT kernel (odd K: the tensor-core TSMM takes only even ld): X(WMIN, WMAX, W, TN, U, RK,
+// MINB) for WMIN <= max(M, N) <= WMAX, class width W, MINB blocks/SM for __launch_bounds__ (0: none); widths no row
+// covers take KBLA_TSMM_D, which ran this layout at 8-16 warps/SM (ptxas: W 24 128 registers, W 32 191, W 40 128
+// at 256 threads) and padded 33 to 40 columns. tsmm4, H100, ts_cases --rows-log2 29 (odd K), routes off, GB/s
+// KBLA_TSMM_D -> this row, two rounds each: 21 2355 -> 2457, 22 2328 -> 2434, 23 2340 -> 2408, 24 2348 -> 2406
+// (TN 3: 80 registers, 24 warps); 30 2346 -> 2445 (TN 4, MINB 2: 128 registers, 16 warps); 33 2375 -> 2447 (W 36:
+// 168 registers, 12 warps, 36 instead of 40 columns); 38 2416 -> 2460 (TN 4: 96 registers, 20 warps).
+// Measured and not taken (same call): U 2 rows (half the reuse of each C value, more shared-memory reads per FMA) at
+// every class, 80-128 registers: 17-20 -0.2-1.4 %, 21-24 -9-12 %, 26-30 -10-12 %, 44/47 -2 %, 49-58 +0.1 to -3.6 %;
+// W 20 U 2 RK 32 MINB 6 -11-12 %; W 28 TN 7 for 26-28 +1.5 / 0 / -0.2 %; W 36 TN 6 U 2 MINB 4 (80 registers,
+// 24 warps) for 33 -10 %; W 48 TN 6 RK 16 (160 registers, 12 warps) for 44/47 -11/-13 %.
+#define KBLA_TSMM_D_COL(X) \
+  X(21, 24, 24, 3, 4, 32, 0) X(29, 32, 32, 4, 4, 32, 2) X(33, 36, 36, 6, 4, 32, 2) X(37, 40, 40, 4, 4, 32, 0)
 #define KBLA_TSMM_GEN_REAL(X) X(8, 4, 2, 128) X(16, 4, 4, 32) X(32, 8, 4, 32) X(64, 8, 4, 16)
 #define KBLA_TSMM_GEN_CPLX(X) X(8, 4, 2, 64) X(16, 4, 4, 32) X(32, 4, 4, 16) X(64, 4, 2, 16)
 
@@ -130,6 +143,9 @@
 //   Z 33-48:  6 warps, R 32, 3 x 26 KB stages (77 KB), 2 blocks/SM          (~55 %)
 //   Z 49-64:  8 warps, R 32, 4 x 34 KB stages (135 KB), 1 block/SM, TU 2    (~75 %: DMMA-bound at best)
 // MINB: a tighter register cap (3 blocks of 8 warps: 80 regs) spilled in ptxas; 2 blocks leave room.
+// Not taken: MINB 3 for D column-major in the class W 48 (ptxas 90-94 registers, 3 blocks = 18 warps/SM; tsmm4, H100,
+// ts_cases --rows-log2 29, routes off): lda = 2 mod 4 (VEC 6) 43 / 46 / 48 -0.3 / -0.5 / -2.3 %, aligned K (VEC 2)
+// 34-42, 45 0 to -2.6 %: the third block does not pay there.
 // D 9-16, 17-23 (W 16, 24): row-major with B dense only (staged stores: odd widths, even 10 and 12; else SIMT),
 //   8 / 6 warps, R 64 / 32 (one 16-row tile per warp row), 4 x 10 KB / 4 x 9 KB stages, 4 blocks/SM.
 #define KBLA_TSMM_DMMA_D(X)                                                                             \

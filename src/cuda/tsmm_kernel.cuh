@@ -73,8 +73,10 @@ __device__ __forceinline__ Elem<S, CPLX> scale(const Coef<S, CPLX>& s, const Ele
   else return s.re * v;
 }
 
-template <class S, bool CPLX, int MT, int NT, int TN, int U, int RK, int LAY>
-__global__ void __launch_bounds__(TsmmShape<MT, NT, TN, U, RK>::BT) tsmm_kernel(const TsmmArgs<S, CPLX> p) {
+// MINB: blocks per SM for __launch_bounds__, a register cap (0: none; ptxas then picks its own count, e.g. 191 for
+// W 32 column-major and 172 for W 48, 8 warps per SM; MINB 1 is not the same as 0: it let W 24 grow to 206).
+template <class S, bool CPLX, int MT, int NT, int TN, int U, int RK, int LAY, int MINB = 0>
+__global__ void __launch_bounds__(TsmmShape<MT, NT, TN, U, RK>::BT, MINB) tsmm_kernel(const TsmmArgs<S, CPLX> p) {
   using E = Elem<S, CPLX>;
   using Sh = TsmmShape<MT, NT, TN, U, RK>;
   constexpr int PN = Sh::PN, BT = Sh::BT, KB = Sh::KB, AS = Sh::AS;
@@ -236,11 +238,11 @@ __global__ void __launch_bounds__(TsmmShape<MT, NT, TN, U, RK>::BT) tsmm_kernel(
   }
 }
 
-template <class S, bool CPLX, int MT, int NT, int TN, int U, int RK, int LAY>
+template <class S, bool CPLX, int MT, int NT, int TN, int U, int RK, int LAY, int MINB = 0>
 cudaError_t launch_tsmm(const TsmmArgs<S, CPLX>& a, cudaStream_t stream, int max_blocks_override = 0) {
   using Sh = TsmmShape<MT, NT, TN, U, RK>;
   using E = Elem<S, CPLX>;
-  auto kern = tsmm_kernel<S, CPLX, MT, NT, TN, U, RK, LAY>;
+  auto kern = tsmm_kernel<S, CPLX, MT, NT, TN, U, RK, LAY, MINB>;
   constexpr std::size_t smem = Sh::template smem_bytes<E>();
   static int occ[kMaxDevices] = {0};
   const int dev = current_device();
