@@ -55,7 +55,9 @@ case $mode in
     cat "$dir/prebuilt-stamp.txt"
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader || true
     for b in "$dir"/unit_tests/cuda_raw/kbla_cuda_raw_tests "$dir"/unit_tests/kbla_unit_tests; do
-      if [ -x "$b" ] && ldd "$b" | grep -q 'libgomp.*not found'; then export LD_LIBRARY_PATH=$dir:${LD_LIBRARY_PATH:-}; fi
+      if [ -x "$b" ] && ldd "$b" | grep -q 'libgomp.*not found'; then
+        export LD_LIBRARY_PATH=$dir:${LD_LIBRARY_PATH:-}
+      fi
     done
     BUILD_DIR=$dir exec bash scripts/gpu-bench.sh "$@" ;;
   *) sed -n 2,22p "$0"; exit 2 ;;

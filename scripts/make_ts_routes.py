@@ -77,7 +77,7 @@ def apply_sweeps(paths, masks, rows):
         if k0 is None:
             masks[mkey] = masks.get(mkey, 0) & ~bit
         elif k0 == pts[0][0]:
-            rows[key] = 0  # cuBLAS already faster at the smallest K measured: the own kernel's fixed cost only grows below
+            rows[key] = 0  # faster already at the smallest K measured: below it the own kernel's fixed cost weighs more
         else:
             rows[key] = int(math.floor(math.log2(k0)))
 
@@ -94,7 +94,7 @@ def collect(d, masks, narrow, parts, rows):
             masks[key] = masks.get(key, 0) | (1 << (e["M"] - 1))
             # without sweep points, cuBLAS only from the measured row count on (the own kernels win the ramp-up)
             k = key + (e["M"],)
-            rows[k] = min(rows.get(k, 99), int(math.floor(math.log2(e["K"]))))
+            rows[k] = min(rows.get(k, 99), int(math.floor(math.log2(e["K"]))) if e.get("K") else 0)
         else:
             masks.setdefault(key, 0)
     for e in d.get("krylov", []) if "krylov" in parts else []:
