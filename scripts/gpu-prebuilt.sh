@@ -12,7 +12,8 @@
 #      ts ~22 MB (11 each), strassen ~12 MB: e.g. tests + ts_bench fit, tests + ts do not.
 #   scripts/gpu-prebuilt.sh run STEP ...     there (device tool: carry [".deps/prebuilt.tar.xz"]): unpack into
 #      /tmp/kbla-prebuilt and run scripts/gpu-bench.sh STEP ... on it (gtest ts_raw ts_sanitize ts_sweep raw
-#      sanitize strassen tall_skinny eigen), OUT as there.
+#      sanitize strassen tall_skinny eigen), OUT as there. A first step "tests" runs ts_raw, gtest and
+#      ts_sanitize at once (session 8: ~3.5 min for all of them), e.g. `run tests tall_skinny`.
 # The binaries link cuBLAS and the CUDA runtime from /usr/local/cuda dynamically (same CUDA 13 on both machines);
 # libgomp travels along in case the GPU machine lacks it. pack records the commit (and whether the tree had local
 # changes) in prebuilt-stamp.txt, which run prints first.
@@ -59,6 +60,18 @@ case $mode in
         export LD_LIBRARY_PATH=$dir:${LD_LIBRARY_PATH:-}
       fi
     done
-    BUILD_DIR=$dir exec bash scripts/gpu-bench.sh "$@" ;;
+    export BUILD_DIR=$dir
+    if [ "${1:-}" = tests ]; then  # the three test steps at once (they share the GPU lightly): ~4 min in all
+      shift
+      rc=0
+      OUT=${OUT:-$ROOT/gpu-bench-out}; mkdir -p "$OUT"
+      bash scripts/gpu-bench.sh ts_raw > "$OUT/log-ts_raw.txt" 2>&1 & p1=$!
+      bash scripts/gpu-bench.sh gtest > "$OUT/log-gtest.txt" 2>&1 & p2=$!
+      bash scripts/gpu-bench.sh ts_sanitize > "$OUT/log-ts_sanitize.txt" 2>&1 & p3=$!
+      for p in $p1 $p2 $p3; do wait $p || rc=$((rc + 1)); done
+      grep -h -E '^=== gpu-bench \[|^[a-z_]+_tests: ' "$OUT"/log-ts_raw.txt "$OUT"/log-gtest.txt "$OUT"/log-ts_sanitize.txt
+      [ $# -gt 0 ] || exit $rc
+    fi
+    exec bash scripts/gpu-bench.sh "$@" ;;
   *) sed -n 2,22p "$0"; exit 2 ;;
 esac
