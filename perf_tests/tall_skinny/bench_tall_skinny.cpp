@@ -47,6 +47,7 @@
 #include <type_traits>
 #include <vector>
 #include "../common/kbla_cuda_check.hpp"
+#include "../common/kbla_hash_fill.cuh"
 
 namespace {
 
@@ -84,16 +85,6 @@ char *g_A = nullptr, *g_B = nullptr, *g_Cin = nullptr, *g_Cout = nullptr;
 const std::size_t kBig = std::size_t(1) << 32;
 const std::size_t kSmall = std::size_t(64) << 20;
 
-__global__ void fill_kernel(double* p, std::size_t n, unsigned seed) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
-       i += std::size_t(gridDim.x) * blockDim.x) {
-    unsigned x = unsigned(i) * 2654435761u + seed;
-    x ^= x >> 13;
-    x *= 0x5bd1e995u;
-    x ^= x >> 15;
-    p[i] = (double(x & 0xffffff) / double(0x1000000)) - 0.5;
-  }
-}
 // read-only: thread-local sums of 16-byte loads, 4 in flight
 __global__ void read_kernel(const double2* __restrict__ p, std::size_t n, double* out) {
   double s = 0;
@@ -456,10 +447,10 @@ int run(const Settings& s) {
   CK(cudaMalloc(&g_B, kBig));
   CK(cudaMalloc(&g_Cin, kSmall));
   CK(cudaMalloc(&g_Cout, kSmall));
-  fill_kernel<<<4096, 256, 0, g_stream>>>(reinterpret_cast<double*>(g_A), kBig / 8, 1u);
-  fill_kernel<<<4096, 256, 0, g_stream>>>(reinterpret_cast<double*>(g_B), kBig / 8, 7u);
-  fill_kernel<<<4096, 256, 0, g_stream>>>(reinterpret_cast<double*>(g_Cin), kSmall / 8, 3u);
-  fill_kernel<<<4096, 256, 0, g_stream>>>(reinterpret_cast<double*>(g_Cout), kSmall / 8, 5u);
+  kbla_fill_hash_uniform<<<4096, 256, 0, g_stream>>>(reinterpret_cast<double*>(g_A), kBig / 8, 1u);
+  kbla_fill_hash_uniform<<<4096, 256, 0, g_stream>>>(reinterpret_cast<double*>(g_B), kBig / 8, 7u);
+  kbla_fill_hash_uniform<<<4096, 256, 0, g_stream>>>(reinterpret_cast<double*>(g_Cin), kSmall / 8, 3u);
+  kbla_fill_hash_uniform<<<4096, 256, 0, g_stream>>>(reinterpret_cast<double*>(g_Cout), kSmall / 8, 5u);
   CK(cudaDeviceSynchronize());
   const std::string smi_before = nvsmi(kSmiFields);
 
@@ -478,8 +469,8 @@ int run(const Settings& s) {
                                                 nc);
     });
     g_bw_copy = 2.0 * double(nc) * 16 / (mc * 1e-3);
-    fill_kernel<<<4096, 256, 0, g_stream>>>(reinterpret_cast<double*>(g_B), kBig / 8, 7u);
-    fill_kernel<<<4096, 256, 0, g_stream>>>(reinterpret_cast<double*>(g_Cout), kSmall / 8, 5u);
+    kbla_fill_hash_uniform<<<4096, 256, 0, g_stream>>>(reinterpret_cast<double*>(g_B), kBig / 8, 7u);
+    kbla_fill_hash_uniform<<<4096, 256, 0, g_stream>>>(reinterpret_cast<double*>(g_Cout), kSmall / 8, 5u);
     CK(cudaDeviceSynchronize());
   }
   std::printf("device %s, %d SMs; read %.0f GB/s, copy %.0f GB/s; nvidia-smi (%s): %s\n", prop.name,

@@ -24,6 +24,7 @@
 
 #include "tall_skinny_dispatch.cuh"
 #include "../common/kbla_cuda_check.hpp"
+#include "../common/kbla_hash_fill.cuh"
 #include "../common/kbla_event_median.hpp"
 
 using namespace kbla::cuda;
@@ -31,19 +32,6 @@ using namespace kbla::cuda::detail;
 
 __global__ void empty_kernel() {}
 
-// Uniform [-0.5, 0.5) values from an integer hash (the benchmark's fill). The sweep used cudaMemset constants
-// until session 8: on the compute-heavy complex widths the tensor cores then ran up to 12 % faster than on the
-// benchmark's random data, so routes decided on constants could disagree with the benchmark.
-__global__ void fill_random(double* p, std::size_t n, unsigned seed) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
-       i += std::size_t(gridDim.x) * blockDim.x) {
-    unsigned x = unsigned(i) * 2654435761u + seed;
-    x ^= x >> 13;
-    x *= 0x5bd1e995u;
-    x ^= x >> 15;
-    p[i] = double(x & 0xffffff) / double(0x1000000) - 0.5;
-  }
-}
 
 // Streams n doubles of x and of y with 16-byte loads; one store per block keeps the loads alive.
 __global__ void read_kernel(const double2* x, const double2* y, std::int64_t n2, double* sink) {
@@ -146,9 +134,9 @@ int main(int argc, char** argv) {
     CK(cudaMemset(A, 0x3f, maxn * 8));
     CK(cudaMemset(B, 0x3f, maxn * 8));
   } else {
-    fill_random<<<4096, 256>>>(A, maxn, 1u);
-    fill_random<<<4096, 256>>>(B, maxn, 7u);
-    fill_random<<<32, 256>>>(C, 64 * 64 * 2, 3u);  // TSMM's small input
+    kbla_fill_hash_uniform<<<4096, 256>>>(A, maxn, 1u);
+    kbla_fill_hash_uniform<<<4096, 256>>>(B, maxn, 7u);
+    kbla_fill_hash_uniform<<<32, 256>>>(C, 64 * 64 * 2, 3u);  // TSMM's small input
     CK(cudaGetLastError());
   }
   std::printf("# operands: %s\n", constant_data ? "constant bytes 0x3f" : "random uniform [-0.5, 0.5)");
