@@ -6,6 +6,7 @@
 //   tsmttsm  the library's TSMTTSM (default dispatch, routes off) and the SIMT kernel at forced grid sizes,
 //   tsmm     the library's TSMM (default dispatch).
 //   ramp_probe [--widths 4,16] [--rows-log2 18,20,22] [--constant-data]
+//   ramp_probe --route-sweep | --sweep-shapes D:tsmm:C:49-64,Z:tsmttsm:R:57 [--sweep-min-log2 12] [--constant-data]
 // Operands hold random values (--constant-data: the byte 0x3f everywhere, as before session 8).
 // and, with --route-sweep, for every square shape the routes table (tall_skinny_routes.hpp) sends to cuBLAS: own
 // kernel against cuBLAS at K = 2^12, 2^14, ... up to the benchmark's square size (2^29 / w rows D, 2^28 / w Z), one
@@ -20,6 +21,7 @@
 #include <complex>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "tall_skinny_dispatch.cuh"
@@ -93,38 +95,67 @@ void sweep_one(int op, bool row, int w, std::int64_t K, void* A, void* B, void* 
   std::fflush(stdout);
 }
 
-// K = 2^12, 2^14, ... below the benchmark's square size, then that size (2^29 / w rows D, 2^28 / w Z) itself.
-void route_sweep(void* A, void* B, void* C) {
+// K = 2^L0, 2^(L0 + 2), ... below the benchmark's square size, then that size (2^29 / w rows D, 2^28 / w Z) itself.
+void sweep_shape(int t, int op, int lay, int w, int min_log2, void* A, void* B, void* C) {
+  const std::int64_t Ksq = (std::int64_t(1) << (t == 0 ? 29 : 28)) / w;
+  for (std::int64_t K = std::int64_t(1) << min_log2;; K *= 4) {
+    const std::int64_t k = std::min(K, Ksq);
+    if (t == 0) sweep_one<double>(op, lay == 0, w, k, A, B, C);
+    else sweep_one<std::complex<double>>(op, lay == 0, w, k, A, B, C);
+    if (k == Ksq) break;
+  }
+}
+
+// Every square shape the routes table (tall_skinny_routes.hpp) sends to cuBLAS.
+void route_sweep(int min_log2, void* A, void* B, void* C) {
   for (int t = 0; t < 2; ++t)
     for (int op = 0; op < 2; ++op)
       for (int lay = 0; lay < 2; ++lay)
-        for (int w = 1; w <= 64; ++w) {
-          if (!((kCublasSquare[t][op][lay] >> (w - 1)) & 1u)) continue;
-          const std::int64_t Ksq = (std::int64_t(1) << (t == 0 ? 29 : 28)) / w;
-          for (std::int64_t K = 1 << 12;; K *= 4) {
-            const std::int64_t k = std::min(K, Ksq);
-            if (t == 0) sweep_one<double>(op, lay == 0, w, k, A, B, C);
-            else sweep_one<std::complex<double>>(op, lay == 0, w, k, A, B, C);
-            if (k == Ksq) break;
-          }
-        }
+        for (int w = 1; w <= 64; ++w)
+          if ((kCublasSquare[t][op][lay] >> (w - 1)) & 1u) sweep_shape(t, op, lay, w, min_log2, A, B, C);
+}
+
+// --sweep-shapes D:tsmm:C:49-64,Z:tsmttsm:R:57: the listed shapes whether routed or not (e.g. to see where the own
+// kernel loses at small K only). Returns false on a malformed item.
+bool shapes_sweep(const char* spec, int min_log2, void* A, void* B, void* C) {
+  std::string all(spec);
+  std::size_t pos = 0;
+  while (pos < all.size()) {
+    const std::size_t end = std::min(all.find(',', pos), all.size());
+    const std::string item = all.substr(pos, end - pos);
+    char type = 0, op[16] = {0}, layout = 0;
+    int w0 = 0, w1 = 0;
+    const int n = std::sscanf(item.c_str(), "%c:%15[a-z]:%c:%d-%d", &type, op, &layout, &w0, &w1);
+    if (n < 4 || (type != 'D' && type != 'Z') || (layout != 'R' && layout != 'C')) return false;
+    if (n == 4) w1 = w0;
+    const int o = std::strcmp(op, "tsmttsm") == 0 ? 0 : std::strcmp(op, "tsmm") == 0 ? 1 : -1;
+    if (o < 0 || w0 < 1 || w1 > 64 || w0 > w1) return false;
+    for (int w = w0; w <= w1; ++w) sweep_shape(type == 'D' ? 0 : 1, o, layout == 'R' ? 0 : 1, w, min_log2, A, B, C);
+    pos = end + 1;
+  }
+  return true;
 }
 
 int main(int argc, char** argv) {
   std::vector<int> widths{4, 16}, logs{18, 20, 22};
   bool sweep = false, constant_data = false;
+  const char* shapes = nullptr;
+  int sweep_min_log2 = 12;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--widths") && i + 1 < argc) widths = parse_list(argv[++i]);
     else if (!std::strcmp(argv[i], "--rows-log2") && i + 1 < argc) logs = parse_list(argv[++i]);
     else if (!std::strcmp(argv[i], "--route-sweep")) sweep = true;
     else if (!std::strcmp(argv[i], "--constant-data")) constant_data = true;
+    else if (!std::strcmp(argv[i], "--sweep-shapes") && i + 1 < argc) shapes = argv[++i];
+    else if (!std::strcmp(argv[i], "--sweep-min-log2") && i + 1 < argc) sweep_min_log2 = std::atoi(argv[++i]);
   }
   setenv("KBLA_TS_NO_ROUTES", "1", 1);
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
   const int sms = prop.multiProcessorCount;
   std::printf("# %s, %d SMs; times are medians of 31 event-timed calls\n", prop.name, sms);
-  const std::size_t maxn = sweep ? std::size_t(1) << 29 : (std::size_t(1) << 22) * 64;  // doubles per operand
+  // doubles per operand
+  const std::size_t maxn = (sweep || shapes) ? std::size_t(1) << 29 : (std::size_t(1) << 22) * 64;
   double *A, *B, *C, *sink;
   CK(cudaMalloc(&A, maxn * 8));
   CK(cudaMalloc(&B, maxn * 8));
@@ -140,8 +171,15 @@ int main(int argc, char** argv) {
     CK(cudaGetLastError());
   }
   std::printf("# operands: %s\n", constant_data ? "constant bytes 0x3f" : "random uniform [-0.5, 0.5)");
+  if (shapes) {
+    if (!shapes_sweep(shapes, sweep_min_log2, A, B, C)) {
+      std::fprintf(stderr, "--sweep-shapes: TYPE:OP:LAYOUT:W or TYPE:OP:LAYOUT:W0-W1 (D|Z, tsmttsm|tsmm, R|C)\n");
+      return 1;
+    }
+    return 0;
+  }
   if (sweep) {
-    route_sweep(A, B, C);
+    route_sweep(sweep_min_log2, A, B, C);
     return 0;
   }
   const double t_empty = median_ms([] { empty_kernel<<<1, 32>>>(); });
