@@ -5,6 +5,7 @@
 
 #include <complex>
 #include <cstddef>
+#include <cstdlib>
 #include <cstdint>
 #include <type_traits>
 
@@ -13,6 +14,13 @@
 namespace kbla {
 namespace cuda {
 namespace detail {
+
+// A/B switches read from the environment (KBLA_TS_NO_ROUTES=1 and the like): true when NAME is set to 1. Host code;
+// callers keep the answer in a function-local static, so the environment is read once per switch.
+inline bool env_switch(const char* name) {
+  const char* e = std::getenv(name);
+  return e && e[0] == '1';
+}
 
 // Device complex: same layout as std::complex<S> / Kokkos::complex<S>, aligned like the 2-vector loads need.
 template <class S>

@@ -91,10 +91,7 @@ cudaError_t tm_impl(cudaStream_t s, std::int64_t K, int M, int N, T alpha, const
 }  // namespace
 
 bool cublas_enabled() {
-  static const bool on = [] {
-    const char* e = std::getenv("KBLA_TS_NO_CUBLAS");
-    return !(e && e[0] == '1');
-  }();
+  static const bool on = !env_switch("KBLA_TS_NO_CUBLAS");
   return on;
 }
 

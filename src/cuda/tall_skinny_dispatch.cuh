@@ -44,10 +44,7 @@ constexpr int kCublasAbove = 64;  // widths above this go to cuBLAS where it app
 
 // DMMA path switch (KBLA_TS_NO_DMMA=1 in the environment turns it off, for A/B measurements)
 inline bool dmma_enabled() {
-  static const bool on = [] {
-    const char* e = std::getenv("KBLA_TS_NO_DMMA");
-    return !(e && e[0] == '1');
-  }();
+  static const bool on = !env_switch("KBLA_TS_NO_DMMA");
   return on;
 }
 
@@ -77,10 +74,7 @@ cudaError_t tsmm_dmma_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
 template <class S, bool CP>
 cudaError_t tsmm_rows_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
   if constexpr (std::is_same<S, double>::value && !CP) {
-    static const bool on = [] {
-      const char* e = std::getenv("KBLA_TS_NO_ROWS");
-      return !(e && *e && *e != '0');
-    }();
+    static const bool on = !env_switch("KBLA_TS_NO_ROWS");
     if (!on || lay != kLayRR) return cudaErrorNotSupported;
     switch (std::max(a.M, a.N)) {
       case 1: return launch_tsmm_rows<S, 1>(a, st);
@@ -102,10 +96,7 @@ cudaError_t tsmm_rows_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
 template <class S, bool CP>
 cudaError_t tsmm_dcol_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
   if constexpr (std::is_same<S, double>::value && !CP) {
-    static const bool on = [] {
-      const char* e = std::getenv("KBLA_TS_NO_DCOL");
-      return !(e && e[0] == '1');
-    }();
+    static const bool on = !env_switch("KBLA_TS_NO_DCOL");
     if (lay != kLayCC || !on) return cudaErrorNotSupported;
     const int w = std::max(a.M, a.N);
     KBLA_TSMM_D_COL(KBLA_TM_X_DCOL)
@@ -129,10 +120,7 @@ inline bool narrow_shape(int M, int N, int max_m) { return N <= 16 && M >= 2 * N
 // measured. Unmeasured cases (float types, mixed layouts, narrow complex or row-major) keep the own kernels.
 // KBLA_TS_NO_ROUTES=1 turns the routes off (to re-measure the own kernels).
 inline bool routes_enabled() {
-  static const bool on = [] {
-    const char* e = std::getenv("KBLA_TS_NO_ROUTES");
-    return !(e && e[0] == '1');
-  }();
+  static const bool on = !env_switch("KBLA_TS_NO_ROUTES");
   return on;
 }
 template <class T>
@@ -419,25 +407,23 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
 #define KBLA_TS_PRE_NONE
 #define KBLA_TS_PRE_DMMA(TABLE) \
   if (!a.deterministic && dmma_enabled()) { TABLE(KBLA_TS_X_DMMA) }
+// Rows tried first when COND holds (FIRST, launched through FIRST_X), then the rows for every case (TABLE)
+#define KBLA_TS_PRE_DMMA_FIRST(COND, FIRST_X, FIRST, TABLE) \
+  if (!a.deterministic && dmma_enabled()) {                 \
+    if (COND) { FIRST(FIRST_X) }                            \
+    TABLE(KBLA_TS_X_DMMA)                                   \
+  }
 // double: rows for column-major A and B whose columns do not start on 32-byte sectors (ld != 0 mod 4; CCTABLE: more
 // warps per block hide the latency of the shifted copies, but cost the row-major and the aligned column-major case)
-// first, then the rows for every layout
-#define KBLA_TS_PRE_DMMA_CC(CCTABLE, TABLE)                                     \
-  if (!a.deterministic && dmma_enabled()) {                                     \
-    if (lay == kLayCC && (a.asm_ % 4 != 0 || a.bsm % 4 != 0)) { CCTABLE(KBLA_TS_X_DMMA) } \
-    TABLE(KBLA_TS_X_DMMA)                                                       \
-  }
-// complex: the three-product rows (G3TABLE, only when the caller opted in) first, then the real-view rows
+#define KBLA_TS_PRE_DMMA_CC(CCTABLE, TABLE) \
+  KBLA_TS_PRE_DMMA_FIRST(lay == kLayCC && (a.asm_ % 4 != 0 || a.bsm % 4 != 0), KBLA_TS_X_DMMA, CCTABLE, TABLE)
+// complex: the three-product rows (G3TABLE, only when the caller opted in), then the real-view rows
 #define KBLA_TS_X_DMMA_G3(WMIN, WMAX, BM, BN, FM, FN, KC, ST)                                 \
   if (w >= WMIN && w <= WMAX) {                                                            \
     const cudaError_t e_ = launch_tsmttsm_dmma<CP_, BM, BN, FM, FN, KC, ST, true>(a, st);    \
     if (e_ != cudaErrorNotSupported) return e_;                                               \
   }
-#define KBLA_TS_PRE_DMMA_G3(G3TABLE, TABLE) \
-  if (!a.deterministic && dmma_enabled()) {                        \
-    if (a.complex_3m) { G3TABLE(KBLA_TS_X_DMMA_G3) }              \
-    TABLE(KBLA_TS_X_DMMA)                                          \
-  }
+#define KBLA_TS_PRE_DMMA_G3(G3TABLE, TABLE) KBLA_TS_PRE_DMMA_FIRST(a.complex_3m, KBLA_TS_X_DMMA_G3, G3TABLE, TABLE)
 
 // Narrow-shape rows (tall_skinny_params.hpp)
 #define KBLA_TSN_X_RR(NMAX, MMAX, TM, TN, PM, PN) \

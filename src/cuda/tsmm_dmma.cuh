@@ -634,17 +634,13 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
   d.be_re = a.beta.re;
   d.be_im = ZV ? a.beta.im : 0.0;
   d.beta_zero = a.beta_zero;
-  auto env1 = [](const char* n) {
-    const char* e = std::getenv(n);
-    return e && e[0] == '1';
-  };
   // Complex column-major takes this kernel from width 12 (the first Z row) since the [m][k][re,im] staging; it ran
   // the SIMT kernel up to width 32 before. H100, routes off, K = 2^27/w, GB/s SIMT -> this kernel: 12 2672->2703,
   // 14 2470->2684, 16 2714->2788, 17 2066->2637, 20 2199->2617, 28 2119->2601, 32 2391->2728; 24 (K odd) 2303->2244.
   if constexpr (ZV) {
     // odd lda with A 32-byte aligned (e.g. cudaMalloc, column-major odd K, row-major odd width): VEC 7 (shifted
     // copies of the rows / columns at 16 (mod 32) bytes); KBLA_TS_NO_ZSHIFT=1 forces VEC 2 (A/B runs)
-    static const bool sh7 = !env1("KBLA_TS_NO_ZSHIFT"), calign = !env1("KBLA_TS_NO_CALIGN");
+    static const bool sh7 = !env_switch("KBLA_TS_NO_ZSHIFT"), calign = !env_switch("KBLA_TS_NO_CALIGN");
     // column-major: VEC 6 (shared column offsets matching the global ones); KBLA_TS_NO_CALIGN=1: VEC 7 as before
     if (!row && calign && lda % 2 == 1 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0)
       return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6>(d, stream);
@@ -657,7 +653,7 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
     // tiles per warp row (W 64, 96) take one tile per warp row and twice the stages (the whole chunk in registers
     // spilled 108 / 24 bytes and ran at 2137-2371 GB/s). KBLA_TS_NO_ZSTAGE=1: direct stores.
     if constexpr (W <= 96) {
-      static const bool zstage = !env1("KBLA_TS_NO_ZSTAGE");
+      static const bool zstage = !env_switch("KBLA_TS_NO_ZSTAGE");
       if (row && zstage && sh7 && lda % 2 == 1 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0 && a.N % 2 == 1 &&
           ldb == a.N) {
         constexpr bool keep = TU == R / (16 * WR);
@@ -689,8 +685,8 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
     // too), KBLA_TS_NO_DMMA_SMALL=1 (classes W 16, 24 off: the SIMT kernel).
     // The classes W 16, 24 (D 9-23) exist only for the staged paths (row-major, B dense): anything else there
     // returns cudaErrorNotSupported, i.e. the SIMT kernel, as before those rows existed.
-    static const bool ostage = !env1("KBLA_TS_NO_OSTAGE"), estage = !env1("KBLA_TS_NO_ESTAGE"),
-                      estage8 = env1("KBLA_TS_ESTAGE8"), small_on = !env1("KBLA_TS_NO_DMMA_SMALL");
+    static const bool ostage = !env_switch("KBLA_TS_NO_OSTAGE"), estage = !env_switch("KBLA_TS_NO_ESTAGE"),
+                      estage8 = env_switch("KBLA_TS_ESTAGE8"), small_on = !env_switch("KBLA_TS_NO_DMMA_SMALL");
     constexpr bool small = W <= 24;  // the classes W 16, 24 (D 9-23)
     if (small && !small_on) return cudaErrorNotSupported;
     // VEC 4 / 5 hold a whole chunk's accumulators, so their chunk is one 16-row tile per warp row (R4 = 16 WR4),
@@ -715,7 +711,7 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
     // Column-major with lda = 2 (mod 4) and A 32-byte aligned: VEC 6 (shared column offsets matching the global
     // ones, see the kernel). KBLA_TS_NO_CALIGN=1: VEC 7 / VEC 2 as before (A/B measurements).
     if constexpr (W > 24) {
-      static const bool calign = !env1("KBLA_TS_NO_CALIGN");
+      static const bool calign = !env_switch("KBLA_TS_NO_CALIGN");
       if (!row && calign && lda % 4 == 2 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0) {
         // B with ldb = 2 (mod 4): staged column stores (SO) in the classes W 32, 48 (one 16-row tile per warp
         // row there already). ncu H100 D C 48, K = 2796202: L2 write requests 15.2 M -> 12.1 M, 1.03 -> 0.99 ms;
@@ -725,7 +721,7 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
         // KBLA_TS_NO_CSTAGE=1: direct stores.
         if constexpr (W <= 48) {
           static_assert(R == 16 * WR, "staged column stores: one 16-row tile per warp row");
-          static const bool cstage = !env1("KBLA_TS_NO_CSTAGE");
+          static const bool cstage = !env_switch("KBLA_TS_NO_CSTAGE");
           if (cstage && ldb % 4 == 2 && reinterpret_cast<std::uintptr_t>(a.B) % 32 == 0)
             return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6, true>(d, stream);
         }
@@ -740,7 +736,7 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
     // VEC 2 there. Still ~62-66 % of the roofline: ncu D C 48 (K = 2796202) L2 read sectors 1.49x the data with
     // either copy (49.98 M; D C 64 at K = 0 mod 4: 1.00x), write requests 1.81x, DRAM reads +8 %.
     if constexpr (W >= 48) {
-      static const bool sh7 = !env1("KBLA_TS_NO_ZSHIFT");
+      static const bool sh7 = !env_switch("KBLA_TS_NO_ZSHIFT");
       if (!row && sh7 && lda % 4 == 2 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0)
         return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 7>(d, stream);
     }
