@@ -5,6 +5,7 @@
 #
 #   scripts/gpu-prebuilt.sh pack [SET ...]   here: build, then pack SETs into .deps/prebuilt.tar.xz
 #        tests     kbla_unit_tests, kbla_solver_tests (GoogleTest), kbla_cuda_raw_tests (tall & skinny raw)
+#        ts_raw    kbla_cuda_raw_tests only (steps ts_raw, ts_sanitize; ~11 MB, leaves room for a benchmark)
 #        ts        kbla_bench_tall_skinny, kbla_ramp_probe (ts_bench / ts_probe: one of them)
 #        strassen  kbla_bench_strassen and both Strassen raw tests
 #        eigen     kbla_eigen_driver
@@ -32,6 +33,7 @@ case $mode in
       case $set_ in
         tests) files+=(unit_tests/kbla_unit_tests unit_tests/solvers/kbla_solver_tests
                        unit_tests/cuda_raw/kbla_cuda_raw_tests) ;;
+        ts_raw) files+=(unit_tests/cuda_raw/kbla_cuda_raw_tests) ;;
         ts) files+=(perf_tests/tall_skinny/kbla_bench_tall_skinny perf_tests/tall_skinny/kbla_ramp_probe) ;;
         ts_bench) files+=(perf_tests/tall_skinny/kbla_bench_tall_skinny) ;;
         ts_probe) files+=(perf_tests/tall_skinny/kbla_ramp_probe) ;;

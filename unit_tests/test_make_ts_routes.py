@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Checks scripts/make_ts_routes.py on synthetic measurements (host only, no GPU): which square shapes it routes
-to cuBLAS, and from which row count (the --sweep rule: cuBLAS from the smallest K at which it is faster by more
-than 3 % at every larger measured K, at any K when that is the smallest K measured; a later sweep file wins per
-shape; a shape cuBLAS does not win at the sweep's largest K loses its route; a routed shape without sweep points
-from the benchmark's K on). Exit status 0 when every check passes."""
+"""Checks scripts/make_ts_routes.py on synthetic measurements (host only, no GPU): the per-row-count masks it writes
+(bit b = cuBLAS when floor(log2 K) = b): the nearest measured row count decides a bucket (a tie: the larger), any
+point saying cuBLAS wins a bucket, a ratio within 3 % is a tie (own kernel), a later sweep file replaces an earlier
+one's points of a shape, a sweep's TYPES filter, below a benchmark-only point the own kernel, below a sweep's
+smallest point that point's decision. Exit status 0 when every check passes."""
 import json
 import os
 import re
@@ -13,13 +13,19 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join(ROOT, "scripts", "make_ts_routes.py")
+ALL = (1 << 32) - 1
 
 
-def case(w, ratio, t="D", op="tsmttsm", layout="R", K=None):
-    c = {"type": t, "op": op, "layout": layout, "M": w, "N": w, "kbla": {"ratio_vs_cublas": ratio}}
-    if K is not None:
-        c["K"] = K
-    return c
+def case(w, ratio, K, t="D", op="tsmttsm", layout="R"):
+    return {"type": t, "op": op, "layout": layout, "M": w, "N": w, "K": K, "kbla": {"ratio_vs_cublas": ratio}}
+
+
+def from_bit(b):
+    return ALL & ~((1 << b) - 1)
+
+
+def below_bit(b):
+    return (1 << b) - 1
 
 
 def main():
@@ -27,34 +33,33 @@ def main():
 
     def check(what, got, want):
         if got != want:
-            failures.append("%s: got %r, want %r" % (what, got, want))
+            failures.append("%s: got 0x%08x, want 0x%08x" % (what, got, want))
 
     run = {"device": "synthetic", "bw_read_GBs": 1.0,
-           # w 1: own faster; w 2-5: cuBLAS faster by > 3 % at the square size; w 6: a tie (kept own)
-           "cases": [case(1, 1.2), case(2, 0.9), case(3, 0.9), case(4, 0.9), case(5, 0.9), case(6, 0.98),
-                     case(7, 0.5, t="Z", op="tsmm", layout="C"),
-                     # w 8: routed, no sweep points: cuBLAS from the benchmark's K (2^21 + 5 rows -> 2^21) on
-                     case(8, 0.9, K=(1 << 21) + 5),
-                     # w 9: the sweep has cuBLAS faster at every K, its smallest included: any K
-                     case(9, 0.9, K=1 << 24)]}
+           "cases": [case(1, 1.2, 1 << 24),          # own faster, no sweep: never cuBLAS
+                     case(2, 0.9, (1 << 21) + 5),    # cuBLAS faster, no sweep: from the benchmark's K (2^21) on
+                     case(3, 0.98, 1 << 24),         # a tie (within 3 %): own kernel
+                     case(4, 0.9, 1 << 24),          # the sweep says own at 2^24, the benchmark cuBLAS: cuBLAS there
+                     case(7, 0.5, 1 << 22, t="Z", op="tsmm", layout="C"),
+                     case(9, 1.5, 1 << 22),          # kept own at the top; the sweep has cuBLAS below
+                     {"type": "D", "op": "tsmm", "layout": "R", "M": 5, "N": 5, "kbla": {"ratio_vs_cublas": 0.5}}]}
     sweep1 = [  # type op layout w K own_ms cublas_ms
-        "SWEEP D tsmttsm R 2 4096 1.0 1.5",      # own faster at small K
-        "SWEEP D tsmttsm R 2 1048576 1.0 0.9",   # cuBLAS from 2^20 on
-        "SWEEP D tsmttsm R 2 16777216 1.0 0.8",
-        "SWEEP D tsmttsm R 3 16777216 1.0 1.1",  # cuBLAS not faster at the largest K: route dropped
-        "SWEEP D tsmttsm R 4 4096 1.0 0.5",      # faster at small K, slower in between, faster at the top
-        "SWEEP D tsmttsm R 4 1048576 1.0 1.2",
-        "SWEEP D tsmttsm R 4 33554432 1.0 0.9",
-        "SWEEP D tsmttsm R 5 4096 1.0 0.9",      # later overridden by sweep 2
-        "SWEEP D tsmttsm R 9 4096 1.0 0.5",      # cuBLAS faster from the smallest K measured on: any K
-        "SWEEP D tsmttsm R 9 16777216 1.0 0.9",
+        "SWEEP D tsmttsm R 4 4096 1.0 1.5",      # own at 2^12
+        "SWEEP D tsmttsm R 4 1048576 1.0 1.2",   # own at 2^20
+        "SWEEP D tsmttsm R 4 16777216 1.0 1.1",  # own at 2^24 (the benchmark says cuBLAS there)
+        "SWEEP D tsmttsm R 5 4096 1.0 0.5",      # replaced by sweep 2
+        "SWEEP D tsmttsm R 6 4096 1.0 1.5",      # own at 2^12, cuBLAS from 2^20 (nearest: 2^16 is a tie -> 2^20)
+        "SWEEP D tsmttsm R 6 1048576 1.0 0.9",
+        "SWEEP D tsmttsm R 6 16777216 1.0 0.8",
+        "SWEEP D tsmttsm R 9 1024 1.0 0.5",      # the "below" route: cuBLAS up to 2^12, own from 2^16
+        "SWEEP D tsmttsm R 9 4096 1.0 0.6",
+        "SWEEP D tsmttsm R 9 65536 1.0 1.1",
         "noise line that is not a sweep point",
     ]
     sweep2 = [
-        "SWEEP D tsmttsm R 5 1048576 1.0 0.99",  # within 3 %: a tie, not cuBLAS
-        "SWEEP D tsmttsm R 5 4194304 1.0 0.9",
-        "SWEEP D tsmttsm R 5 16777216 1.0 0.9",
-        "SWEEP Z tsmm C 7 16777216 1.0 1.5",     # ignored: sweep 2 is read for D only (s2.txt:D)
+        "SWEEP D tsmttsm R 5 4096 1.0 0.99",     # within 3 %: a tie
+        "SWEEP D tsmttsm R 5 1048576 1.0 0.9",   # cuBLAS from 2^17 on (2^16: tie between 2^12 and 2^20 -> larger)
+        "SWEEP Z tsmm C 7 4096 1.0 0.5",         # ignored: sweep 2 is read for D only (s2.txt:D)
     ]
     with tempfile.TemporaryDirectory() as d:
         paths = {}
@@ -65,21 +70,21 @@ def main():
         out = subprocess.run([sys.executable, SCRIPT, "--sweep", paths["s1.txt"], "--sweep", paths["s2.txt"] + ":D",
                               paths["run.json"]], capture_output=True, text=True, check=True).stdout
 
-    square = re.search(r"kCublasSquare\[2\]\[2\]\[2\] = \{(.*?)\};", out, re.S).group(1)
-    masks = [int(x, 16) for x in re.findall(r"0x([0-9a-f]{16})ull", square)]
-    check("D tsmttsm R mask", masks[0], (1 << 1) | (1 << 3) | (1 << 4) | (1 << 7) | (1 << 8))  # widths 2, 4, 5, 8, 9
-    check("Z tsmm C mask (no sweep: stays routed)", masks[7], 1 << 6)
-    rows_block = re.search(r"kCublasMinRowsLog2\[2\]\[2\]\[2\]\[64\] = \{(.*?)\n\};", out, re.S).group(1)
-    rows = [int(x) for x in re.findall(r"-?\d+", re.sub(r"//.*", "", rows_block))]
-    check("row table size", len(rows), 2 * 2 * 2 * 64)
+    block = re.search(r"kCublasRows\[2\]\[2\]\[2\]\[64\] = \{(.*?)\n\};", out, re.S).group(1)
+    rows = [int(x, 16) for x in re.findall(r"0x([0-9a-f]{8})", block)]
+    if len(rows) != 2 * 2 * 2 * 64:
+        failures.append("row table size %d" % len(rows))
+        rows += [0] * (512 - len(rows))
     d_r = rows[0:64]
-    check("D tsmttsm R w 2 from 2^20", d_r[1], 20)
-    check("D tsmttsm R w 3 (route dropped)", d_r[2], 0)
-    check("D tsmttsm R w 4 only from the top point 2^25", d_r[3], 25)
-    check("D tsmttsm R w 5 from sweep 2: 2^22", d_r[4], 22)
-    check("D tsmttsm R w 8 from the benchmark's K 2^21", d_r[7], 21)
-    check("D tsmttsm R w 9 at any K", d_r[8], 0)
-    check("Z tsmm C w 7 at any K (no K in its case)", rows[(1 * 4 + 1 * 2 + 1) * 64 + 6], 0)
+    check("D tsmttsm R w 1 (own faster)", d_r[0], 0)
+    check("D tsmttsm R w 2 from the benchmark's K 2^21", d_r[1], from_bit(21))
+    check("D tsmttsm R w 3 (tie)", d_r[2], 0)
+    check("D tsmttsm R w 4: from 2^22 (equidistant from 2^20 and 2^24: the larger)", d_r[3], from_bit(22))
+    check("D tsmttsm R w 5 from sweep 2: 2^16 on", d_r[4], from_bit(16))
+    check("D tsmttsm R w 6: 2^16 on", d_r[5], from_bit(16))
+    check("D tsmttsm R w 9: below 2^15 (and the sweep decides below 2^10)", d_r[8], below_bit(14))
+    check("D tsmm R w 5 (no K in its case: not read)", rows[(0 * 4 + 1 * 2 + 0) * 64 + 4], 0)
+    check("Z tsmm C w 7 from 2^22 (sweep 2 not read for Z)", rows[(1 * 4 + 1 * 2 + 1) * 64 + 6], from_bit(22))
     for line in out.splitlines():
         if len(line) > 120:
             failures.append("line longer than 120: " + line[:60])

@@ -8,10 +8,11 @@
 //   ramp_probe [--widths 4,16] [--rows-log2 18,20,22] [--constant-data]
 //   ramp_probe --route-sweep | --sweep-shapes D:tsmm:C:49-64,Z:tsmttsm:R:57 [--sweep-min-log2 12] [--constant-data]
 // Operands hold random values (--constant-data: the byte 0x3f everywhere, as before session 8).
-// and, with --route-sweep, for every square shape the routes table (tall_skinny_routes.hpp) sends to cuBLAS: own
-// kernel against cuBLAS at K = 2^12, 2^14, ... up to the benchmark's square size (2^29 / w rows D, 2^28 / w Z), one
-// line per (shape, K): "SWEEP D tsmttsm R 16 <K> <own ms> <cuBLAS ms>" (scripts/make_ts_routes.py --sweep reads them
-// to route a shape to cuBLAS only from the row count on where cuBLAS stays faster).
+// With --route-sweep (every square shape the routes table, tall_skinny_routes.hpp, sends to cuBLAS at some row
+// count) or --sweep-shapes (the listed shapes): own kernel against cuBLAS at K = 2^min, 2^(min+2), ... (min 12 by
+// default) up to the benchmark's square size (2^29 / w rows D, 2^28 / w Z), one line per (shape, K):
+// "SWEEP D tsmttsm R 16 <K> <own ms> <cuBLAS ms>", which scripts/make_ts_routes.py --sweep turns into the
+// per-row-count routes.
 // Kernel-only (no Kokkos): make -C perf_tests/tall_skinny ramp BUILD=/tmp/bts
 #include <cuda_runtime.h>
 
@@ -112,7 +113,7 @@ void route_sweep(int min_log2, void* A, void* B, void* C) {
     for (int op = 0; op < 2; ++op)
       for (int lay = 0; lay < 2; ++lay)
         for (int w = 1; w <= 64; ++w)
-          if ((kCublasSquare[t][op][lay] >> (w - 1)) & 1u) sweep_shape(t, op, lay, w, min_log2, A, B, C);
+          if (kCublasRows[t][op][lay][w - 1] != 0u) sweep_shape(t, op, lay, w, min_log2, A, B, C);
 }
 
 // --sweep-shapes D:tsmm:C:49-64,Z:tsmttsm:R:57: the listed shapes whether routed or not (e.g. to see where the own

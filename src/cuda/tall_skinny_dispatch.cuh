@@ -124,7 +124,7 @@ inline bool routes_enabled() {
   return on;
 }
 template <class T>
-constexpr int route_type() {  // index into kCublasSquare, -1: no measurements
+constexpr int route_type() {  // index into kCublasRows, -1: no measurements
   return std::is_same<T, double>::value ? 0 : std::is_same<T, std::complex<double>>::value ? 1 : -1;
 }
 inline bool narrow_route_hit(const int (*boxes)[2], int count, int M, int N) {
@@ -139,9 +139,17 @@ inline bool narrow_route_hit(const int (*boxes)[2], int count, int M, int N) {
     if (boxes[i][0] == nclass && boxes[i][1] == mclass) return true;
   return false;
 }
-// op: 0 tsmttsm, 1 tsmm. A routed square shape goes to cuBLAS only from 2^kCublasMinRowsLog2 rows on: the routes
-// were measured at ~4 GB operands, and at fewer rows the own kernel is often the faster one (D tsmttsm R 16 at
-// K = 2^20 on the H100: 2380 GB/s own, cuBLAS ~1850).
+// op: 0 tsmttsm, 1 tsmm. The square routes depend on the row count too (kCublasRows: one bit per floor(log2 K)):
+// at few rows the own TSMTTSM kernels' fixed cost (fill, block-wide reduction) can lose to cuBLAS even where they
+// win at 2^20 rows and beyond (D tsmttsm R 64 on the H100: 0.030 vs 0.016 ms at 2^12 rows, 0.399 vs 0.425 at 2^20).
+inline int row_bucket(std::int64_t K) {  // floor(log2 K), 0 for K <= 1, at most 31
+  int b = 0;
+  while (K > 1 && b < 31) {
+    K >>= 1;
+    ++b;
+  }
+  return b;
+}
 template <class T>
 bool cublas_measured_faster(int op, std::int64_t K, int M, int N, Layout la, Layout lb, bool narrow) {
   constexpr int t = route_type<T>();
@@ -154,7 +162,7 @@ bool cublas_measured_faster(int op, std::int64_t K, int M, int N, Layout la, Lay
   const int w = std::max(M, N);
   if (w < 1 || w > 64) return false;
   const int l = la == Layout::RowMajor ? 0 : 1;
-  return ((kCublasSquare[t][op][l] >> (w - 1)) & 1u) && K >= (std::int64_t(1) << kCublasMinRowsLog2[t][op][l][w - 1]);
+  return (kCublasRows[t][op][l][w - 1] >> row_bucket(K)) & 1u;
 }
 
 inline bool ld_ok(std::int64_t ld, Layout l, std::int64_t rows, std::int64_t cols) {
