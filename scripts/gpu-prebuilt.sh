@@ -6,11 +6,12 @@
 #   scripts/gpu-prebuilt.sh pack [SET ...]   here: build, then pack SETs into .deps/prebuilt.tar.xz
 #        tests     kbla_unit_tests, kbla_solver_tests (GoogleTest), kbla_cuda_raw_tests (tall & skinny raw)
 #        ts_raw    kbla_cuda_raw_tests only (steps ts_raw, ts_sanitize; ~11 MB, leaves room for a benchmark)
+#        unit      kbla_unit_tests only (~17 MB; step gtest skips the solver suite then): unit ts_raw ts_bench fit
 #        ts        kbla_bench_tall_skinny, kbla_ramp_probe (ts_bench / ts_probe: one of them)
 #        strassen  kbla_bench_strassen and both Strassen raw tests
 #        eigen     kbla_eigen_driver
-#      (default: tests). The device tool carries 64 MiB at most with the working tree (~13 MB): tests ~38 MB,
-#      ts ~22 MB (11 each), strassen ~12 MB: e.g. tests + ts_bench fit, tests + ts do not.
+#      (default: tests). The device tool carries 64 MiB at most with the working tree (~15 MB): tests ~40 MB,
+#      ts ~23 MB (11-12 each), strassen ~12 MB: tests + one ts binary no longer fit; unit + ts_raw + ts_bench do.
 #   scripts/gpu-prebuilt.sh run STEP ...     there (device tool: carry [".deps/prebuilt.tar.xz"]): unpack into
 #      /tmp/kbla-prebuilt and run scripts/gpu-bench.sh STEP ... on it (gtest ts_raw ts_sanitize ts_sweep raw
 #      sanitize strassen tall_skinny eigen), OUT as there. A first step "tests" runs ts_raw, gtest and
@@ -34,6 +35,7 @@ case $mode in
         tests) files+=(unit_tests/kbla_unit_tests unit_tests/solvers/kbla_solver_tests
                        unit_tests/cuda_raw/kbla_cuda_raw_tests) ;;
         ts_raw) files+=(unit_tests/cuda_raw/kbla_cuda_raw_tests) ;;
+        unit) files+=(unit_tests/kbla_unit_tests) ;;
         ts) files+=(perf_tests/tall_skinny/kbla_bench_tall_skinny perf_tests/tall_skinny/kbla_ramp_probe) ;;
         ts_bench) files+=(perf_tests/tall_skinny/kbla_bench_tall_skinny) ;;
         ts_probe) files+=(perf_tests/tall_skinny/kbla_ramp_probe) ;;
