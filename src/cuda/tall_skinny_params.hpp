@@ -151,6 +151,12 @@
 #define KBLA_TSMM_DMMA_D(X)                                                                             \
   X(9, 16, 16, 1, 4, 1, 64, 4, 4) X(17, 23, 24, 1, 2, 1, 32, 4, 4) X(24, 32, 32, 2, 4, 1, 64, 3, 2)  \
   X(33, 48, 48, 2, 2, 1, 32, 4, 2) X(49, 64, 64, 2, 2, 1, 64, 3, 2)
+// D column-major at an odd lda or ldb (odd K) and, in the class W 16, at lda = 2 (mod 4): the tensor-core kernel
+// (VEC 1: 8-byte copies, staged column stores; tsmm_dmma.cuh) for WMIN <= max(M, N) <= WMAX, X(WMIN, WMAX); other
+// widths stay on the SIMT kernel (KBLA_TSMM_D_COL / KBLA_TSMM_D rows). H100, ts_cases --rows-log2 29 / 28, routes
+// off: VEC 1 won at 12-15 (+1.5-7 %), 24, 26, 28 (+1.1-2.7 %), 49-61 (+6-26 %); lost or tied at 9 (-1 %), 17-23
+// (-2..-5 %), 27 (+0.2..+1.4 %), 30, 33, 38, 44, 47 (-1..-14 %) against the SIMT rows.
+#define KBLA_TSMM_DMMA_D_ODD(X) X(12, 16) X(24, 26) X(28, 28) X(49, 64)
 #define KBLA_TSMM_DMMA_Z(X)                                                                            \
   X(12, 16, 32, 2, 4, 1, 64, 3, 2) X(17, 24, 48, 2, 2, 1, 32, 4, 2) X(25, 32, 64, 2, 2, 1, 64, 3, 2) \
   X(33, 48, 96, 2, 1, 1, 32, 3, 2) X(49, 64, 128, 2, 1, 2, 32, 4, 1)

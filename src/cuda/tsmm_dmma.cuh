@@ -28,15 +28,15 @@
 // - Widths below the class: k-steps past roundup8(M') and n-tiles past N' are skipped (warp-uniform), so the
 //   mma work follows the data width, not the class; the inner padding up to roundup8(M') is zero-filled by the
 //   copies (0 * NaN would spread), rows past K are zero-filled and never stored.
-// - VEC = 2: 16-byte copies / stores (pointers 16-byte aligned, leading dimensions even for D); VEC = 1: 8-byte
-//   copies and stores (odd leading dimension of a real matrix, e.g. row-major width 33 with lda = 33; not
-//   launched now); VEC = 3 and 4 (flat): row-major D with A dense (lda == M) of odd width: a chunk of R rows is
-//   one contiguous run, copied flat with 16-byte cp.async into rows of stride M (dmma_load_flat,
-//   tsmttsm_dmma.cuh), fragments by 8-byte loads with a row permutation that keeps them conflict-free. VEC = 3
-//   stores B from the registers with 8-byte stores (any ldb); VEC = 4 (B dense, ldb == N, 16-byte aligned)
-//   stages the chunk's B rows in the consumed A stage (flat, row stride N) and writes them back as one
-//   contiguous run of 16-byte stores: the direct 8-byte stores of odd-width rows (rows at 8-byte offsets, two
-//   stores per column pair, each half-filling its sectors) were the limiter.
+// - VEC = 2: 16-byte copies / stores (pointers 16-byte aligned, leading dimensions even for D); VEC = 1: 8-byte copies
+//   and stores (odd leading dimension of a real matrix; row-major, e.g. width 33 with lda = 33: not launched now;
+//   column-major: 8-byte copies into the VEC 6 layout, staged column stores, see the launch); VEC = 3 and 4 (flat):
+//   row-major D with A dense (lda == M) of odd width: a chunk of R rows is one contiguous run, copied flat with 16-byte
+//   cp.async into rows of stride M (dmma_load_flat, tsmttsm_dmma.cuh), fragments by 8-byte loads with a row permutation
+//   that keeps them conflict-free. VEC = 3 stores B from the registers with 8-byte stores (any ldb); VEC = 4 (B dense,
+//   ldb == N, 16-byte aligned) stages the chunk's B rows in the consumed A stage (flat, row stride N) and writes them
+//   back as one contiguous run of 16-byte stores: the direct 8-byte stores of odd-width rows (rows at 8-byte offsets,
+//   two stores per column pair, each half-filling its sectors) were the limiter.
 //   VEC = 5: row-major D of even width with B dense (ldb == N) and N not a multiple of 8: the A staging of
 //   VEC 2, the staged B stores of VEC 4 (rows of N doubles at 16-byte offsets split the direct stores' 64-byte
 //   runs over partial sectors). The classes W 16, 24 (D 9-23) run only VEC 4 / 5 (VEC 5: widths 10, 12).
@@ -52,6 +52,7 @@
 #pragma once
 #include <cstdlib>
 
+#include "tall_skinny_params.hpp"  // KBLA_TSMM_DMMA_D_ODD
 #include "tsmttsm_dmma.cuh"  // cp_async helpers (tsmm_kernel.cuh: cp_async, commit, wait; here: cp_async_pair)
 
 namespace kbla {
@@ -122,7 +123,7 @@ __device__ __forceinline__ double2 lds2(const double* s) { return *reinterpret_c
 template <bool ZV, int LAY, int VEC>
 struct TsmmStaging {
   static constexpr int value =
-      LAY == 1 ? (ZV ? (VEC == 7 ? 3 : VEC == 6 ? 6 : 2) : (VEC == 7 ? 4 : VEC == 6 ? 5 : 1)) : 0;
+      LAY == 1 ? (ZV ? (VEC == 7 ? 3 : VEC == 6 ? 6 : 2) : (VEC == 7 ? 4 : VEC == 6 || VEC == 1 ? 5 : 1)) : 0;
 };
 
 // LAY 0: A and B row-major, 1: both column-major.
@@ -136,7 +137,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   constexpr int KT = Sh::KT, WN = Sh::WN, BT = Sh::BT, RT = Sh::RT, LD = Sh::LD, SS = Sh::SS;
   static_assert(W % (8 * NT) == 0 && R % (16 * WR) == 0 && RT % TU == 0 && ST >= 2, "bad TSMM DMMA shape");
   constexpr bool FLAT = VEC == 3 || VEC == 4;  // flat A staging (dense odd-width row-major D)
-  constexpr bool CSTG = SO && LAY == 1;         // staged column-major B stores (real, VEC 6)
+  constexpr bool CSTG = SO && LAY == 1;         // staged column-major B stores (real, VEC 6 / VEC 1)
   constexpr bool STG = VEC == 4 || VEC == 5 || SO;  // staged B stores (VEC 5: padded 16-byte A staging as VEC 2)
   // VEC 4 / 5 keep the accumulators of the whole chunk (all RT tiles) in registers: the B tile is written to the
   // stage after every warp has read the stage's A fragments
@@ -154,7 +155,10 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   // Complex (ZCOL, lda odd): k-step ks takes the complex columns 8 (ks / 2) + 2 t + (ks & 1) (even columns in
   // even k-steps: slots 2 t + (ks & 1) + g, conflict-free); the copies zero-fill up to a multiple of 8 complex
   // columns (the k-step pair that holds column M - 1), the k-step skip tests its first column.
-  constexpr bool KPERM = KMAJ && VEC == 6, KPZ = ZCOL && VEC == 6;
+  // VEC 1 (real column-major, any lda: 8-byte copies): the same stride 2 (mod 16) and k order as VEC 6. A warp's
+  // copies are 32 consecutive rows of one column, contiguous in global and in shared memory (conflict-free
+  // whatever the column's offset), so the shared layout no longer depends on lda.
+  constexpr bool KPERM = KMAJ && (VEC == 6 || VEC == 1), KPZ = ZCOL && VEC == 6;
   // VEC 7 (complex, odd lda, A 32-byte aligned): every other row (row-major) or column (column-major) of A starts
   // at 16 (mod 32) bytes. Those rows / columns are copied one element early (from a sector boundary; the copy
   // that would fall before the run takes its last element instead) and stored one element (SH = 1) later in
@@ -164,7 +168,8 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   // at 2145-2300 GB/s against 2550-2790 at even K) has another cause, not found; VEC 7 is neutral there.
   constexpr int SHV = VEC == 7 ? 1 : 0;
   static_assert(!(FLAT || VEC == 5) || (!ZV && LAY == 0), "flat staging / VEC 5 staged stores: real row-major");
-  static_assert(!SO || (ZV ? LAY == 0 && VEC == 7 : LAY == 1 && VEC == 6), "SO: complex row-major VEC 7, real VEC 6");
+  static_assert(!SO || (ZV ? LAY == 0 && VEC == 7 : LAY == 1 && (VEC == 6 || VEC == 1)),
+                "SO: complex row-major VEC 7, real column-major VEC 6 / 1");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   double* As = reinterpret_cast<double*>(smem_raw);  // [ST][SS]
 
@@ -520,7 +525,21 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
         __syncthreads();
         const bool bz = p.beta_zero;
         const double br = p.be_re;
-        if constexpr (CSTG) {  // column n: rows k0 .. k0 + R - 1, R / 2 16-byte pairs (ldb even, B 16-byte aligned)
+        // VEC 1 with an odd ldb (or B not 16-byte aligned): column n's R rows as 8-byte stores, a warp's 32 lanes
+        // on 32 consecutive rows (256 contiguous bytes; the direct stores wrote every other 8 bytes per store)
+        const bool pairs8 = VEC == 1 && (p.bcs % 2 != 0 || reinterpret_cast<std::uintptr_t>(p.B) % 16 != 0);
+        if (CSTG && pairs8) {
+          const int rows = K - k0 < R ? int(K - k0) : R;
+#pragma unroll 1
+          for (int e = tid; e < Nr * R; e += BT) {
+            const int n = e / R, k = e % R;
+            if (k < rows) {
+              double* d = p.B + k0 + k + std::int64_t(n) * p.bcs;
+              const double v = s[n * LD + k];
+              *d = bz ? v : v + br * *d;
+            }
+          }
+        } else if constexpr (CSTG) {  // column n: rows k0 .. k0 + R - 1, R / 2 16-byte pairs (ldb even, B 16-aligned)
           constexpr int PR = R / 2;
           const int rows = K - k0 < R ? int(K - k0) : R;
 #pragma unroll 1
@@ -604,6 +623,15 @@ cudaError_t launch_tsmm_dmma_v(const TsmmDmmaArgs& d, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
+// widths of KBLA_TSMM_DMMA_D_ODD (column-major D on the tensor cores at an odd leading dimension)
+inline bool tsmm_dmma_odd_width(int w) {
+#define KBLA_TM_X_ODD(WMIN, WMAX) \
+  if (w >= WMIN && w <= WMAX) return true;
+  KBLA_TSMM_DMMA_D_ODD(KBLA_TM_X_ODD)
+#undef KBLA_TM_X_ODD
+  return false;
+}
+
 // Launch on a TsmmArgs (double or complex double); lay: kLayRR / kLayCC (others: cudaErrorNotSupported).
 // Real matrices take 16-byte copies and stores when the pointers are 16-byte aligned and the leading
 // dimensions even, 8-byte ones otherwise; complex elements are always 16-byte aligned (checked by the entry).
@@ -671,7 +699,7 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
     const bool v2 = al16(a.A) && al16(a.B) && lda % 2 == 0 && ldb % 2 == 0;
     // 8-byte copies (odd leading dimension) measured slower than the SIMT kernel at every such width (H100,
     // K = 2^29/w: D row-major odd widths 25-63 at 48-63 % against 54-72 %; column-major with odd K likewise):
-    // those shapes go to the SIMT kernel. The kernel keeps its VEC = 1 branches (not instantiated now) so that
+    // those shapes go to the SIMT kernel. The kernel keeps its row-major VEC = 1 branches (not instantiated) so that
     // the comparison can be repeated by re-enabling the two launches.
     // Row-major A dense (lda == M) of odd width: flat chunk copies (VEC = 4: one run of R * M doubles per chunk,
     // 16-byte cp.async), B stored with 8-byte stores (any ldb); the 8-byte copies were the slow part.
@@ -702,11 +730,29 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
       if constexpr (W <= 24) return cudaErrorNotSupported;
       else return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 3>(d, stream);
     }
-    // Column-major with odd lda (odd K) stays on the SIMT kernel. Tried (branch tsmm3-oddld, H100, ts_cases
+    // Column-major with odd lda (odd K): tried before VEC 1 below (branch tsmm3-oddld, H100, ts_cases
     // K = 2^29/w, raw test passed): a VEC 8 of this kernel (odd columns copied one row early with 16-byte
     // cp.async, fragments of the odd column by 8-byte loads, staged 8-byte column stores) ran 17-23 at 1710-1765
     // GB/s and 26-58 at 1720-2068 against the SIMT kernel's 1731-2416 (only 57 won, +2.5 %); ncu D C 33
     // (K = 2^27/33): 20.6 M shared bank conflicts (SIMT 5.4 M), 2.4x the L2 read requests of the SIMT kernel.
+    // Column-major at an odd lda or ldb (odd K), and in the class W 16 at lda = 2 (mod 4) (no VEC 6 there), for the
+    // widths of KBLA_TSMM_DMMA_D_ODD: VEC 1, 8-byte copies into the VEC 6 layout and staged column stores (8-byte
+    // stores when ldb is odd), chunks of two 16-row tiles per warp row (R = 32 WR: half the chunk boundaries and
+    // barriers per row of one tile; R = 16 WR ran 1-13 % slower, only 44 +5 %). Other widths keep the SIMT kernel.
+    // H100, ts_cases --rows-log2 29 (28 where marked), routes off, two rounds, GB/s SIMT -> VEC 1: odd K 24
+    // 2388-2390 -> 2437-2443, 28 2356 -> 2416-2421, 49 1945-1953 -> 2125, 53 2024-2040 -> 2158-2165, 57 1726 ->
+    // 2142-2148, 58 1740-1754 -> 2146-2148, (28) 61 1804 -> 2193, (28) 14 2430 -> 2600; lda = 2 (mod 4) 13 2504-2514
+    // -> 2622-2625, 15 2492-2502 -> 2616-2631. Lost (not taken): 9 2570 -> 2539, 17-23 2354-2447 -> 2283-2345, 27
+    // +0.2..+1.4 %, 30 2437 -> 2422, 33 2438 -> 2164, 38 2440 -> 2097, 47 2224 -> 2098. ncu D C 53 (K = 2^27/53):
+    // SIMT 1.25 ms, DRAM 52 %, 168 registers, 8 warps/SM; VEC 1 (R = 16 WR) 1.04 ms, DRAM 62 %, DRAM reads 1.08 GB
+    // for 1.07 GB of A; stalls per issue: wait 1.9, short scoreboard 1.9, math pipe throttle 1.8, 15 warps/SM.
+    // KBLA_TS_NO_DODD=1: the SIMT kernel as before (and VEC 6 at lda = 2 mod 4 below); KBLA_TS_DODD_ALL=1: VEC 1
+    // at any width for lda != 0 (mod 4) (A/B measurements).
+    static const bool dodd = !env_switch("KBLA_TS_NO_DODD"), dodd_all = env_switch("KBLA_TS_DODD_ALL");
+    constexpr int RL = 32 * WR;  // two 16-row tiles per warp row
+    const bool odd_width = tsmm_dmma_odd_width(std::max(a.M, a.N));
+    if (!row && dodd && (dodd_all ? (lda % 4 != 0 || !v2) : (odd_width && (!v2 || (W <= 24 && lda % 4 != 0)))))
+      return launch_tsmm_dmma_v<ZV, W, NT, WR, 1, RL, ST, MINB, 1, 1, true>(d, stream);
     if (!v2) return cudaErrorNotSupported;
     // Column-major with lda = 2 (mod 4) and A 32-byte aligned: VEC 6 (shared column offsets matching the global
     // ones, see the kernel). KBLA_TS_NO_CALIGN=1: VEC 7 / VEC 2 as before (A/B measurements).
@@ -719,11 +765,23 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
         // 46 1900-1909 -> 1965-1967, 48 1920-1937 -> 2012-2028. The class W 64 (its 64-row chunks halved to keep
         // the accumulators in registers) lost: 50 1964-1974 -> 1934, 59 1976-1979 -> 1922-1931, 61 -0.5 %.
         // KBLA_TS_NO_CSTAGE=1: direct stores.
-        if constexpr (W <= 48) {
-          static_assert(R == 16 * WR, "staged column stores: one 16-row tile per warp row");
-          static const bool cstage = !env_switch("KBLA_TS_NO_CSTAGE");
-          if (cstage && ldb % 4 == 2 && reinterpret_cast<std::uintptr_t>(a.B) % 32 == 0)
+        // Chunks of two 16-row tiles per warp row (R = 32 WR, all classes, W 64 staged too; KBLA_TS_NO_DCLONG=1: one
+        // tile per warp row, W 64 direct stores, as before). ncu H100 D C 48, K = 2796202: DRAM reads 1.16 GB -> 1.13
+        // GB for 1.07 GB of A (each chunk boundary of an odd column splits a sector that both chunks fetch), DRAM
+        // 68 -> 74 %, 990 -> 888 us. With B staged as well, VEC 1 (8-byte copies, the odd-K path above; its ncu at
+        // D C 53 read 1.08 GB for 1.07 GB) is faster still, so it is the default here (KBLA_TS_NO_DODD=1: VEC 6).
+        // H100, ts_cases --rows-log2 29, routes off, two rounds, GB/s main (R = 16 WR) -> VEC 6 (R = 32 WR) -> VEC 1
+        // (R = 32 WR): 29 2305-2315 -> 2529-2536 -> 2590-2593, 43 1974-1987 -> 2282-2283 -> 2365-2383, 46 1968-1970 ->
+        // 2323-2327 -> 2418-2422, 48 2006-2012 -> 2335-2339 -> 2432-2444, 50 1961-1971 -> 2291-2295 -> 2318-2321,
+        // 59 1967-1972 -> 2304-2312 -> 2330, 61 1951-1955 -> 2301-2311 -> 2331-2334.
+        static const bool cstage = !env_switch("KBLA_TS_NO_CSTAGE"), dclong = !env_switch("KBLA_TS_NO_DCLONG");
+        if (cstage && ldb % 4 == 2 && reinterpret_cast<std::uintptr_t>(a.B) % 32 == 0) {
+          if (dodd && dclong) return launch_tsmm_dmma_v<ZV, W, NT, WR, 1, RL, ST, MINB, 1, 1, true>(d, stream);
+          if (dclong) return launch_tsmm_dmma_v<ZV, W, NT, WR, 1, RL, ST, MINB, 1, 6, true>(d, stream);
+          if constexpr (W <= 48) {
+            static_assert(R == 16 * WR, "staged column stores: one 16-row tile per warp row");
             return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6, true>(d, stream);
+          }
         }
         return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6>(d, stream);
       }
