@@ -1,8 +1,12 @@
 // Times single tall & skinny cases through the raw API (no Kokkos): the quick what-if and profiling companion
 // of kbla_bench_tall_skinny. Each case runs 2 warm-ups, then the median of --reps launches; one line per case.
 //
-//   ts_cases [--reps N] [--rows-log2 L] [--complex-3m] CASE...   CASE = TYPE:OP:LAYOUT:MxN, e.g. D:tsmttsm:R:48x48
+//   ts_cases [--reps N] [--rows-log2 L] [--complex-3m] [--random-data] [--cublas] [--z-tile V] CASE...
+//     CASE = TYPE:OP:LAYOUT:MxN, e.g. D:tsmttsm:R:48x48
 //     --complex-3m: TSMTTSM cases opt in to the three-product complex form (TallSkinnyOptions::complex_3m)
+//     --random-data: operands from the benchmark's hash fill (common/kbla_hash_fill.cuh) instead of 1/(1 + i % 97)
+//     --cublas: the cases through cuBLAS (the library's cublas_tsmttsm / cublas_tsmm wrappers) instead of kbla
+//     --z-tile V: Z tsmttsm cases (dense, same layout) through candidate 128 x 128 DMMA row V (kZTiles below)
 //     TYPE D | Z, OP tsmttsm | tsmm, LAYOUT R (row-major) | C (column-major)
 //     rows K = 2^L / max(M, N) (default L = 26 for D, 25 for Z: ~1 GiB of A + B, as in the benchmark's
 //     bandwidth regime but small enough for ncu's replay)
@@ -20,10 +24,13 @@
 #include <vector>
 
 #include "kbla_cuda_tall_skinny.hpp"
+#include "tall_skinny_dispatch.cuh"
 #include "../common/kbla_cuda_check.hpp"
 #include "../common/kbla_event_median.hpp"
+#include "../common/kbla_hash_fill.cuh"
 
 using kbla::cuda::Layout;
+using namespace kbla::cuda::detail;
 
 
 __global__ void fill(double* p, std::int64_t n) {
@@ -46,7 +53,20 @@ bool parse(const char* s, Case* c) {
          (lay == 'R' || lay == 'C') && c->M > 0 && c->N > 0;
 }
 
-bool g_complex_3m = false;
+bool g_complex_3m = false, g_random = false, g_cublas = false;
+int g_z_tile = -1;
+
+// Candidate tiles of the complex 57-64 TSMTTSM rows: (FM, FN, KC, ST) of a 128 x 128 real-view tile; 0 is the row
+// before zts4, 2 the column-major row since, 3 the row-major one (tall_skinny_params.hpp)
+template <int FM, int FN, int KC, int ST>
+cudaError_t z_tile_run(const TsmttsmArgs<double, true>& a, int lay, cudaStream_t st) {
+  if (lay == kLayRR) return launch_tsmttsm_dmma_v<true, 128, 128, FM, FN, KC, ST, false, 8>(a, st);
+  if (lay == kLayCC) return launch_tsmttsm_dmma_v<true, 128, 128, FM, FN, KC, ST, false, 7>(a, st);
+  return cudaErrorNotSupported;
+}
+using ZTileRun = cudaError_t (*)(const TsmttsmArgs<double, true>&, int, cudaStream_t);
+constexpr ZTileRun kZTiles[] = {z_tile_run<4, 8, 32, 3>, z_tile_run<2, 8, 32, 3>, z_tile_run<4, 4, 32, 3>,
+                                z_tile_run<4, 4, 48, 2>, z_tile_run<4, 8, 48, 2>};
 
 template <class T>
 float run(const Case& c, std::int64_t K, void* bufA, void* bufB, void* bufC, cudaStream_t s, int reps) {
@@ -58,6 +78,21 @@ float run(const Case& c, std::int64_t K, void* bufA, void* bufB, void* bufC, cud
   kbla::cuda::TallSkinnyOptions options;
   options.complex_3m = g_complex_3m;
   auto call = [&]() {
+    if (g_cublas) {
+      if (c.tsmm)
+        CK(cublas_tsmm(s, K, c.M, c.N, T(1), A, ld(K, c.M), L, C, ld(c.M, c.N), L, T(0), B, ld(K, c.N), L));
+      else
+        CK(cublas_tsmttsm(s, K, c.M, c.N, T(1), A, ld(K, c.M), L, B, ld(K, c.N), L, T(0), C, ld(c.M, c.N), L));
+      return;
+    }
+    if constexpr (std::is_same<T, std::complex<double>>::value) {
+      if (!c.tsmm && g_z_tile >= 0) {
+        const auto no_narrow = [](const auto&, int, cudaStream_t) -> cudaError_t { return cudaErrorNotSupported; };
+        CK(tsmttsm_entry<T>(s, K, c.M, c.N, T(1), A, ld(K, c.M), L, B, ld(K, c.N), L, T(0), C, ld(c.M, c.N), L,
+                            options, kZTiles[g_z_tile], no_narrow));
+        return;
+      }
+    }
     if (c.tsmm)  // B (K x N) = A (K x M) * C (M x N)
       CK(kbla::cuda::tsmm<T>(s, K, c.M, c.N, T(1), A, ld(K, c.M), L, C, ld(c.M, c.N), L, T(0), B, ld(K, c.N), L));
     else  // C (M x N) = A^H B
@@ -75,15 +110,23 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--rows-log2") && i + 1 < argc) rows_log2 = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--complex-3m")) g_complex_3m = true;
+    else if (!std::strcmp(argv[i], "--random-data")) g_random = true;
+    else if (!std::strcmp(argv[i], "--cublas")) g_cublas = true;
+    else if (!std::strcmp(argv[i], "--z-tile") && i + 1 < argc)
+      g_z_tile = std::min(std::atoi(argv[++i]), int(sizeof(kZTiles) / sizeof(kZTiles[0])) - 1);
     else if (parse(argv[i], &c)) cases.push_back(c);
     else {
-      std::fprintf(stderr, "usage: %s [--reps N] [--rows-log2 L] [--complex-3m] TYPE:OP:LAYOUT:MxN ...\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--reps N] [--rows-log2 L] [--complex-3m] [--random-data] [--cublas] [--z-tile V] "
+                   "TYPE:OP:LAYOUT:MxN ...\n", argv[0]);
       return 1;
     }
   }
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("# %s, reps %d\n", prop.name, reps);
+  std::printf("# %s, reps %d%s%s", prop.name, reps, g_random ? ", random data" : "", g_cublas ? ", cuBLAS" : "");
+  if (g_z_tile >= 0) std::printf(", Z tile %d", g_z_tile);
+  std::printf("\n");
   cudaStream_t s;
   CK(cudaStreamCreate(&s));
   for (const Case& c : cases) {
@@ -95,9 +138,15 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&A, nA * 8));
     CK(cudaMalloc(&B, nB * 8));
     CK(cudaMalloc(&C, nC * 8));
-    fill<<<1024, 256, 0, s>>>(static_cast<double*>(A), nA);
-    fill<<<1024, 256, 0, s>>>(static_cast<double*>(B), nB);
-    fill<<<1024, 256, 0, s>>>(static_cast<double*>(C), nC);
+    if (g_random) {
+      kbla_fill_hash_uniform<<<1024, 256, 0, s>>>(static_cast<double*>(A), nA, 1u);
+      kbla_fill_hash_uniform<<<1024, 256, 0, s>>>(static_cast<double*>(B), nB, 2u);
+      kbla_fill_hash_uniform<<<1024, 256, 0, s>>>(static_cast<double*>(C), nC, 3u);
+    } else {
+      fill<<<1024, 256, 0, s>>>(static_cast<double*>(A), nA);
+      fill<<<1024, 256, 0, s>>>(static_cast<double*>(B), nB);
+      fill<<<1024, 256, 0, s>>>(static_cast<double*>(C), nC);
+    }
     const float ms = z ? run<std::complex<double>>(c, K, A, B, C, s, reps) : run<double>(c, K, A, B, C, s, reps);
     const double bytes = double(es) * (K * (c.M + c.N) + (double)c.M * c.N);
     const double flops = (z ? 8.0 : 2.0) * K * c.M * c.N;

@@ -425,13 +425,19 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
 // warps per block hide the latency of the shifted copies, but cost the row-major and the aligned column-major case)
 #define KBLA_TS_PRE_DMMA_CC(CCTABLE, TABLE) \
   KBLA_TS_PRE_DMMA_FIRST(lay == kLayCC && (a.asm_ % 4 != 0 || a.bsm % 4 != 0), KBLA_TS_X_DMMA, CCTABLE, TABLE)
-// complex: the three-product rows (G3TABLE, only when the caller opted in), then the real-view rows
+// complex: the three-product rows (G3TABLE, only when the caller opted in), then the real-view rows (RRTABLE first
+// when A and B are row-major, then TABLE)
 #define KBLA_TS_X_DMMA_G3(WMIN, WMAX, BM, BN, FM, FN, KC, ST)                                 \
   if (w >= WMIN && w <= WMAX) {                                                            \
     const cudaError_t e_ = launch_tsmttsm_dmma<CP_, BM, BN, FM, FN, KC, ST, true>(a, st);    \
     if (e_ != cudaErrorNotSupported) return e_;                                               \
   }
-#define KBLA_TS_PRE_DMMA_G3(G3TABLE, TABLE) KBLA_TS_PRE_DMMA_FIRST(a.complex_3m, KBLA_TS_X_DMMA_G3, G3TABLE, TABLE)
+#define KBLA_TS_PRE_DMMA_G3(G3TABLE, RRTABLE, TABLE)      \
+  if (!a.deterministic && dmma_enabled()) {                 \
+    if (a.complex_3m) { G3TABLE(KBLA_TS_X_DMMA_G3) }        \
+    if (lay == kLayRR) { RRTABLE(KBLA_TS_X_DMMA) }          \
+    TABLE(KBLA_TS_X_DMMA)                                   \
+  }
 
 // Narrow-shape rows (tall_skinny_params.hpp)
 #define KBLA_TSN_X_RR(NMAX, MMAX, TM, TN, PM, PN) \

@@ -89,10 +89,23 @@
 // 2413 / 2624 -> 2845 / 2733; 56: 2580 / 2604 -> 2832 / 2630), KC 48 ST 2: R +9-23 % but C -3-13 %. Only the
 // KC 48 build ran the Z raw test; the KC 32 ST 3 row is in the table since session 8 (the lead's round trip ran
 // the full Z raw test on it).
+// 57-64 (zts4): the 128 tile as 16 warps of 32 x 32 (FM 4, FN 4; 121-128 registers) instead of 8 warps of 32 x 64
+// (212 registers), and for row-major A and B (KBLA_TSMTTSM_DMMA_Z_RR, tried first) KC 48 ST 2 (fewer barriers;
+// column-major keeps KC 32: its VEC 7 copies take the fast path only for BT % KC == 0). H100, ts_cases
+// --random-data --rows-log2 28, routes off, mean of 3 rounds, GB/s old row -> these rows: R 57 2404 -> 2902,
+// 58 2432 -> 2715, 59 2508 -> 2884, 60 2486 -> 2755, 61 2524 -> 2879, 62 2440 -> 2749, 63 2552 -> 2885, 64 2459 ->
+// 2738; C 57 2348 -> 2625, 58 2383 -> 2641, 59 2423 -> 2589, 60 2426 -> 2640, 61 2469 -> 2606, 62 2470 -> 2641,
+// 63 2466 -> 2641, 64 2497 -> 2679. R with KC 32 ST 3 instead (same call): 57 2765, 59 2775, 60 2712, 61 2831,
+// but 58 2734, 62 2783, 63 2903, 64 2769 (KC 48 loses 0.6-1.2 % there). Not taken (earlier call, 57/60/61/64, where
+// FM 4 FN 4 KC 32 gave R 2740-2864 / C 2691-2826): FM 2 FN 8 (16 warps) R 2508-2643 / C 2560-2780; FM 4 FN 8 KC 48
+// ST 2 (8 warps) R 2557-2710 / C 2186-2447. ncu (Z R 64, K = 2^18, clocks pinned at 1.55 GHz): 321 -> 270 us,
+// DMMA pipe 50 -> 61 %, DRAM 51 -> 60 %. Sustained (1000 calls) these widths run the H100 at its 700 W power cap
+// with the SM clock at ~1680-1790 MHz instead of 1980 (zts4 report).
+#define KBLA_TSMTTSM_DMMA_Z_RR(X) X(57, 64, 128, 128, 4, 4, 48, 2)
 #define KBLA_TSMTTSM_DMMA_Z(X)                                                                              \
   X(5, 8, 16, 16, 1, 1, 64, 4) X(9, 12, 24, 24, 1, 1, 64, 3) X(13, 16, 32, 32, 2, 2, 32, 4)                 \
   X(17, 24, 48, 48, 2, 3, 32, 3) X(25, 32, 64, 64, 2, 2, 32, 3) X(33, 40, 80, 80, 2, 5, 64, 2)             \
-  X(41, 48, 96, 96, 2, 4, 64, 2) X(49, 56, 112, 112, 2, 7, 32, 3) X(57, 1 << 30, 128, 128, 4, 8, 32, 3)
+  X(41, 48, 96, 96, 2, 4, 64, 2) X(49, 56, 112, 112, 2, 7, 32, 3) X(57, 1 << 30, 128, 128, 4, 4, 32, 3)
 // Complex rows taken before KBLA_TSMTTSM_DMMA_Z when the caller opts in (TallSkinnyOptions::complex_3m; its error is
 // only normwise, as cuBLAS's Zgemm3m): three real products (Gauss) instead of the four of the real view,
 // FM / FN counted in complex rows / columns (tsmttsm_dmma.cuh, G3). zts2, H100, ts_cases K = 2^25/w, GB/s R / C,

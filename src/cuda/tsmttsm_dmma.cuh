@@ -29,6 +29,7 @@ struct DmmaArgs {
   bool beta_zero;
   double* W;  // Mr x Nr accumulators (kept zero)
   unsigned* counters;
+  bool skip_pad;  // complex 128 tiles: skip the fragments of padding columns (KBLA_TS_NO_ZPAD=1: off)
 };
 
 __device__ __forceinline__ void dmma(double& d0, double& d1, double a, double b) {
@@ -368,6 +369,16 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
   const int pm0 = blockIdx.y * BM, pn0 = blockIdx.z * BN;
   const std::int64_t K = p.K;
   const std::int64_t nchunks = (K + KC - 1) / KC;
+  // Complex 128 tiles (widths 57-64, and the last column tile of wider ones): a warp's 8-column fragments that lie
+  // wholly past the real width Nr are zero padding (57-60: 114-120 of 128 columns); they are neither read nor
+  // multiplied (jj < nfn, warp-uniform). Rows are not skipped: their m16 pairs are never all padding from 57 on.
+  // H100, ts_cases --random-data, K = 2^28/w, GB/s with / without (KBLA_TS_NO_ZPAD=1): 16-warp tile R 57 2786 / 2761,
+  // C 57 2807 / 2798, C 60 2733 / 2726 (the power cap, not the DMMA pipe, sets the pace there, and zero operands
+  // cost little power); old 8-warp tile C 57 2411 / 2321, C 60 2506 / 2433. ptxas: without these predicates 5 of
+  // the 6 FM 4 FN 4 kernels spill 44-68 bytes at the 128-register cap of 512 threads; with them 0 (121-128
+  // registers; the KC 48 column-major one, not in the tables, 4 bytes).
+  constexpr bool SKIPN = ZV && !G3 && BN >= 128;
+  const int nfn = SKIPN && p.skip_pad ? min(FN, max(0, (p.Nr - pn0 - wn * 8 * FN + 7) / 8)) : FN;
 
   // flat staging (VEC 4, 5, 6: odd J, J = 2 mod 4, J = 4 mod 8): TS rows between the k rows of lanes t and t + 1
   constexpr bool FLAT = VEC >= 4 && VEC <= 6;
@@ -577,21 +588,24 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
 #pragma unroll
             for (int ii = 0; ii < FM; ++ii) a[ii][h] = ac[4 * ii * LDA + 2 * k];
 #pragma unroll
-            for (int jj = 0; jj < FN; ++jj) b[jj][h] = bc[4 * jj * LDB + 2 * k];
+            for (int jj = 0; jj < FN; ++jj)
+              if (!SKIPN || jj < nfn) b[jj][h] = bc[4 * jj * LDB + 2 * k];
           } else {
             const int k = PAIRK ? 8 * ks + h : 8 * ks + 4 * h;
 #pragma unroll
             for (int ii = 0; ii < FM; ++ii) a[ii][h] = KMAJ ? as[8 * ii * LDA + k] : as[k * LDA + 8 * ii];
 #pragma unroll
-            for (int jj = 0; jj < FN; ++jj) b[jj][h] = KMAJ ? bs[8 * jj * LDB + k] : bs[k * LDB + 8 * jj];
+            for (int jj = 0; jj < FN; ++jj)
+              if (!SKIPN || jj < nfn) b[jj][h] = KMAJ ? bs[8 * jj * LDB + k] : bs[k * LDB + 8 * jj];
           }
         }
 #pragma unroll
         for (int ii = 0; ii + 1 < FM; ii += 2)
 #pragma unroll
           for (int jj = 0; jj < FN; ++jj)
-            dmma16(acc[0][ii][jj], acc[0][ii + 1][jj], a[ii][0], a[ii + 1][0], a[ii][1], a[ii + 1][1], b[jj][0],
-                   b[jj][1]);
+            if (!SKIPN || jj < nfn)
+              dmma16(acc[0][ii][jj], acc[0][ii + 1][jj], a[ii][0], a[ii + 1][0], a[ii][1], a[ii + 1][1], b[jj][0],
+                     b[jj][1]);
         if constexpr (FM % 2 == 1) {
 #pragma unroll
           for (int jj = 0; jj < FN; ++jj) {
@@ -726,6 +740,8 @@ cudaError_t launch_tsmttsm_dmma_v(const TsmttsmArgs<double, ZV>& a, cudaStream_t
   d.be_re = a.beta.re;
   d.be_im = a.beta.im;
   d.beta_zero = a.beta_zero;
+  static const bool skip_pad = !env_switch("KBLA_TS_NO_ZPAD");
+  d.skip_pad = skip_pad;
   const int ty = (d.Mr + BM - 1) / BM, tz = (d.Nr + BN - 1) / BN;
   std::int64_t gx = std::int64_t(sm_count()) * occ[dev] / (std::int64_t(ty) * tz);
   const std::int64_t nchunks = (a.K + KC - 1) / KC;
