@@ -6,7 +6,8 @@
 //    fringe tiles are zero-padded while packing and no padding copy exists), then stored to shared memory as
 //    k-major rows [BK][BM + 4] (the +4 keeps the transposed scalar stores conflict-free and rows 16-byte aligned);
 //    a slab wholly inside the operand (every slab of an interior tile but a k fringe) skips those checks: one
-//    pointer per matrix set per tile plus block-uniform offsets (TileLoader::begin / load);
+//    pointer per matrix set per tile plus block-uniform offsets (TileLoader::begin / load; the wide plain GEMM's
+//    interior tiles run their own loop, tile_loop_interior);
 //  * shared memory is double-buffered: slab t+1 is fetched into registers while slab t is multiplied, so one
 //    __syncthreads per slab suffices;
 //  * a warp is 8 (m) x 4 (n) threads; a thread owns TM x TN accumulators made of V-wide pieces strided by 8V
@@ -186,10 +187,13 @@ struct TileLoader {
   static constexpr int SPI = D::THREADS / VPR;  // storage columns between a thread's consecutive V-runs
   // The interior fast path costs two 64-bit pointers per matrix; FP32 classic Strassen sums run at the 128-register
   // cap of 2 blocks / SM and spilled 24-44 bytes with it (nvcc 13), so they keep the checked path only. Fused:
-  // the tile has a Strassen sum on either side; the plain GEMM keeps the checked path, which nvcc schedules
-  // better there (H100, simt_gemm t_cuBLAS / t with the fast path 0.852-0.881 against 0.874-0.896 without).
+  // the tile has a Strassen sum on either side; the plain GEMM does not use it (H100, simt_gemm t_cuBLAS / t with
+  // it 0.852-0.881 against 0.874-0.896 without; the wide plain GEMM has tile_loop_interior instead).
   static constexpr bool FAST = Fused && !(Sum && std::is_same<T, float>::value && S == Shape::classic);
   static_assert(SPI * VPR == D::THREADS, "a thread's V-runs share their contiguous offset");
+  // The plain GEMM of Shape::wide runs whole interior tiles in tile_loop_interior instead (see there).
+  static constexpr bool INTERIOR = S == Shape::wide && !Fused;
+  static constexpr int RUNS = NV * (Sum ? 2 : 1);  // 16-byte loads per slab and thread
 
   T x[NV][V];
   T y[Sum ? NV : 1][V];
@@ -198,6 +202,8 @@ struct TileLoader {
   const T* px;
   const T* py;
   int kin;
+  std::int64_t run_stride;  // interior loop: storage distance between a thread's runs (SPI columns)
+  int full;                 // interior loop: slabs from kt0 on that lie wholly inside X and Y
 
   static __device__ __forceinline__ void load_vec(const T* p, T (&v)[V]) {
     const VT w = __ldg(reinterpret_cast<const VT*>(p));
@@ -227,7 +233,38 @@ struct TileLoader {
       emn = min(emn, KContig ? op.ys : op.yc);
       ek = min(ek, KContig ? op.yc : op.ys);
     }
-    kin = (FAST && op.vec && mn0 + L <= emn) ? ek : 0;
+    kin = ((FAST || INTERIOR) && op.vec && mn0 + L <= emn) ? ek : 0;
+  }
+
+  // Interior loop setup: px / py at this thread's run 0 of slab kt0. True when the tile lies inside X and Y
+  // along m / n, 16-byte loads are allowed and slab kt0 is wholly in range (block-uniform).
+  __device__ __forceinline__ bool begin_interior(const Operand<T>& op, int mn0, int kt0, int tid) {
+    begin(op, mn0, tid);
+    run_stride = std::int64_t(SPI) * op.ld;
+    const std::int64_t s0 = KContig ? std::int64_t(kt0) * BK : std::int64_t(kt0) * BK * op.ld;
+    px += s0;
+    py += s0;
+    full = kin / BK - kt0;
+    return full >= 1;
+  }
+
+  // Interior loop: run j (0 .. RUNS - 1; X runs first) of the slab px / py point at.
+  __device__ __forceinline__ void load_run(int j) {
+    const int i = j % NV;
+    if (j < NV)
+      load_vec(px + i * run_stride, x[i]);
+    else if (Sum)
+      load_vec(py + i * run_stride, y[Sum ? i : 0]);
+  }
+
+  // Interior loop: to the next slab (go) or stay (the next slab is a k fringe or past the end: the spread loads
+  // then re-read a slab in range and the checked load replaces what they read).
+  __device__ __forceinline__ void advance(const Operand<T>& op, bool go) {
+    const std::int64_t step = KContig ? std::int64_t(BK) : std::int64_t(BK) * op.ld;
+    if (go) {
+      px += step;
+      if (Sum) py += step;
+    }
   }
 
   // Slab at k offset k0 of the tile whose m (or n) origin is mn0. A slab wholly in range (every slab of an
@@ -440,9 +477,16 @@ struct ThreadTile {
   // its global loads, so those overlap the math); depth kk + 1 is read while depth kk is multiplied.
   __device__ __forceinline__ void multiply(const SharedStorage<T, S>& sh, int buf, T (&fa)[2][TM], T (&fb)[2][TN],
                                           T (&acc)[TM][TN]) const {
+    multiply(sh, buf, fa, fb, acc, [](int) {});
+  }
+  // Same, calling at_depth(kk) after depth kk + 1's fragment reads and before depth kk's FFMAs.
+  template <class Hook>
+  __device__ __forceinline__ void multiply(const SharedStorage<T, S>& sh, int buf, T (&fa)[2][TM], T (&fb)[2][TN],
+                                          T (&acc)[TM][TN], Hook&& at_depth) const {
 #pragma unroll
     for (int kk = 0; kk < BK; ++kk) {
       if (kk + 1 < BK) frag(sh, buf, kk + 1, fa[(kk + 1) & 1], fb[(kk + 1) & 1]);
+      at_depth(kk);
 #pragma unroll
       for (int i = 0; i < TM; ++i)
 #pragma unroll
@@ -501,6 +545,63 @@ struct ThreadTile {
   }
 };
 
+// Main loop of a tile that lies inside its operands along m and n (Shape::wide; begin_interior set up la / lb and
+// checked that slab kt0 is in range). Against tile_body's loop: no bounds checks or index arithmetic per load
+// (each loader steps its pointers by one slab), and the next slab's RUNS 16-byte loads per loader go out one per
+// depth step over the first depths of the current slab (A's runs, then B's), interleaved with the FFMAs, instead
+// of as one block right after the barrier, where both warps of a scheduler would issue it together while the FMA
+// pipe idles. A k-fringe slab (k % BK != 0) is read by the checked load after the math. In the SASS (nvcc 13,
+// wide NN) ptxas gathers the 3 loads at about depth 3 of 8; the post-barrier block before the first FFMA shrinks
+// from ~190 instructions (bounds-checked address code and 15 load instructions) to ~16.
+// Measured (H100, FP32 square, t_cuBLAS / t, main -> this loop, one call, 2 interleaved rounds): simt_gemm 0.876-0.881
+// -> 0.939 (2048), 0.877-0.880 -> 0.944-0.955 (4096), 0.894-0.897 -> 0.961-0.962 (8192), 0.889-0.898 -> 0.954-0.964
+// (16384: 186.6 -> 174.0 ms); an earlier call (one trans variant scheduled differently) agreed within 0.02. ncu
+// simt_gemm 4096 (clocks locked): 3.77 -> 3.52 ms, issue slots 77.7 -> 79.5 %, FMA pipe 69.6 -> 73.1 %, executed
+// instructions -4.3 %. Tried in the same runs and not kept: this loop for the fused Strassen tiles too (instead of
+// TileLoader's fast path): fused 1L 1.004-1.009 -> 0.934 at 8192, 0.917-0.925 -> 0.878-0.890 at 4096 (the same time as
+// main under ncu's locked 1.59 GHz clocks, slower at full clock: probably the two-sum loads, 6 per slab, issued
+// mid-slab leave part of their latency exposed); the next slab's loads issued before the barrier (ptxas moved the fused
+// kernel's ones right after it): simt_gemm 0.896-0.924, fused 1L 0.884 at 8192.
+template <class T, Shape S, class LA, class LB>
+__device__ __forceinline__ void tile_loop_interior(const Product<T>& pr, SharedStorage<T, S>& sh,
+                                                   const ThreadTile<T, S>& th, LA& la, LB& lb, int m0, int n0,
+                                                   int kt0, int nk,
+                                                   T (&acc)[ThreadTile<T, S>::TM][ThreadTile<T, S>::TN]) {
+  constexpr int BK = ThreadTile<T, S>::BK, TM = ThreadTile<T, S>::TM, TN = ThreadTile<T, S>::TN;
+  static_assert(LA::RUNS + LB::RUNS <= BK, "one spread load per depth step");
+  const int tid = threadIdx.x;
+  const int last_a = min(la.full, nk), last_b = min(lb.full, nk);  // slabs t < last_* are read by pointer
+
+#pragma unroll
+  for (int j = 0; j < LA::RUNS; ++j) la.load_run(j);
+#pragma unroll
+  for (int j = 0; j < LB::RUNS; ++j) lb.load_run(j);
+  la.store(pr.a, &sh.a[0][0][0], tid);
+  lb.store(pr.b, &sh.b[0][0][0], tid);
+  __syncthreads();
+
+  T fa[2][TM], fb[2][TN];
+  for (int t = 0; t < nk; ++t) {
+    const int cur = t & 1;
+    const bool more = t + 1 < nk;
+    th.frag(sh, cur, 0, fa[0], fb[0]);
+    la.advance(pr.a, t + 1 < last_a);
+    lb.advance(pr.b, t + 1 < last_b);
+    th.multiply(sh, cur, fa, fb, acc, [&](int kk) {
+      if (kk < LA::RUNS) la.load_run(kk);
+      else if (kk < LA::RUNS + LB::RUNS) lb.load_run(kk - LA::RUNS);
+    });
+    // The registers hold slab t + 1 where it is read by pointer (t + 1 < last_*); a k fringe is read here.
+    if (more && t + 1 >= last_a) la.load(pr.a, m0, (kt0 + t + 1) * BK, tid);
+    if (more && t + 1 >= last_b) lb.load(pr.b, n0, (kt0 + t + 1) * BK, tid);
+    // Unconditional (also after the last slab): the other buffer was last read in iteration t - 1, and a store
+    // the compiler must keep pins the spread loads inside the slab (with `if (more)` it sank them past the math).
+    la.store(pr.a, &sh.a[cur ^ 1][0][0], tid);
+    lb.store(pr.b, &sh.b[cur ^ 1][0][0], tid);
+    __syncthreads();
+  }
+}
+
 // The whole tile: main loop over k slabs, then the epilogue. TA / TB: op(A) / op(B) transposed.
 // Slabs kt0 .. kt0 + nk - 1 of the k range (all of it for a classical GEMM, one k slice for split Strassen).
 template <class T, Shape S, bool TA, bool TB, bool SumA, bool SumB, class Epi>
@@ -513,8 +614,10 @@ __device__ __forceinline__ void tile_body(const Batch<T>& bp, const Product<T>& 
   const int m0 = tm * C::BM, n0 = tn * C::BN;
   const ThreadTile<T, S> th(tid);
 
-  TileLoader<T, S, C::BM, TA, SumA, SumA || SumB> la;
-  TileLoader<T, S, C::BN, !TB, SumB, SumA || SumB> lb;
+  using LA = TileLoader<T, S, C::BM, TA, SumA, SumA || SumB>;
+  using LB = TileLoader<T, S, C::BN, !TB, SumB, SumA || SumB>;
+  LA la;
+  LB lb;
   if (SumA || SumB) {  // the interior fast path (Strassen tiles only)
     la.begin(pr.a, m0, tid);
     lb.begin(pr.b, n0, tid);
@@ -526,28 +629,37 @@ __device__ __forceinline__ void tile_body(const Batch<T>& bp, const Product<T>& 
 #pragma unroll
     for (int j = 0; j < TN; ++j) acc[i][j] = T(0);
 
+  bool interior = false;  // the plain GEMM's interior loop (Shape::wide)
+  if constexpr (LA::INTERIOR) {
+    // & (not &&): both loaders' setup runs either way, and the branch is one block-uniform test.
+    interior = la.begin_interior(pr.a, m0, kt0, tid) & lb.begin_interior(pr.b, n0, kt0, tid);
+  }
 
-  la.load(pr.a, m0, kt0 * BK, tid);
-  lb.load(pr.b, n0, kt0 * BK, tid);
-  la.store(pr.a, &sh.a[0][0][0], tid);
-  lb.store(pr.b, &sh.b[0][0][0], tid);
-  __syncthreads();
-
-  T fa[2][TM], fb[2][TN];  // fragment double buffer across kk
-  for (int t = 0; t < nk; ++t) {
-    const int cur = t & 1;
-    const bool more = t + 1 < nk;
-    th.frag(sh, cur, 0, fa[0], fb[0]);
-    if (more) {  // next slab into registers; its latency hides behind the BK rank-1 updates below
-      la.load(pr.a, m0, (kt0 + t + 1) * BK, tid);
-      lb.load(pr.b, n0, (kt0 + t + 1) * BK, tid);
-    }
-    th.multiply(sh, cur, fa, fb, acc);
-    if (more) {  // the other buffer was last read in iteration t-1, which ended with a barrier
-      la.store(pr.a, &sh.a[cur ^ 1][0][0], tid);
-      lb.store(pr.b, &sh.b[cur ^ 1][0][0], tid);
-    }
+  if (interior) {
+    tile_loop_interior<T, S>(pr, sh, th, la, lb, m0, n0, kt0, nk, acc);
+  } else {
+    la.load(pr.a, m0, kt0 * BK, tid);
+    lb.load(pr.b, n0, kt0 * BK, tid);
+    la.store(pr.a, &sh.a[0][0][0], tid);
+    lb.store(pr.b, &sh.b[0][0][0], tid);
     __syncthreads();
+
+    T fa[2][TM], fb[2][TN];  // fragment double buffer across kk
+    for (int t = 0; t < nk; ++t) {
+      const int cur = t & 1;
+      const bool more = t + 1 < nk;
+      th.frag(sh, cur, 0, fa[0], fb[0]);
+      if (more) {  // next slab into registers; its latency hides behind the BK rank-1 updates below
+        la.load(pr.a, m0, (kt0 + t + 1) * BK, tid);
+        lb.load(pr.b, n0, (kt0 + t + 1) * BK, tid);
+      }
+      th.multiply(sh, cur, fa, fb, acc);
+      if (more) {  // the other buffer was last read in iteration t-1, which ended with a barrier
+        la.store(pr.a, &sh.a[cur ^ 1][0][0], tid);
+        lb.store(pr.b, &sh.b[cur ^ 1][0][0], tid);
+      }
+      __syncthreads();
+    }
   }
 
   th.template store<Epi>(bp, pr, m0, n0, acc);
