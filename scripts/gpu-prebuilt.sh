@@ -7,6 +7,7 @@
 #        tests     kbla_unit_tests, kbla_solver_tests (GoogleTest), kbla_cuda_raw_tests (tall & skinny raw)
 #        ts_raw    kbla_cuda_raw_tests only (steps ts_raw, ts_sanitize; ~11 MB, leaves room for a benchmark)
 #        unit      kbla_unit_tests only (~17 MB; step gtest skips the solver suite then): unit ts_raw ts_bench fit
+#        solver    kbla_solver_tests only (~12 MB): solver strassen fit
 #        ts        kbla_bench_tall_skinny, kbla_ramp_probe (ts_bench / ts_probe: one of them)
 #        strassen  kbla_bench_strassen and both Strassen raw tests
 #        eigen     kbla_eigen_driver
@@ -36,6 +37,7 @@ case $mode in
                        unit_tests/cuda_raw/kbla_cuda_raw_tests) ;;
         ts_raw) files+=(unit_tests/cuda_raw/kbla_cuda_raw_tests) ;;
         unit) files+=(unit_tests/kbla_unit_tests) ;;
+        solver) files+=(unit_tests/solvers/kbla_solver_tests) ;;
         ts) files+=(perf_tests/tall_skinny/kbla_bench_tall_skinny perf_tests/tall_skinny/kbla_ramp_probe) ;;
         ts_bench) files+=(perf_tests/tall_skinny/kbla_bench_tall_skinny) ;;
         ts_probe) files+=(perf_tests/tall_skinny/kbla_ramp_probe) ;;
