@@ -14,6 +14,8 @@
 #               limit TS_RAW_LIMIT (default 400 s); the tail of each run -> $OUT/ts_raw.txt
 #     gtest     the GoogleTest binaries run directly (unit and solver suites; what ctest runs, without the
 #               raw tests and the downstream build) -> $OUT/gtest.txt (tails)
+#     downstream  the downstream app (find_package(KokkosBlockLA) against an install; gpu-prebuilt.sh pack
+#               downstream builds it), which must print "downstream ok" -> $OUT/downstream.txt
 #     ts_sweep  kbla_ramp_probe --route-sweep (random operands): own kernel against cuBLAS for every routed shape
 #               over K, the input of scripts/make_ts_routes.py --sweep -> $OUT/ts_sweep.txt
 #     strassen  the Strassen benchmark (STRASSEN_ARGS, default --quick --max-seconds 90) -> $OUT/strassen.json
@@ -106,6 +108,10 @@ for what in "$@"; do
         [ $s -eq 0 ] || failed=$((failed + 1))
         rm -f "$OUT/.gtest"
       done ;;
+    downstream)
+      run_step downstream "${DOWNSTREAM_LIMIT:-120}" bash -c "'$BUILD_DIR/downstream-prebuilt/build/downstream_app' \
+          > '$OUT/downstream.txt' 2>&1 && grep -q 'downstream ok' '$OUT/downstream.txt'"
+      tail -n 5 "$OUT/downstream.txt" ;;
     ts_sweep)
       run_step ts_sweep "${TS_SWEEP_LIMIT:-150}" "$BUILD_DIR/perf_tests/tall_skinny/kbla_ramp_probe" --route-sweep \
           > "$OUT/ts_sweep.txt" ;;

@@ -11,6 +11,8 @@
 #        ts        kbla_bench_tall_skinny, kbla_ramp_probe (ts_bench / ts_probe: one of them)
 #        strassen  kbla_bench_strassen and both Strassen raw tests
 #        eigen     kbla_eigen_driver
+#        downstream  a downstream project built HERE against an install of the build (find_package(KokkosBlockLA),
+#                  unit_tests/downstream/project): its app (~8 MB packed) runs there in step downstream
 #      (default: tests). The device tool carries 64 MiB at most with the working tree (~15 MB): tests ~40 MB,
 #      ts ~23 MB (11-12 each), strassen ~12 MB: tests + one ts binary no longer fit; unit + ts_raw + ts_bench do.
 #   scripts/gpu-prebuilt.sh run STEP ...     there (device tool: carry [".deps/prebuilt.tar.xz"]): unpack into
@@ -44,6 +46,14 @@ case $mode in
         strassen) files+=(perf_tests/strassen/kbla_bench_strassen unit_tests/cuda_raw/kbla_strassen_kernels_raw_tests
                           unit_tests/cuda_raw/kbla_strassen_algorithms_raw_tests) ;;
         eigen) files+=(perf_tests/eigen/kbla_eigen_driver) ;;
+        downstream)  # install, configure and build as the ctest downstream_find_package does, but not run here
+          ds=$(cd "$build" && pwd)/downstream-prebuilt; rm -rf "$ds"
+          cmake --install "$build" --prefix "$ds/prefix" > "$ds.log" 2>&1 &&
+          cmake -S unit_tests/downstream/project -B "$ds/build" -DCMAKE_BUILD_TYPE=Release \
+              "-DCMAKE_PREFIX_PATH=$ds/prefix;$(sed -n 's/^CMAKE_PREFIX_PATH[^=]*=//p' "$build/CMakeCache.txt")" \
+              "-DCMAKE_CXX_COMPILER=$(sed -n 's/^CMAKE_CXX_COMPILER:[^=]*=//p' "$build/CMakeCache.txt")" >> "$ds.log" 2>&1 &&
+          cmake --build "$ds/build" >> "$ds.log" 2>&1 || { tail -n 30 "$ds.log"; exit 1; }
+          files+=(downstream-prebuilt/build/downstream_app) ;;
         *) echo "gpu-prebuilt: unknown set '$set_'"; exit 2 ;;
       esac
     done
