@@ -193,6 +193,9 @@ struct TileLoader {
   static_assert(SPI * VPR == D::THREADS, "a thread's V-runs share their contiguous offset");
   // The plain GEMM of Shape::wide runs whole interior tiles in tile_loop_interior instead (see there).
   static constexpr bool INTERIOR = S == Shape::wide && !Fused;
+  // The fused tiles of Shape::wide that lie inside their operands along m / n run tile_loop_fused_interior
+  // (seek / load_slab).
+  static constexpr bool STEP = S == Shape::wide && Fused;
   static constexpr int RUNS = NV * (Sum ? 2 : 1);  // 16-byte loads per slab and thread
 
   T x[NV][V];
@@ -204,6 +207,7 @@ struct TileLoader {
   int kin;
   std::int64_t run_stride;  // interior loop: storage distance between a thread's runs (SPI columns)
   int full;                 // interior loop: slabs from kt0 on that lie wholly inside X and Y
+  int off, run_off, step_off;  // fused interior loop: offset of this slab, between runs, between slabs
 
   static __device__ __forceinline__ void load_vec(const T* p, T (&v)[V]) {
     const VT w = __ldg(reinterpret_cast<const VT*>(p));
@@ -246,6 +250,34 @@ struct TileLoader {
     py += s0;
     full = kin / BK - kt0;
     return full >= 1;
+  }
+
+  // Fused interior loop (after begin): 32-bit element offsets from px / py (run 0 of slab 0) replace the 64-bit
+  // pointer steps: one IMAD.WIDE per 16-byte load plus one add per slab, no 64-bit pairs to step or copy. True
+  // when the tile lies inside X and Y along m / n, 16-byte loads are allowed, slab kt0 is wholly in range and
+  // every offset read stays below 2^31 elements (block-uniform).
+  __device__ __forceinline__ bool seek(const Operand<T>& op, int kt0) {
+    const std::int64_t reach = KContig ? kin + std::int64_t(L) * op.ld : std::int64_t(kin) * op.ld + L;
+    run_off = int(SPI * op.ld);
+    step_off = KContig ? BK : int(BK * op.ld);
+    off = int(kt0 * std::int64_t(step_off));  // used only when reach fits, then exact
+    // Opaque to nvcc's optimizer: otherwise it re-associates px + off into (x + (tile offset + off)) and steps
+    // a 64-bit sum per load (22 instructions for A's four loads instead of 8).
+    asm("mov.b64 %0, %0;" : "+l"(px));
+    asm("mov.b64 %0, %0;" : "+l"(py));
+    full = kin / BK - kt0;
+    return full >= 1 && reach <= INT_MAX;
+  }
+
+  // Fused interior loop: every run of the slab at offset off, then off one slab on.
+  __device__ __forceinline__ void load_slab() {
+#pragma unroll
+    for (int i = 0; i < NV; ++i) {
+      const int o = off + i * run_off;
+      load_vec(px + o, x[i]);
+      if (Sum) load_vec(py + o, y[Sum ? i : 0]);
+    }
+    off += step_off;
   }
 
   // Interior loop: run j (0 .. RUNS - 1; X runs first) of the slab px / py point at.
@@ -602,6 +634,51 @@ __device__ __forceinline__ void tile_loop_interior(const Product<T>& pr, SharedS
   }
 }
 
+// Main loop of a fused Strassen tile (Shape::wide) inside its operands along m and n, slab kt0 in range (seek):
+// tile_body's loop with the loads of slab t + 1 still at the top of slab t, where the slab's 1024 FFMAs cover
+// their latency (the two-sum tiles issue 6; issued mid-slab, as tile_loop_interior does, they left latency
+// exposed: fused 1L 1.00 -> 0.93x cuBLAS at 8192), but an in-range slab is read at px / py + a 32-bit offset
+// stepped once per slab, so no bounds checks or 64-bit index products sit between the barrier and the first FFMA
+// (NN two-sum SASS: 34 instructions from the loop top to the first FFMA, 6 LDS and 6 LDG among them; tile_body's
+// fast path ~70). A k-fringe slab goes through the checked load. The fast load and the checked load stay two
+// arms of one branch: with the loads alone under `if (t + 1 < nk)` (or straight-line, the last slab peeled)
+// ptxas sank them to FFMA ~1000 (~600) of 1024, next to the shared stores.
+template <class T, Shape S, class LA, class LB>
+__device__ __forceinline__ void tile_loop_fused_interior(const Product<T>& pr, SharedStorage<T, S>& sh,
+                                                         const ThreadTile<T, S>& th, LA& la, LB& lb, int m0, int n0,
+                                                         int kt0, int nk,
+                                                         T (&acc)[ThreadTile<T, S>::TM][ThreadTile<T, S>::TN]) {
+  constexpr int BK = ThreadTile<T, S>::BK, TM = ThreadTile<T, S>::TM, TN = ThreadTile<T, S>::TN;
+  const int tid = threadIdx.x;
+  const int last_a = min(la.full, nk), last_b = min(lb.full, nk);  // slabs t < last_* are read by pointer
+  la.load_slab();
+  lb.load_slab();
+  la.store(pr.a, &sh.a[0][0][0], tid);
+  lb.store(pr.b, &sh.b[0][0][0], tid);
+  __syncthreads();
+
+  T fa[2][TM], fb[2][TN];
+  for (int t = 0; t < nk; ++t) {
+    const int cur = t & 1;
+    const bool more = t + 1 < nk;
+    th.frag(sh, cur, 0, fa[0], fb[0]);
+    if (t + 1 < last_a)
+      la.load_slab();
+    else if (more)
+      la.load(pr.a, m0, (kt0 + t + 1) * BK, tid);
+    if (t + 1 < last_b)
+      lb.load_slab();
+    else if (more)
+      lb.load(pr.b, n0, (kt0 + t + 1) * BK, tid);
+    th.multiply(sh, cur, fa, fb, acc);
+    if (more) {
+      la.store(pr.a, &sh.a[cur ^ 1][0][0], tid);
+      lb.store(pr.b, &sh.b[cur ^ 1][0][0], tid);
+    }
+    __syncthreads();
+  }
+}
+
 // The whole tile: main loop over k slabs, then the epilogue. TA / TB: op(A) / op(B) transposed.
 // Slabs kt0 .. kt0 + nk - 1 of the k range (all of it for a classical GEMM, one k slice for split Strassen).
 template <class T, Shape S, bool TA, bool TB, bool SumA, bool SumB, class Epi>
@@ -635,8 +712,13 @@ __device__ __forceinline__ void tile_body(const Batch<T>& bp, const Product<T>& 
     interior = la.begin_interior(pr.a, m0, kt0, tid) & lb.begin_interior(pr.b, n0, kt0, tid);
   }
 
+  bool fused_interior = false;  // wide Strassen tiles inside their operands along m and n
+  if constexpr (LA::STEP) fused_interior = la.seek(pr.a, kt0) & lb.seek(pr.b, kt0);
+
   if (interior) {
     tile_loop_interior<T, S>(pr, sh, th, la, lb, m0, n0, kt0, nk, acc);
+  } else if (fused_interior) {
+    tile_loop_fused_interior<T, S>(pr, sh, th, la, lb, m0, n0, kt0, nk, acc);
   } else {
     la.load(pr.a, m0, kt0 * BK, tid);
     lb.load(pr.b, n0, kt0 * BK, tid);
