@@ -70,10 +70,20 @@
 // when A and B are column-major with ld != 0 mod 4. Session 8 benchmark (H100, K = 2^29/w, % of roofline, old rows ->
 // these): unaligned 33-48 +1..+7 (38 84 -> 91, 44 81 -> 86), 49-61 +4..+6 (55 78 -> 84); aligned 34-37 lost 2-5
 // with them (34 91 -> 86), aligned 49-64 within +-2: so aligned ld keeps the general rows.
+// 17-24 at ld != 0 mod 4 (tsx6, session 10): the 32 tile of 25-32 (4 warps, KC 64) instead of the 24 tile
+// (9 warps of one 8 x 8 m8n8k4 fragment, KC 32). Run s9 (H100, K = 2^29/w, all odd): 17-24 79-82 % of the roofline
+// in the 24 tile against 87-89 % for 9-15 (16 tile, KC 64) and 25-30 (this row) at odd K. KC 64 halves the chunk
+// boundaries per column: at odd ld a 32-row chunk of a column touches 8.75 sectors on average for 8 sectors of
+// data (+9 %), a 64-row chunk 16.75 for 16 (+5 %), and half the barriers. The DMMA work is no larger: the 24
+// tile's 9 warps x 8 m8n8k4 per 32 rows (half rate on sm_90) cost as much pipe time as the 32 tile's 4 warps x 16
+// m16n8k8 per 64 rows. Measured (H100, ts_cases --random-data, routes off, GB/s old -> new, two rounds):
+// odd ld (K = 2^29/w) 17-24 2380-2521 -> 2662-2745 (+8-13 %), ld = 2 mod 4 18-24 2512-2549 -> 2692-2755; aligned
+// ld keeps the general rows (this row is not taken there; aligned 20 runs 2500-2516, not tried in the 32 tile).
 #define KBLA_TSMTTSM_DMMA_D(X)                                                                              \
   X(9, 16, 16, 16, 1, 1, 64, 4) X(17, 24, 24, 24, 1, 1, 32, 4) X(25, 32, 32, 32, 2, 2, 64, 3)              \
   X(33, 48, 48, 48, 2, 3, 32, 3) X(49, 64, 64, 64, 4, 4, 32, 3) X(65, 1 << 30, 128, 128, 4, 8, 32, 3)
-#define KBLA_TSMTTSM_DMMA_D_CC(X) X(33, 48, 48, 48, 2, 1, 32, 3) X(49, 64, 64, 64, 2, 2, 32, 3)
+#define KBLA_TSMTTSM_DMMA_D_CC(X) \
+  X(17, 24, 32, 32, 2, 2, 64, 3) X(33, 48, 48, 48, 2, 1, 32, 3) X(49, 64, 64, 64, 2, 2, 32, 3)
 // Z rows 9-12, 25-32, 33-48 from the zts sweep (H100, K = 2^25/w, GB/s row-major / column-major, old -> new row,
 // both with the VEC 7 / VEC 8 copies, same run): 12: 2535 / 2597 -> 2584 / 2672 (KC 64); 32: 2717 / 2654 ->
 // 2805 / 2732 (FM = FN = 2: 16 warps); 48: 2491 / 2346 -> 2729 / 2586, 40: 2212 / 2155 -> 2560 / 2430 (FM 2,

@@ -373,6 +373,16 @@ void suite(bool quick) {
       test_tsmm<T>(K, w, w, R, R, R, 0, al, zero);
       test_tsmm<T>(K, w, w, C, C, C, 0, al, be);
     }
+  // column-major D 17-24 at ld != 0 mod 4 (the 32-tile row of KBLA_TSMTTSM_DMMA_D_CC, 17-24 columns of 32 used):
+  // ld = 2 mod 4 (even-ld copies) and odd ld (parity-shifted copies), partial last chunk, M != N
+  if (!quick) {
+    for (int w : {17, 20, 24}) {
+      test_tsmttsm<T>(4097, w, w, C, C, C, 1, al, be);
+      test_tsmttsm<T>(4095, w, w, C, C, C, 0, al, zero);
+    }
+    test_tsmttsm<T>(4097, 19, 23, C, C, C, 1, al, be);
+    test_tsmttsm<T>(4093, 24, 18, C, C, C, 0, al, zero);
+  }
   // wider than one tile
   if (!quick)
     for (int w : {96, 128, 256, 512}) {
