@@ -47,7 +47,8 @@
 //   cp.async has the same offset (mod 32) in shared memory as in global memory; the inner k of the fragments is
 //   permuted (real: 2 t + h; complex: even columns in even k-steps) to keep the fragment loads conflict-free.
 //   Staged stores (SO) also serve real column-major VEC 6 with ldb = 2 (mod 4) (classes W 32, 48) and complex
-//   row-major VEC 7 with odd N and B dense (classes up to W 96).
+//   row-major VEC 7 with odd N and B dense (classes up to W 96), and complex column-major VEC 6 with odd ldb (branch
+//   tsmm6: not yet measured on a GPU).
 // Mixed layouts (A row-major, B column-major or the reverse) return cudaErrorNotSupported: the SIMT kernel runs.
 #pragma once
 #include <cstdlib>
@@ -137,7 +138,8 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   constexpr int KT = Sh::KT, WN = Sh::WN, BT = Sh::BT, RT = Sh::RT, LD = Sh::LD, SS = Sh::SS;
   static_assert(W % (8 * NT) == 0 && R % (16 * WR) == 0 && RT % TU == 0 && ST >= 2, "bad TSMM DMMA shape");
   constexpr bool FLAT = VEC == 3 || VEC == 4;  // flat A staging (dense odd-width row-major D)
-  constexpr bool CSTG = SO && LAY == 1;         // staged column-major B stores (real, VEC 6 / VEC 1)
+  constexpr bool CSTG = SO && KMAJ;             // staged column-major B stores (real, VEC 6 / VEC 1)
+  constexpr bool ZCSTG = SO && ZCOL;            // staged column-major B stores (complex, VEC 6, odd ldb)
   constexpr bool STG = VEC == 4 || VEC == 5 || SO;  // staged B stores (VEC 5: padded 16-byte A staging as VEC 2)
   // VEC 4 / 5 keep the accumulators of the whole chunk (all RT tiles) in registers: the B tile is written to the
   // stage after every warp has read the stage's A fragments
@@ -168,8 +170,8 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   // at 2145-2300 GB/s against 2550-2790 at even K) has another cause, not found; VEC 7 is neutral there.
   constexpr int SHV = VEC == 7 ? 1 : 0;
   static_assert(!(FLAT || VEC == 5) || (!ZV && LAY == 0), "flat staging / VEC 5 staged stores: real row-major");
-  static_assert(!SO || (ZV ? LAY == 0 && VEC == 7 : LAY == 1 && (VEC == 6 || VEC == 1)),
-                "SO: complex row-major VEC 7, real column-major VEC 6 / 1");
+  static_assert(!SO || (ZV ? (LAY == 0 && VEC == 7) || (LAY == 1 && VEC == 6) : LAY == 1 && (VEC == 6 || VEC == 1)),
+                "SO: complex row-major VEC 7 / column-major VEC 6, real column-major VEC 6 / 1");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   double* As = reinterpret_cast<double*>(smem_raw);  // [ST][SS]
 
@@ -471,8 +473,27 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
         // mod 16 doubles: the (c0, c2) / (c1, c3) row-pair stores of a quarter-warp hit slots 2 t + g, distinct)
         // and leaves as one run of R rows per column (16-byte stores): the direct stores wrote 128-byte runs at
         // 16 (mod 32) bytes in every odd column (ncu D C 48, K = 2 mod 4: write requests 1.81x the data).
+        // ZCSTG (complex column-major, odd ldb): the tile goes to the stage as [q][k][re,im] (the A layout of VEC 6)
+        // and leaves as one run of R 16-byte elements per column, 512 contiguous bytes per warp store; the direct
+        // stores wrote 4 columns x 128 bytes per warp store, in every odd column at 16 (mod 32) bytes.
         __syncthreads();
-        if constexpr (CSTG) {
+        if constexpr (ZCSTG) {
+          if (active) {
+#pragma unroll
+            for (int u = 0; u < TUE; ++u) {
+              const int r = 16 * (wr * RT + u) + g;  // rows not permuted (mma rows g, g + 8)
+#pragma unroll
+              for (int nt = 0; nt < NT; ++nt) {
+                const int q = (nw0 + 8 * nt + 2 * t) >> 1;
+                if (nw0 + 8 * nt < Nr && q < p.N) {
+                  double* o = s + q * LD + 2 * r;
+                  *reinterpret_cast<double2*>(o) = make_double2(acc[u][nt][0], acc[u][nt][1]);
+                  *reinterpret_cast<double2*>(o + 16) = make_double2(acc[u][nt][2], acc[u][nt][3]);
+                }
+              }
+            }
+          }
+        } else if constexpr (CSTG) {
           if (active) {
 #pragma unroll
             for (int u = 0; u < TUE; ++u) {
@@ -528,7 +549,23 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
         // VEC 1 with an odd ldb (or B not 16-byte aligned): column n's R rows as 8-byte stores, a warp's 32 lanes
         // on 32 consecutive rows (256 contiguous bytes; the direct stores wrote every other 8 bytes per store)
         const bool pairs8 = VEC == 1 && (p.bcs % 2 != 0 || reinterpret_cast<std::uintptr_t>(p.B) % 16 != 0);
-        if (CSTG && pairs8) {
+        if constexpr (ZCSTG) {  // column q: rows k0 .. k0 + R - 1, one complex element per lane
+          const int rows = K - k0 < R ? int(K - k0) : R;
+#pragma unroll 1
+          for (int e = tid; e < p.N * R; e += BT) {
+            const int q = e / R, k = e % R;
+            if (k < rows) {
+              double* d = p.B + (k0 + k) * p.brs + std::int64_t(q) * p.bcs;
+              double2 v = lds2(s + q * LD + 2 * k);
+              if (!bz) {
+                const double2 o = *reinterpret_cast<const double2*>(d);
+                v.x += br * o.x - p.be_im * o.y;
+                v.y += br * o.y + p.be_im * o.x;
+              }
+              *reinterpret_cast<double2*>(d) = v;
+            }
+          }
+        } else if (CSTG && pairs8) {
           const int rows = K - k0 < R ? int(K - k0) : R;
 #pragma unroll 1
           for (int e = tid; e < Nr * R; e += BT) {
@@ -670,8 +707,25 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
     // copies of the rows / columns at 16 (mod 32) bytes); KBLA_TS_NO_ZSHIFT=1 forces VEC 2 (A/B runs)
     static const bool sh7 = !env_switch("KBLA_TS_NO_ZSHIFT"), calign = !env_switch("KBLA_TS_NO_CALIGN");
     // column-major: VEC 6 (shared column offsets matching the global ones); KBLA_TS_NO_CALIGN=1: VEC 7 as before
-    if (!row && calign && lda % 2 == 1 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0)
+    if (!row && calign && lda % 2 == 1 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0) {
+      // odd ldb: staged column stores (ZCSTG, see the kernel) for the classes up to W 96; KBLA_TS_NO_ZCSTAGE=1:
+      // direct stores as before. Rows whose chunk is two tiles per warp row (W 64, 96) run the chunk in one block
+      // of RT x the warp rows, one block per SM with MINB x the stages (W 96: 12 warps, 152 KB; W 64: 16 warps,
+      // 200 KB): the same warps per SM and the chunk length kept (shorter chunks split more sectors of the odd
+      // columns, see VEC 6; the whole chunk in registers spilled). H100, ts_cases --random-data --rows-log2 28,
+      // routes off, two rounds, GB/s direct -> staged: 13 2480 -> 2580, 19 / 22 ~2250 -> ~2350, 27 / 29 ~2290 ->
+      // ~2620 (one tile per warp row instead: ~2330), 33 2142 -> 2347, 43-48 2113-2128 -> 2439-2622 (one tile per
+      // warp row: 2018-2037). W 128 (49-64) keeps the direct stores: staged there 2262-2385 -> 1929-2094.
+      static const bool zcstage = !env_switch("KBLA_TS_NO_ZCSTAGE");
+      if constexpr (W <= 96) {
+        if (zcstage && ldb % 2 == 1) {
+          constexpr int RT = R / (16 * WR);
+          if constexpr (TU == RT) return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6, true>(d, stream);
+          else return launch_tsmm_dmma_v<ZV, W, NT, WR * RT, 1, R, ST * MINB, 1, 1, 6, true>(d, stream);
+        }
+      }
       return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6>(d, stream);
+    }
     // Row-major with N odd and B dense: staged B stores (SO): every other B row starts at 16 (mod 32) bytes, and
     // the direct stores of 4 complex per row split there into 3 partial sectors (ncu H100 Z R 33, K = 2^25/33:
     // L2 write requests 11.97 M -> 4.19 M, write sectors 31.9 M -> 25.2 M for 25.2 M of data). ts_cases

@@ -290,6 +290,7 @@ void tiny_suite() {
   test_tsmm<T>(300, 70, 96, R, C, C, 0, al, be);
   test_tsmm<T>(513, 8, 8, R, R, R, 0, al, zero, true);
   test_tsmm<T>(300, 96, 96, C, C, C, 0, al, be, true);
+  for (int w : {16, 40, 64}) test_tsmm<T>(999, w, w, C, C, C, 0, al, be, w == 64);  // odd ld: staged column stores
   test_tsmttsm<T>(3001, 16, 16, R, R, R, 0, al, be, true);
   test_tsmttsm<T>(0, 4, 4, R, R, R, 0, al, be);
   // narrow shapes (block Gram-Schmidt: p basis columns x s block columns)
