@@ -262,7 +262,7 @@ struct TileLoader {
     step_off = KContig ? BK : int(BK * op.ld);
     off = int(kt0 * std::int64_t(step_off));  // used only when reach fits, then exact
     // Opaque to nvcc's optimizer: otherwise it re-associates px + off into (x + (tile offset + off)) and steps
-    // a 64-bit sum per load (22 instructions for A's four loads instead of 8).
+    // a 64-bit sum per load (22 instructions for A's four loads instead of 13).
     asm("mov.b64 %0, %0;" : "+l"(px));
     asm("mov.b64 %0, %0;" : "+l"(py));
     full = kin / BK - kt0;

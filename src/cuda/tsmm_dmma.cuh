@@ -47,8 +47,8 @@
 //   cp.async has the same offset (mod 32) in shared memory as in global memory; the inner k of the fragments is
 //   permuted (real: 2 t + h; complex: even columns in even k-steps) to keep the fragment loads conflict-free.
 //   Staged stores (SO) also serve real column-major VEC 6 with ldb = 2 (mod 4) (classes W 32, 48) and complex
-//   row-major VEC 7 with odd N and B dense (classes up to W 96), and complex column-major VEC 6 with odd ldb (branch
-//   tsmm6: not yet measured on a GPU).
+//   row-major VEC 7 with odd N and B dense (classes up to W 96), and complex column-major VEC 6 with odd ldb
+//   (classes up to W 96, see the launch).
 // Mixed layouts (A row-major, B column-major or the reverse) return cudaErrorNotSupported: the SIMT kernel runs.
 #pragma once
 #include <cstdlib>
