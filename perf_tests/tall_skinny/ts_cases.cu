@@ -1,7 +1,7 @@
 // Times single tall & skinny cases through the raw API (no Kokkos): the quick what-if and profiling companion
 // of kbla_bench_tall_skinny. Each case runs 2 warm-ups, then the median of --reps launches; one line per case.
 //
-//   ts_cases [--reps N] [--rows-log2 L] [--complex-3m] [--random-data] [--cublas] [--z-tile V] CASE...
+//   ts_cases [--reps N] [--rows-log2 L] [--rows K] [--complex-3m] [--random-data] [--cublas] [--z-tile V] CASE...
 //     CASE = TYPE:OP:LAYOUT:MxN, e.g. D:tsmttsm:R:48x48
 //     --complex-3m: TSMTTSM cases opt in to the three-product complex form (TallSkinnyOptions::complex_3m)
 //     --random-data: operands from the benchmark's hash fill (common/kbla_hash_fill.cuh) instead of 1/(1 + i % 97)
@@ -9,7 +9,7 @@
 //     --z-tile V: Z tsmttsm cases (dense, same layout) through candidate 128 x 128 DMMA row V (kZTiles below)
 //     TYPE D | Z, OP tsmttsm | tsmm, LAYOUT R (row-major) | C (column-major)
 //     rows K = 2^L / max(M, N) (default L = 26 for D, 25 for Z: ~1 GiB of A + B, as in the benchmark's
-//     bandwidth regime but small enough for ncu's replay)
+//     bandwidth regime but small enough for ncu's replay); --rows K: exactly K rows (e.g. an odd K for ncu)
 // Under ncu, --reps 1 gives 3 launches per case (2 warm-ups + 1): profile with `-k regex:'tsm|dmma' -s 2 -c 1`
 // per case, or all launches with a small reps.
 #include <cuda_runtime.h>
@@ -104,11 +104,13 @@ float run(const Case& c, std::int64_t K, void* bufA, void* bufB, void* bufC, cud
 
 int main(int argc, char** argv) {
   int reps = 10, rows_log2 = 0;
+  std::int64_t rows = 0;
   std::vector<Case> cases;
   for (int i = 1; i < argc; ++i) {
     Case c{};
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--rows-log2") && i + 1 < argc) rows_log2 = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--rows") && i + 1 < argc) rows = std::atoll(argv[++i]);
     else if (!std::strcmp(argv[i], "--complex-3m")) g_complex_3m = true;
     else if (!std::strcmp(argv[i], "--random-data")) g_random = true;
     else if (!std::strcmp(argv[i], "--cublas")) g_cublas = true;
@@ -117,7 +119,8 @@ int main(int argc, char** argv) {
     else if (parse(argv[i], &c)) cases.push_back(c);
     else {
       std::fprintf(stderr,
-                   "usage: %s [--reps N] [--rows-log2 L] [--complex-3m] [--random-data] [--cublas] [--z-tile V] "
+                   "usage: %s [--reps N] [--rows-log2 L] [--rows K] [--complex-3m] [--random-data] [--cublas] "
+                   "[--z-tile V] "
                    "TYPE:OP:LAYOUT:MxN ...\n", argv[0]);
       return 1;
     }
@@ -132,7 +135,7 @@ int main(int argc, char** argv) {
   for (const Case& c : cases) {
     const bool z = c.type == 'Z';
     const int es = z ? 16 : 8, w = std::max(c.M, c.N);
-    const std::int64_t K = (std::int64_t(1) << (rows_log2 ? rows_log2 : z ? 25 : 26)) / w;
+    const std::int64_t K = rows ? rows : (std::int64_t(1) << (rows_log2 ? rows_log2 : z ? 25 : 26)) / w;
     void *A, *B, *C;
     const std::int64_t nA = K * c.M * (z ? 2 : 1), nB = K * c.N * (z ? 2 : 1), nC = (std::int64_t)c.M * c.N * (z ? 2 : 1);
     CK(cudaMalloc(&A, nA * 8));

@@ -63,6 +63,15 @@ cudaError_t tsmm_dmma_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
     if constexpr (CP) {
       KBLA_TSMM_DMMA_Z(KBLA_TM_X_DMMA)
     } else {
+      if (lay == kLayCC) {
+#define KBLA_TM_X_ODDLONG(WMIN, WMAX, W, NT, WR, R, ST, MINB)                         \
+  if (w >= WMIN && w <= WMAX) {                                                      \
+    const cudaError_t e_ = launch_tsmm_dmma_oddlong<W, NT, WR, R, ST, MINB>(a, st);   \
+    if (e_ != cudaErrorNotSupported) return e_;                                      \
+  }
+        KBLA_TSMM_DMMA_D_ODDLONG(KBLA_TM_X_ODDLONG)
+#undef KBLA_TM_X_ODDLONG
+      }
       KBLA_TSMM_DMMA_D(KBLA_TM_X_DMMA)
     }
   }

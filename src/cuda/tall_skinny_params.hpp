@@ -179,7 +179,26 @@
 // widths stay on the SIMT kernel (KBLA_TSMM_D_COL / KBLA_TSMM_D rows). H100, ts_cases --rows-log2 29 / 28, routes
 // off: VEC 1 won at 12-15 (+1.5-7 %), 24, 26, 28 (+1.1-2.7 %), 49-61 (+6-26 %); lost or tied at 9 (-1 %), 17-23
 // (-2..-5 %), 27 (+0.2..+1.4 %), 30, 33, 38, 44, 47 (-1..-14 %) against the SIMT rows.
-#define KBLA_TSMM_DMMA_D_ODD(X) X(12, 16) X(24, 26) X(28, 28) X(49, 64)
+// tsmm7d (session 11): 27 and 44-47 join (H100, ts_cases --random-data --rows-log2 29, routes off, odd K, two
+// rounds, GB/s SIMT -> VEC 1 with the batched 8-byte staged stores): 27 2363-2367 -> 2463-2473, 44 2160-2167 ->
+// 2325-2337, 47 2233-2237 -> 2352-2370, 45 / 46 (K = 11930465 / 11671107) 2178-2233 -> 2332-2385 (33 and 38 still
+// lose: 2449 -> 2301, 2466 -> 2298 in call 1).
+#define KBLA_TSMM_DMMA_D_ODD(X) X(12, 16) X(24, 28) X(44, 47) X(49, 64)
+// D column-major at an odd lda or ldb: VEC 1 rows with longer chunks, tried before the rows above,
+// X(WMIN, WMAX, W, NT, WR, R, ST, MINB) (R = 16 WR x tiles per warp row). 17-24: one warp across the 24 columns
+// (NT 3: 2 A fragment loads per 3 mma instead of 2 per mma), 8 warp rows, 256-row chunks (an eighth of the chunk
+// boundaries that split a sector of an odd column in two, an eighth of the barriers), 2 stages, 2 blocks/SM (99
+// KB, 128 registers, 4 bytes spilled). 49-64: 4 warp rows of 128-row chunks, 16 warps, 2 stages (133 KB), 1
+// block/SM. H100, ts_cases --random-data --rows-log2 29, routes off, odd K, two rounds, GB/s main -> this row: 17-24
+// 2353-2463 -> 2651-2703 (+8-14 %; in the W 32 VEC 1 row 2461-2501); 49 2122-2129 -> 2280-2282, 53-58 2141-2176 ->
+// 2267-2317 (+5-7.5 %); against the VEC 1 row of 64-row chunks with the same stores (KBLA_TS_NO_DODDLONG=1, odd K
+// 2^29/w rounded to odd): 51 +3.2-3.8 %, 52 +0.7-1.7 %, 56 +4.4-4.6 %, 60 +2.3-2.8 %, 62 +4.3-4.7 %, 63 +5.3-5.5 %,
+// 64 -0.4..+1.1 %. Not taken: K = 2 mod 4 (59 / 61 with the 128-row chunks within +-1 %); 17-24 as W 24 NT 3 WR 4
+// (R 128, ST 3, 3 blocks: 2437-2460); W 64 with NT 1 (16 warps of 8 columns, 2 blocks: 64 registers, spills,
+// 1650-1990), ST 2 MINB 3 (spills, 1300-1670); 33-48 in W 48 rows WR 4 R 128 ST 2 or ST 3 MINB 3 (spills, 1800-2120).
+#define KBLA_TSMM_DMMA_D_ODDLONG(X) X(17, 24, 24, 3, 8, 256, 2, 2) X(49, 64, 64, 2, 4, 128, 2, 1)
+
 #define KBLA_TSMM_DMMA_Z(X)                                                                            \
   X(12, 16, 32, 2, 4, 1, 64, 3, 2) X(17, 24, 48, 2, 2, 1, 32, 4, 2) X(25, 32, 64, 2, 2, 1, 64, 3, 2) \
   X(33, 48, 96, 2, 1, 1, 32, 3, 2) X(49, 64, 128, 2, 1, 2, 32, 4, 1)
+

@@ -566,14 +566,26 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
             }
           }
         } else if (CSTG && pairs8) {
-          const int rows = K - k0 < R ? int(K - k0) : R;
+          // a thread keeps row k of the chunk and walks the columns CPP apart; CSB shared loads are issued before
+          // their stores (B is a generic pointer, so the compiler keeps each load behind the previous store). H100,
+          // ts_cases --random-data --rows-log2 29, odd K, GB/s one load per store -> batched: 24 2418 -> 2478-2484,
+          // 26 2375-2378 -> 2451-2453, 49 2126-2128 -> 2235-2241, 53 2158-2166 -> 2212-2231, 57 2149 -> 2216-2223.
+          // The same batching of the 16-byte loop below (K = 2 mod 4) lost 1.5 % at 46 / 48: not taken.
+          constexpr int CPP = BT / R, CSB = 4;
+          static_assert(BT % R == 0, "staged column stores: whole columns per pass");
+          const int rows = K - k0 < R ? int(K - k0) : R, k = tid % R;
+          if (k < rows) {
+            const std::int64_t step = std::int64_t(CPP) * p.bcs;
+            double* d = p.B + k0 + k + std::int64_t(tid / R) * p.bcs;
 #pragma unroll 1
-          for (int e = tid; e < Nr * R; e += BT) {
-            const int n = e / R, k = e % R;
-            if (k < rows) {
-              double* d = p.B + k0 + k + std::int64_t(n) * p.bcs;
-              const double v = s[n * LD + k];
-              *d = bz ? v : v + br * *d;
+            for (int n = tid / R; n < Nr; n += CSB * CPP) {
+              double v[CSB];
+#pragma unroll
+              for (int j = 0; j < CSB; ++j) v[j] = n + j * CPP < Nr ? s[(n + j * CPP) * LD + k] : 0.0;
+#pragma unroll
+              for (int j = 0; j < CSB; ++j)
+                if (n + j * CPP < Nr) d[j * step] = bz ? v[j] : v[j] + br * d[j * step];
+              d += CSB * step;
             }
           }
         } else if constexpr (CSTG) {  // column n: rows k0 .. k0 + R - 1, R / 2 16-byte pairs (ldb even, B 16-aligned)
@@ -658,6 +670,34 @@ cudaError_t launch_tsmm_dmma_v(const TsmmDmmaArgs& d, cudaStream_t stream) {
   if (gx < 1) gx = 1;
   kern<<<unsigned(gx), Sh::BT, Sh::smem, stream>>>(d);
   return cudaGetLastError();
+}
+
+// Column-major double at an odd lda or ldb through a KBLA_TSMM_DMMA_D_ODDLONG row: VEC 1 (8-byte copies, staged
+// column stores) with the row's chunk of R rows; cudaErrorNotSupported otherwise (other widths / layouts, 16-byte
+// aligned even leading dimensions, KBLA_TS_NO_DODD=1 or KBLA_TS_NO_DODDLONG=1: the rows of launch_tsmm_dmma).
+template <int W, int NT, int WR, int R, int ST, int MINB>
+cudaError_t launch_tsmm_dmma_oddlong(const TsmmArgs<double, false>& a, cudaStream_t stream) {
+  static const bool on = !env_switch("KBLA_TS_NO_DODD") && !env_switch("KBLA_TS_NO_DODDLONG");
+  auto al16 = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+  if (!on || a.M > W || a.N > W) return cudaErrorNotSupported;
+  if (al16(a.A) && al16(a.B) && a.asm_ % 2 == 0 && a.bsn % 2 == 0) return cudaErrorNotSupported;
+  TsmmDmmaArgs d{};
+  d.A = a.A;
+  d.B = a.B;
+  d.C = a.C;
+  d.ldc = a.ldc;
+  d.crow = a.crow;
+  d.K = a.K;
+  d.M = d.Mr = a.M;
+  d.N = d.Nr = a.N;
+  d.ars = 1;
+  d.acs = a.asm_;
+  d.brs = 1;
+  d.bcs = a.bsn;
+  d.al_re = a.alpha.re;
+  d.be_re = a.beta.re;
+  d.beta_zero = a.beta_zero;
+  return launch_tsmm_dmma_v<false, W, NT, WR, 1, R, ST, MINB, 1, 1, true>(d, stream);
 }
 
 // widths of KBLA_TSMM_DMMA_D_ODD (column-major D on the tensor cores at an odd leading dimension)

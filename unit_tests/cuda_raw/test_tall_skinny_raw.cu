@@ -290,7 +290,7 @@ void tiny_suite() {
   test_tsmm<T>(300, 70, 96, R, C, C, 0, al, be);
   test_tsmm<T>(513, 8, 8, R, R, R, 0, al, zero, true);
   test_tsmm<T>(300, 96, 96, C, C, C, 0, al, be, true);
-  for (int w : {16, 40, 64}) test_tsmm<T>(999, w, w, C, C, C, 0, al, be, w == 64);  // odd ld: staged column stores
+  for (int w : {16, 20, 40, 64}) test_tsmm<T>(999, w, w, C, C, C, 0, al, be, w == 64);  // odd ld: staged column stores
   test_tsmttsm<T>(3001, 16, 16, R, R, R, 0, al, be, true);
   test_tsmttsm<T>(0, 4, 4, R, R, R, 0, al, be);
   // narrow shapes (block Gram-Schmidt: p basis columns x s block columns)
@@ -419,6 +419,17 @@ void suite(bool quick) {
           test_tsmm<T>(K, s[0], s[1], C, R, C, pad, al, be);
           if (s[0] == s[1]) test_tsmm<T>(K, s[0], s[1], C, C, C, pad, al, be, true);
         }
+  }
+  // real column-major at odd ld through the 256-row chunks of the D 17-24 VEC 1 row (KBLA_TSMM_DMMA_D_ODDLONG):
+  // M != N, partial last chunks, C row-major, in place
+  if (!quick) {
+    const int oshapes[][2] = {{17, 17}, {24, 24}, {19, 23}, {24, 9}, {5, 21}};
+    for (auto& s : oshapes)
+      for (std::int64_t K : {1, 255, 257, 4097}) {
+        test_tsmm<T>(K, s[0], s[1], C, C, C, 0, al, be);
+        test_tsmm<T>(K, s[0], s[1], C, R, C, 0, al, zero);
+        if (s[0] == s[1]) test_tsmm<T>(K, s[0], s[1], C, C, C, 0, al, be, true);
+      }
   }
   // column-major with lda = 2 (mod 4) through the tensor-core TSMM classes (real: odd columns at 16 (mod 32)
   // bytes, shifted copies), square and M != N, beta = 0 (NaN B) and != 0, in place, partial last chunks
