@@ -120,6 +120,81 @@ __device__ __forceinline__ double tsmm_chat(const TsmmDmmaArgs& p, int m, int n)
 
 __device__ __forceinline__ double2 lds2(const double* s) { return *reinterpret_cast<const double2*>(s); }
 
+// ZT: shared row of mma column n (0..7) of half h of a 16-row tile. Row-major: 2 n + h (the rows of the [k][j]
+// fragments); column-major: 8 h + zt_cperm(n), even n -> n / 2 and odd n -> 4 + ((n >> 1) ^ 1), so that a warp
+// store (lanes t = 0..3 on mma columns 2 t or 2 t + 1) covers 4 consecutive rows of 8 columns (64-byte runs) and
+// the two g of a quarter-warp load rows of opposite parity (conflict-free in the staging strides 2, 4 and 6 (mod 16)
+// doubles, see the kernel).
+__device__ __forceinline__ int zt_cperm(int n) { return (n & 1) ? 4 + ((n >> 1) ^ 1) : n >> 1; }
+
+// ZT: one chunk (RT 16-row tiles = 2 RT 8-row mma column tiles) of the warp whose real-view columns start at nw0;
+// bf holds the Ĉᵀ fragments. Next k-step's A fragments are loaded before this k-step's mma (prefetch).
+// Not kept: staged column stores for odd ldb (the chunk's tile through the stage as ZCSTG, one 512-byte run per
+// column): H100, ts_cases --random-data --rows-log2 28, routes off, GB/s direct -> staged: C 50 2118 -> 1882, 53
+// 2245 -> 1967, 57 2294 -> 2057, 58 2307 -> 2093, 59 2349 -> 2120, 61 2413 -> 2182.
+template <int KT, int RT, int LD, bool COL, bool KPZ, int SHV>
+__device__ __forceinline__ void tsmm_zt_chunk(const TsmmDmmaArgs& p, const double* s, std::int64_t k0, int nw0,
+                                              int g, int t, const double (&bf)[KT][2][2]) {
+  constexpr int HT = 2 * RT;
+  const int Mr = p.Mr;
+  auto frag = [&](int ks, int hh) {
+    const int rb = 16 * (hh >> 1), h = hh & 1;
+    if constexpr (COL) {
+      const int cm = KPZ ? 8 * (ks >> 1) + 2 * t + (ks & 1) : 4 * ks + t;  // complex column
+      return lds2(s + cm * LD + 2 * (rb + 8 * h + zt_cperm(g) + (SHV & t)));
+    } else {
+      return lds2(s + (rb + 2 * g + h) * LD + 8 * ks + 2 * t + 2 * SHV * h);
+    }
+  };
+  double acc[HT][4];
+#pragma unroll
+  for (int hh = 0; hh < HT; ++hh) acc[hh][0] = acc[hh][1] = acc[hh][2] = acc[hh][3] = 0.0;
+  double2 cur[HT];
+#pragma unroll
+  for (int hh = 0; hh < HT; ++hh) cur[hh] = frag(0, hh);
+#pragma unroll
+  for (int ks = 0; ks < KT; ++ks) {
+    double2 nxt[HT];
+    if (ks + 1 < KT) {
+#pragma unroll
+      for (int hh = 0; hh < HT; ++hh) nxt[hh] = frag(ks + 1, hh);
+    }
+    if ((KPZ ? 16 * (ks >> 1) + 2 * (ks & 1) : 8 * ks) < Mr) {  // first real-view column of the k-step
+      const double a[4] = {bf[ks][0][0], bf[ks][0][1], bf[ks][1][0], bf[ks][1][1]};
+#pragma unroll
+      for (int hh = 0; hh < HT; ++hh) mma_m16n8k8(acc[hh], a, cur[hh].x, cur[hh].y);
+    }
+    if (ks + 1 < KT) {
+#pragma unroll
+      for (int hh = 0; hh < HT; ++hh) cur[hh] = nxt[hh];
+    }
+  }
+  // c0 / c1: re of complex column q at mma columns 2 t / 2 t + 1, c2 / c3 the im parts: (c0, c2) and (c1, c3) are
+  // one complex element each
+  const int q = (nw0 >> 1) + g;
+  const bool bz = p.beta_zero;
+  if (q >= p.N) return;
+#pragma unroll
+  for (int hh = 0; hh < HT; ++hh) {
+    const int rb = 16 * (hh >> 1), h = hh & 1;
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const int n = 2 * t + e;
+      const std::int64_t k = k0 + rb + (COL ? 8 * h + zt_cperm(n) : 2 * n + h);
+      if (k < p.K) {
+        double* d = p.B + k * p.brs + std::int64_t(q) * p.bcs;
+        double2 v = make_double2(acc[hh][e], acc[hh][2 + e]);
+        if (!bz) {
+          const double2 o = *reinterpret_cast<const double2*>(d);
+          v.x += p.be_re * o.x - p.be_im * o.y;
+          v.y += p.be_re * o.y + p.be_im * o.x;
+        }
+        *reinterpret_cast<double2*>(d) = v;
+      }
+    }
+  }
+}
+
 // the staging KM of TsmmDmmaShape for a kernel variant
 template <bool ZV, int LAY, int VEC>
 struct TsmmStaging {
@@ -130,7 +205,10 @@ struct TsmmStaging {
 // LAY 0: A and B row-major, 1: both column-major.
 // SO: staged B stores for complex row-major with odd N and B dense (VEC 7) and real column-major with
 // ldb = 2 (mod 4) (VEC 6): see the staged store below and the launch.
-template <bool ZV, int W, int NT, int WR, int TU, int R, int ST, int MINB, int LAY, int VEC, bool SO = false>
+// ZT (complex, class W 128, direct stores): the transposed product Bᵀ = Ĉᵀ A'ᵀ, A' in the mma's B operand (see the
+// kernel).
+template <bool ZV, int W, int NT, int WR, int TU, int R, int ST, int MINB, int LAY, int VEC, bool SO = false,
+          bool ZT = false>
 __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV, LAY, VEC>::value>::BT, MINB)
     tsmm_dmma_kernel(const TsmmDmmaArgs p) {
   constexpr bool KMAJ = !ZV && LAY == 1, ZCOL = ZV && LAY == 1;
@@ -182,6 +260,12 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   const std::int64_t K = p.K;
   const int Mr = p.Mr, Nr = p.Nr, Mr8 = (Mr + 7) & ~7, MrZ = KPZ ? (Mr + 15) & ~15 : Mr8;  // MrZ: ZCOL fill
   const bool active = nw0 < Nr;  // warp-uniform: a warp wholly past N' only copies
+  // ZT: the mma computes Bᵀ = Ĉᵀ A'ᵀ on the 16 real-view columns of the warp (its mma rows: re of complex column
+  // q0 + g at g, im at g + 8) times 8 rows of A (its mma columns). The A fragment (b0, b1) of a lane is then one
+  // 16-byte shared load, (re, im) of one complex element, in the register pair the mma takes: the [k][j] form built
+  // (a0, a1, a2, a3) from two such loads with 8-16 register moves per k-step (SASS of Z W 128) and could not start
+  // the next k-step's loads before the warp-uniform k-step skip. Ĉᵀ lives in the registers of bf (same count).
+  static_assert(!ZT || (ZV && NT == 2 && WR == 1 && !SO), "ZT: complex, 16 real-view columns per warp");
 
   double bf[KT][NT][2];  // b0 = Ĉ[inner(t)][n], b1 = Ĉ[inner(t+4)][n], n = nw0 + 8 nt + g
 #pragma unroll
@@ -190,9 +274,11 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
     for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int m = ((KMAJ && !KPERM) || FLAT) ? 8 * ks + t + 4 * h
-                      : KPZ ? 2 * (8 * (ks >> 1) + 2 * t + (ks & 1)) + h : 8 * ks + 2 * t + h;
-        bf[ks][nt][h] = tsmm_chat<ZV>(p, m, nw0 + 8 * nt + g);
+        // ZT: bf[ks][nt][h] is a_{2 nt + h} of the Ĉᵀ fragment: inner t + 4 nt, real-view column 2 (q0 + g) + h
+        const int hi = ZT ? nt : h;  // inner t / t + 4
+        const int m = ((KMAJ && !KPERM) || FLAT) ? 8 * ks + t + 4 * hi
+                      : KPZ ? 2 * (8 * (ks >> 1) + 2 * t + (ks & 1)) + hi : 8 * ks + 2 * t + hi;
+        bf[ks][nt][h] = tsmm_chat<ZV>(p, m, ZT ? nw0 + 2 * g + h : nw0 + 8 * nt + g);
       }
 
   // Copies: each thread keeps one column (pair) and walks rows in passes of a fixed stride (the shapes divide
@@ -378,8 +464,11 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
     if (!STG && !active) continue;  // VEC 4 / 5: every warp takes part in the staged store (barriers)
     double* s = As + int(i % ST) * SS;
     const std::int64_t k0 = (blockIdx.x + i * gridDim.x) * R;
+    if constexpr (ZT) {
+      tsmm_zt_chunk<KT, RT, LD, LAY == 1, KPZ, SHV>(p, s, k0, nw0, g, t, bf);
+    }
 #pragma unroll 1
-    for (int r0 = 0; r0 < RT; r0 += TUE) {
+    for (int r0 = 0; r0 < (ZT ? 0 : RT); r0 += TUE) {
       double acc[TUE][NT][4];
 #pragma unroll
       for (int u = 0; u < TUE; ++u)
@@ -648,10 +737,11 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   cp_async_wait<0>();
 }
 
-template <bool ZV, int W, int NT, int WR, int TU, int R, int ST, int MINB, int LAY, int VEC, bool SO = false>
+template <bool ZV, int W, int NT, int WR, int TU, int R, int ST, int MINB, int LAY, int VEC, bool SO = false,
+          bool ZT = false>
 cudaError_t launch_tsmm_dmma_v(const TsmmDmmaArgs& d, cudaStream_t stream) {
   using Sh = TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV, LAY, VEC>::value>;
-  auto kern = tsmm_dmma_kernel<ZV, W, NT, WR, TU, R, ST, MINB, LAY, VEC, SO>;
+  auto kern = tsmm_dmma_kernel<ZV, W, NT, WR, TU, R, ST, MINB, LAY, VEC, SO, ZT>;
   static int occ[kMaxDevices] = {0};
   const int dev = current_device();
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
@@ -746,6 +836,28 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
     // odd lda with A 32-byte aligned (e.g. cudaMalloc, column-major odd K, row-major odd width): VEC 7 (shifted
     // copies of the rows / columns at 16 (mod 32) bytes); KBLA_TS_NO_ZSHIFT=1 forces VEC 2 (A/B runs)
     static const bool sh7 = !env_switch("KBLA_TS_NO_ZSHIFT"), calign = !env_switch("KBLA_TS_NO_CALIGN");
+    // class W 128: the transposed product (ZT, see the kernel) for row-major 57-64 and column-major 58-64, same
+    // copies as below, direct stores; KBLA_TS_NO_ZT=1: the [k][j] fragments as before. H100, ts_cases --random-data
+    // --rows-log2 28, routes off, GB/s [k][j] -> ZT, two rounds each: R 57 2324 -> 2488, 58 2532 -> 2586, 59 2390 ->
+    // 2548, 60 2588 -> 2652, 61 2342 -> 2636, 62 2532 -> 2718, 63 2414 -> 2699, 64 2604 -> 2801; C 58 2266 -> 2302,
+    // 59 2299 -> 2346, 60 2547 -> 2594, 61 2334 -> 2409, 62 2466 -> 2617, 63 2471 -> 2642, 64 2505 -> 2680. ncu Z R
+    // 64 (K = 2^18, clocks pinned): 283 -> 261 us, issued instructions 78.2 M -> 45.2 M (one 16-byte shared load
+    // per mma in both), tensor pipe 59 -> 64 %, DRAM 54 -> 59 %; sustained (3000 calls) 2394 -> 2578 GB/s, both at
+    // ~1805 MHz and ~677 W (power cap). Lost (not taken): R 49-52 -5..-7 %, 54 / 56 -2 %, 53 / 55 +0.5 %; C 49-56
+    // -3..-9 %, C 57 -1.5 % (ZT spends whole 16-column tiles: 49-52 do 14 where the [k][j] form does 13).
+    if constexpr (W == 128 && NT == 2 && WR == 1) {
+      static const bool zt = !env_switch("KBLA_TS_NO_ZT");
+      if (zt && std::max(a.M, a.N) >= (row ? 57 : 58)) {
+        const bool odd32 = lda % 2 == 1 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0;
+        if (!row && calign && odd32)
+          return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6, false, true>(d, stream);
+        if (sh7 && odd32)
+          return row ? launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 7, false, true>(d, stream)
+                     : launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 7, false, true>(d, stream);
+        return row ? launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 2, false, true>(d, stream)
+                   : launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 2, false, true>(d, stream);
+      }
+    }
     // column-major: VEC 6 (shared column offsets matching the global ones); KBLA_TS_NO_CALIGN=1: VEC 7 as before
     if (!row && calign && lda % 2 == 1 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0) {
       // odd ldb: staged column stores (ZCSTG, see the kernel) for the classes up to W 96; KBLA_TS_NO_ZCSTAGE=1:
