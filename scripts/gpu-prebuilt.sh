@@ -9,6 +9,7 @@
 #        unit      kbla_unit_tests only (~17 MB; step gtest skips the solver suite then): unit ts_raw ts_bench fit
 #        solver    kbla_solver_tests only (~12 MB): solver strassen fit
 #        ts        kbla_bench_tall_skinny, kbla_ramp_probe (ts_bench / ts_probe: one of them)
+#        ts_cases  kbla_ts_cases (single cases through the raw API, for A/B timings; run it by hand there)
 #        strassen  kbla_bench_strassen and both Strassen raw tests
 #        eigen     kbla_eigen_driver
 #        downstream  a downstream project built HERE against an install of the build (find_package(KokkosBlockLA),
@@ -43,6 +44,7 @@ case $mode in
         ts) files+=(perf_tests/tall_skinny/kbla_bench_tall_skinny perf_tests/tall_skinny/kbla_ramp_probe) ;;
         ts_bench) files+=(perf_tests/tall_skinny/kbla_bench_tall_skinny) ;;
         ts_probe) files+=(perf_tests/tall_skinny/kbla_ramp_probe) ;;
+        ts_cases) files+=(perf_tests/tall_skinny/kbla_ts_cases) ;;
         strassen) files+=(perf_tests/strassen/kbla_bench_strassen unit_tests/cuda_raw/kbla_strassen_kernels_raw_tests
                           unit_tests/cuda_raw/kbla_strassen_algorithms_raw_tests) ;;
         eigen) files+=(perf_tests/eigen/kbla_eigen_driver) ;;

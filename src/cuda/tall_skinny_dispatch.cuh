@@ -47,6 +47,11 @@ inline bool dmma_enabled() {
   static const bool on = !env_switch("KBLA_TS_NO_DMMA");
   return on;
 }
+// double TSMTTSM rows of session 10 instead of tsx7's (KBLA_TS_OLD_DROWS=1, for A/B measurements; KBLA_TS_PRE_DMMA_D)
+inline bool old_drows() {
+  static const bool on = env_switch("KBLA_TS_OLD_DROWS");
+  return on;
+}
 
 // TSMM on the FP64 tensor cores (KBLA_TSMM_DMMA_D / _Z rows) for double and complex double, tried before the
 // SIMT tables; cudaErrorNotSupported (other types, no row, mixed layouts, KBLA_TS_NO_DMMA=1): the SIMT kernel.
@@ -424,16 +429,21 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
 #define KBLA_TS_PRE_NONE
 #define KBLA_TS_PRE_DMMA(TABLE) \
   if (!a.deterministic && dmma_enabled()) { TABLE(KBLA_TS_X_DMMA) }
-// Rows tried first when COND holds (FIRST, launched through FIRST_X), then the rows for every case (TABLE)
-#define KBLA_TS_PRE_DMMA_FIRST(COND, FIRST_X, FIRST, TABLE) \
-  if (!a.deterministic && dmma_enabled()) {                 \
-    if (COND) { FIRST(FIRST_X) }                            \
-    TABLE(KBLA_TS_X_DMMA)                                   \
+// double (tsx7): RRTABLE first for row-major A and B; for column-major A and B, CCODD (ld != 0 mod 4 only), then
+// CCTABLE; then TABLE. KBLA_TS_OLD_DROWS=1: session 10's order (S10TABLE at ld != 0 mod 4, then TABLE), for A/B runs.
+#define KBLA_TS_PRE_DMMA_D(RRTABLE, CCODDTABLE, CCTABLE, S10TABLE, TABLE)                    \
+  if (!a.deterministic && dmma_enabled()) {                                                   \
+    const bool odd_ld_ = lay == kLayCC && (a.asm_ % 4 != 0 || a.bsm % 4 != 0);               \
+    if (old_drows()) {                                                                        \
+      if (odd_ld_) { S10TABLE(KBLA_TS_X_DMMA) }                                               \
+    } else if (lay == kLayRR) {                                                               \
+      RRTABLE(KBLA_TS_X_DMMA)                                                                 \
+    } else if (lay == kLayCC) {                                                               \
+      if (odd_ld_) { CCODDTABLE(KBLA_TS_X_DMMA) }                                             \
+      CCTABLE(KBLA_TS_X_DMMA)                                                                 \
+    }                                                                                         \
+    TABLE(KBLA_TS_X_DMMA)                                                                     \
   }
-// double: rows for column-major A and B whose columns do not start on 32-byte sectors (ld != 0 mod 4; CCTABLE: more
-// warps per block hide the latency of the shifted copies, but cost the row-major and the aligned column-major case)
-#define KBLA_TS_PRE_DMMA_CC(CCTABLE, TABLE) \
-  KBLA_TS_PRE_DMMA_FIRST(lay == kLayCC && (a.asm_ % 4 != 0 || a.bsm % 4 != 0), KBLA_TS_X_DMMA, CCTABLE, TABLE)
 // complex: the three-product rows (G3TABLE, only when the caller opted in), then the real-view rows (RRTABLE first
 // when A and B are row-major, then TABLE)
 #define KBLA_TS_X_DMMA_G3(WMIN, WMAX, BM, BN, FM, FN, KC, ST)                                 \

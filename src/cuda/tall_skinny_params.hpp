@@ -82,8 +82,21 @@
 #define KBLA_TSMTTSM_DMMA_D(X)                                                                              \
   X(9, 16, 16, 16, 1, 1, 64, 4) X(17, 24, 24, 24, 1, 1, 32, 4) X(25, 32, 32, 32, 2, 2, 64, 3)              \
   X(33, 48, 48, 48, 2, 3, 32, 3) X(49, 64, 64, 64, 4, 4, 32, 3) X(65, 1 << 30, 128, 128, 4, 8, 32, 3)
-#define KBLA_TSMTTSM_DMMA_D_CC(X) \
+// Session 10's column-major rows (odd ld only); KBLA_TS_OLD_DROWS=1 takes them instead of the three tables below
+#define KBLA_TSMTTSM_DMMA_D_CC_S10(X) \
   X(17, 24, 32, 32, 2, 2, 64, 3) X(33, 48, 48, 48, 2, 1, 32, 3) X(49, 64, 64, 64, 2, 2, 32, 3)
+// Rows tried first by layout (tsx7, session 11, re-written in session 12 after the branch was lost; tried in this
+// order: _RR for row-major A and B; _CC_ODD, then _CC for column-major A and B (_CC_ODD only at ld != 0 mod 4)).
+// Column-major at any ld: 64-row chunks and 2 stages halve the barriers and the chunk boundaries per column (each
+// splits a 32-byte sector at odd ld); 6-7 leave the SIMT kernel for the 16 tile of 9-16; 33-48 in 6 warps of
+// 16 x 24 instead of 18 of 16 x 8 (fewer shared loads per DMMA). Session 11 (H100, ts_cases K = 2^29/w, routes off,
+// GB/s old -> these rows): C 6 2590 -> 2711, 7 2584 -> 2721, 33 2547 -> 2718, 40 2547 -> 2687, 41 2491 -> 2665,
+// 47 2571 -> 2672, 49 2566 -> 2812, 54 2584 -> 2771, 56 2568 -> 2702, 57 2555 -> 2724, 59 2554 -> 2741;
+// row-major 24 in the 32 tile with KC 64: 2556 -> 2782. Re-measured in session 12: perf_tests/tall_skinny/NOTES.md.
+#define KBLA_TSMTTSM_DMMA_D_RR(X) X(24, 24, 32, 32, 2, 2, 64, 3)
+#define KBLA_TSMTTSM_DMMA_D_CC_ODD(X) X(17, 24, 32, 32, 2, 2, 64, 3)
+#define KBLA_TSMTTSM_DMMA_D_CC(X) \
+  X(6, 7, 16, 16, 1, 1, 64, 4) X(33, 48, 48, 48, 2, 3, 64, 2) X(49, 64, 64, 64, 2, 2, 64, 2)
 // Z rows 9-12, 25-32, 33-48 from the zts sweep (H100, K = 2^25/w, GB/s row-major / column-major, old -> new row,
 // both with the VEC 7 / VEC 8 copies, same run): 12: 2535 / 2597 -> 2584 / 2672 (KC 64); 32: 2717 / 2654 ->
 // 2805 / 2732 (FM = FN = 2: 16 warps); 48: 2491 / 2346 -> 2729 / 2586, 40: 2212 / 2155 -> 2560 / 2430 (FM 2,

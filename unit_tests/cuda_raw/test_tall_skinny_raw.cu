@@ -384,6 +384,22 @@ void suite(bool quick) {
     test_tsmttsm<T>(4097, 19, 23, C, C, C, 1, al, be);
     test_tsmttsm<T>(4093, 24, 18, C, C, C, 0, al, zero);
   }
+  // column-major rows at any ld and the row-major width-24 row (KBLA_TSMTTSM_DMMA_D_CC / _RR, tsx7): 64-row chunks,
+  // 2 stages: ld = 0 mod 4 (K = 4096, 4160), 2 mod 4 and odd, partial last chunks, M != N, beta = 0 with NaN C
+  if (!quick) {
+    const int dshapes[][2] = {{6, 6}, {7, 7}, {6, 7}, {33, 33}, {40, 40}, {48, 48}, {35, 47},
+                              {49, 49}, {56, 56}, {64, 64}, {50, 63}, {64, 49}};
+    for (auto& s : dshapes)
+      for (std::int64_t K : {4096, 4160, 4098, 4097, 63}) {
+        test_tsmttsm<T>(K, s[0], s[1], C, C, C, 0, al, K % 2 ? zero : be);
+        if (K == 4096) test_tsmttsm<T>(K, s[0], s[1], C, C, C, 4, al, be);  // ld = 4100
+      }
+    for (std::int64_t K : {64, 4097, 100003}) {
+      test_tsmttsm<T>(K, 24, 24, R, R, R, 0, al, be);
+      test_tsmttsm<T>(K, 24, 24, R, R, R, 2, al, zero);
+    }
+    test_tsmttsm<T>(4097, 24, 21, R, R, R, 0, al, be);
+  }
   // wider than one tile
   if (!quick)
     for (int w : {96, 128, 256, 512}) {
