@@ -37,8 +37,10 @@ struct TsmttsmArgs {
   bool beta_zero;
   bool deterministic;
   bool complex_3m;      // the caller allows the three-product complex DMMA rows (dispatch only)
-  S* W;                 // default: M*N accumulators (kept zero); deterministic: gridDim.x * M*N partials
+  S* W;                 // default: ncopies x M*N accumulators (kept zero); deterministic: gridDim.x * M*N partials
   unsigned* counters;   // per column tile (kept zero)
+  int ncopies;          // default mode: block b adds into copy b % ncopies of the accumulators (SIMT kernel)
+  bool one_barrier;     // block reduction: all groups to shared memory at once, one barrier (SIMT kernel)
 };
 
 template <class S>
@@ -112,7 +114,11 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
   constexpr int SH = (LAY == kLayRR) ? ((P < 32 && 32 % P == 0) ? 32 / P : 1)
                                      : (((R & (R - 1)) == 0) ? (R < 32 ? R : 32) : 1);
   constexpr int G = R / SH;  // groups left after the shuffle, summed through shared memory
-  __shared__ E red[G > 1 ? P * TM * TN : 1];
+  // ONE: every group writes its own slot, one barrier, then each entry sums the G slots in group order (the same
+  // order, so the same bits, as G barriers of one slot). Only where G slots fit in 8 KB.
+  constexpr int PTT = P * TM * TN;
+  constexpr bool ONE = G > 1 && G * PTT * int(sizeof(E)) <= 8192;
+  __shared__ E red[G > 1 ? (ONE ? G : 1) * PTT : 1];
   __shared__ bool s_last;
 
   const int tid = threadIdx.x;
@@ -217,8 +223,20 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
   }
   const bool leader = (r % SH) == 0;
   const int grp = r / SH;
+  const bool one = ONE && p.one_barrier;
+  if constexpr (ONE) {
+    if (one) {
+      if (leader) {
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+          for (int j = 0; j < TN; ++j) red[grp * PTT + (i * TN + j) * P + pidx] = acc[i][j];
+      }
+      __syncthreads();
+    }
+  }
   if constexpr (G > 1) {
-    for (int s = 0; s < G; ++s) {
+    for (int s = 0; s < G && !one; ++s) {
       if (leader && grp == s) {
 #pragma unroll
         for (int i = 0; i < TM; ++i)
@@ -243,7 +261,7 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
     gm = blockIdx.y * MT + (pi % PM) + i * PM;
     gn = blockIdx.z * NT + (pi / PM) + j * PN;
   };
-  S* dst = p.deterministic ? p.W + std::int64_t(blockIdx.x) * MN * NS : p.W;
+  S* dst = p.W + (p.deterministic ? std::int64_t(blockIdx.x) : std::int64_t(blockIdx.x % p.ncopies)) * MN * NS;
   auto put = [&](int gm, int gn, const E& v) {
     S* w = dst + (std::int64_t(gm) * N + gn) * NS;
     if (p.deterministic) {
@@ -263,10 +281,17 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
     }
   };
   if constexpr (G > 1) {
-    for (int e = tid; e < P * TM * TN; e += BT) {
+    for (int e = tid; e < PTT; e += BT) {
       int gm, gn;
       entry(e, gm, gn);
-      if (gm < M && gn < N) put(gm, gn, red[e]);
+      if (gm < M && gn < N) {
+        E v = red[e];
+        if constexpr (ONE) {
+          if (one)
+            for (int s = 1; s < G; ++s) add_to(v, red[s * PTT + e]);
+        }
+        put(gm, gn, v);
+      }
     }
   } else {
     if (leader) {
@@ -292,14 +317,19 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
     int gm, gn;
     entry(e, gm, gn);
     if (gm < M && gn < N) {
+      // the copies summed in copy order, then zeroed for the next call
       S* w = p.W + (std::int64_t(gm) * N + gn) * NS;
       S wv[NS];
 #pragma unroll
-      for (int s = 0; s < NS; ++s) wv[s] = __ldcg(w + s);
+      for (int s = 0; s < NS; ++s) wv[s] = S(0);
+      for (int cp = 0; cp < p.ncopies; ++cp, w += MN * NS)
+#pragma unroll
+        for (int s = 0; s < NS; ++s) {
+          wv[s] += __ldcg(w + s);
+          __stcg(w + s, S(0));
+        }
       E* c = p.C + (p.crow ? std::int64_t(gm) * p.ldc + gn : gm + std::int64_t(gn) * p.ldc);
       epilogue_store<S, CPLX>(c, wv, p.alpha, p.beta, p.beta_zero);
-#pragma unroll
-      for (int s = 0; s < NS; ++s) __stcg(w + s, S(0));
     }
   }
   if (tid == 0) p.counters[tile] = 0u;
@@ -343,6 +373,20 @@ __global__ void scale_kernel(Elem<S, CPLX>* C, std::int64_t ldc, bool crow, int 
   epilogue_store<S, CPLX>(c, zero, a0, beta, beta_zero);
 }
 
+// Copies of the accumulators for the default (atomic) combine: with g blocks adding into one M x N array, the
+// atomics of a short call queue up on the same L2 addresses; block b adds into copy b % copies, and the last block
+// sums the copies. KBLA_TS_W_COPIES=n forces n (1: one array, as before).
+inline int tsmttsm_copies(std::int64_t blocks) {
+  static const int forced = [] {
+    const char* v = std::getenv("KBLA_TS_W_COPIES");
+    return v ? std::atoi(v) : 0;
+  }();
+  std::int64_t n = forced > 0 ? forced : blocks / 256;
+  if (n > 16) n = 16;
+  if (n > blocks) n = blocks;
+  return n < 1 ? 1 : int(n);
+}
+
 // Host launcher for one configuration.
 template <class S, bool CPLX, int TM, int TN, int PM, int PN, int LAY>
 cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_blocks_override = 0) {
@@ -364,14 +408,18 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
   const std::int64_t MN = std::int64_t(a.M) * a.N;
   cudaError_t err;
   void* ws = nullptr;
+  static const bool one_barrier = !env_switch("KBLA_TS_NO_ONEBAR");
+  a.one_barrier = one_barrier;
+  a.ncopies = 1;
   if (a.deterministic) {  // scratch: gx partial results
     err = workspace(stream, 1, std::size_t(gx) * MN * NS * sizeof(S), &ws);
     if (err != cudaSuccess) return err;
     a.counters = nullptr;
     a.W = static_cast<S*>(ws);
-  } else {  // zero-kept: [counters: ty*tz, rounded to 256 B][W: M*N accumulators]
+  } else {  // zero-kept: [counters: ty*tz, rounded to 256 B][W: ncopies x M*N accumulators]
+    a.ncopies = tsmttsm_copies(gx);
     const std::size_t cnt_bytes = ((std::size_t(ty) * tz * sizeof(unsigned) + 255) / 256) * 256;
-    err = workspace(stream, 0, cnt_bytes + std::size_t(MN) * NS * sizeof(S), &ws);
+    err = workspace(stream, 0, cnt_bytes + std::size_t(a.ncopies) * MN * NS * sizeof(S), &ws);
     if (err != cudaSuccess) return err;
     a.counters = static_cast<unsigned*>(ws);
     a.W = reinterpret_cast<S*>(static_cast<char*>(ws) + cnt_bytes);
