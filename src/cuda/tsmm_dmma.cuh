@@ -762,52 +762,11 @@ cudaError_t launch_tsmm_dmma_v(const TsmmDmmaArgs& d, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-// Column-major double at an odd lda or ldb through a KBLA_TSMM_DMMA_D_ODDLONG row: VEC 1 (8-byte copies, staged
-// column stores) with the row's chunk of R rows; cudaErrorNotSupported otherwise (other widths / layouts, 16-byte
-// aligned even leading dimensions, KBLA_TS_NO_DODD=1 or KBLA_TS_NO_DODDLONG=1: the rows of launch_tsmm_dmma).
-template <int W, int NT, int WR, int R, int ST, int MINB>
-cudaError_t launch_tsmm_dmma_oddlong(const TsmmArgs<double, false>& a, cudaStream_t stream) {
-  static const bool on = !env_switch("KBLA_TS_NO_DODD") && !env_switch("KBLA_TS_NO_DODDLONG");
-  auto al16 = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
-  if (!on || a.M > W || a.N > W) return cudaErrorNotSupported;
-  if (al16(a.A) && al16(a.B) && a.asm_ % 2 == 0 && a.bsn % 2 == 0) return cudaErrorNotSupported;
-  TsmmDmmaArgs d{};
-  d.A = a.A;
-  d.B = a.B;
-  d.C = a.C;
-  d.ldc = a.ldc;
-  d.crow = a.crow;
-  d.K = a.K;
-  d.M = d.Mr = a.M;
-  d.N = d.Nr = a.N;
-  d.ars = 1;
-  d.acs = a.asm_;
-  d.brs = 1;
-  d.bcs = a.bsn;
-  d.al_re = a.alpha.re;
-  d.be_re = a.beta.re;
-  d.beta_zero = a.beta_zero;
-  return launch_tsmm_dmma_v<false, W, NT, WR, 1, R, ST, MINB, 1, 1, true>(d, stream);
-}
-
-// widths of KBLA_TSMM_DMMA_D_ODD (column-major D on the tensor cores at an odd leading dimension)
-inline bool tsmm_dmma_odd_width(int w) {
-#define KBLA_TM_X_ODD(WMIN, WMAX) \
-  if (w >= WMIN && w <= WMAX) return true;
-  KBLA_TSMM_DMMA_D_ODD(KBLA_TM_X_ODD)
-#undef KBLA_TM_X_ODD
-  return false;
-}
-
-// Launch on a TsmmArgs (double or complex double); lay: kLayRR / kLayCC (others: cudaErrorNotSupported).
-// Real matrices take 16-byte copies and stores when the pointers are 16-byte aligned and the leading
-// dimensions even, 8-byte ones otherwise; complex elements are always 16-byte aligned (checked by the entry).
-template <bool ZV, int W, int NT, int WR, int TU, int R, int ST, int MINB>
-cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_t stream) {
-  if (lay != kLayRR && lay != kLayCC) return cudaErrorNotSupported;
-  const bool row = lay == kLayRR;
+// The kernel arguments of a call: pointers, sizes and strides in the real view (complex: two doubles per element),
+// alpha and beta. row: A and B row-major (else both column-major).
+template <bool ZV>
+TsmmDmmaArgs tsmm_dmma_args(const TsmmArgs<double, ZV>& a, bool row) {
   const int f = ZV ? 2 : 1;
-  if (a.M > W / f || a.N > W / f) return cudaErrorNotSupported;
   const std::int64_t lda = row ? a.ask : a.asm_, ldb = row ? a.bsk : a.bsn;
   TsmmDmmaArgs d{};
   d.A = reinterpret_cast<const double*>(a.A);
@@ -829,6 +788,41 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
   d.be_re = a.beta.re;
   d.be_im = ZV ? a.beta.im : 0.0;
   d.beta_zero = a.beta_zero;
+  return d;
+}
+
+// Column-major double at an odd lda or ldb through a KBLA_TSMM_DMMA_D_ODDLONG row: VEC 1 (8-byte copies, staged
+// column stores) with the row's chunk of R rows; cudaErrorNotSupported otherwise (other widths / layouts, 16-byte
+// aligned even leading dimensions, KBLA_TS_NO_DODD=1 or KBLA_TS_NO_DODDLONG=1: the rows of launch_tsmm_dmma).
+template <int W, int NT, int WR, int R, int ST, int MINB>
+cudaError_t launch_tsmm_dmma_oddlong(const TsmmArgs<double, false>& a, cudaStream_t stream) {
+  static const bool on = !env_switch("KBLA_TS_NO_DODD") && !env_switch("KBLA_TS_NO_DODDLONG");
+  auto al16 = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+  if (!on || a.M > W || a.N > W) return cudaErrorNotSupported;
+  if (al16(a.A) && al16(a.B) && a.asm_ % 2 == 0 && a.bsn % 2 == 0) return cudaErrorNotSupported;
+  return launch_tsmm_dmma_v<false, W, NT, WR, 1, R, ST, MINB, 1, 1, true>(tsmm_dmma_args<false>(a, false), stream);
+}
+
+// widths of KBLA_TSMM_DMMA_D_ODD (column-major D on the tensor cores at an odd leading dimension)
+inline bool tsmm_dmma_odd_width(int w) {
+#define KBLA_TM_X_ODD(WMIN, WMAX) \
+  if (w >= WMIN && w <= WMAX) return true;
+  KBLA_TSMM_DMMA_D_ODD(KBLA_TM_X_ODD)
+#undef KBLA_TM_X_ODD
+  return false;
+}
+
+// Launch on a TsmmArgs (double or complex double); lay: kLayRR / kLayCC (others: cudaErrorNotSupported).
+// Real matrices take 16-byte copies and stores when the pointers are 16-byte aligned and the leading
+// dimensions even, 8-byte ones otherwise; complex elements are always 16-byte aligned (checked by the entry).
+template <bool ZV, int W, int NT, int WR, int TU, int R, int ST, int MINB>
+cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_t stream) {
+  if (lay != kLayRR && lay != kLayCC) return cudaErrorNotSupported;
+  const bool row = lay == kLayRR;
+  const int f = ZV ? 2 : 1;
+  if (a.M > W / f || a.N > W / f) return cudaErrorNotSupported;
+  const std::int64_t lda = row ? a.ask : a.asm_, ldb = row ? a.bsk : a.bsn;
+  const TsmmDmmaArgs d = tsmm_dmma_args<ZV>(a, row);
   // Complex column-major takes this kernel from width 12 (the first Z row) since the [m][k][re,im] staging; it ran
   // the SIMT kernel up to width 32 before. H100, routes off, K = 2^27/w, GB/s SIMT -> this kernel: 12 2672->2703,
   // 14 2470->2684, 16 2714->2788, 17 2066->2637, 20 2199->2617, 28 2119->2601, 32 2391->2728; 24 (K odd) 2303->2244.
