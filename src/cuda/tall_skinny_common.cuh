@@ -55,7 +55,8 @@ int current_device();
 
 // Per (device, stream, slot) workspace, cached and grown on demand (the old buffer is freed after
 // synchronising the stream). Slot 0 is zero-kept: it is zero when created or grown, and every kernel that
-// uses it leaves it zero again. Slot 1 is scratch (deterministic partials, in-place temporaries).
+// uses it leaves it zero again. Slot 1 is scratch (deterministic partials, in-place temporaries). Slot 2 holds the
+// SIMT TSMTTSM direct combine's per-tile flags (zero when created, then only ever raised to a newer call's epoch).
 cudaError_t workspace(cudaStream_t stream, int slot, std::size_t bytes, void** ptr);
 
 // Occupancy of a kernel, cached by the caller in a function-local static keyed by device.

@@ -197,6 +197,11 @@
 // 2325-2337, 47 2233-2237 -> 2352-2370, 45 / 46 (K = 11930465 / 11671107) 2178-2233 -> 2332-2385 (33 and 38 still
 // lose: 2449 -> 2301, 2466 -> 2298 in call 1).
 #define KBLA_TSMM_DMMA_D_ODD(X) X(12, 16) X(24, 28) X(44, 47) X(49, 64)
+// D column-major with lda = 0 (mod 4) (the VEC 2 copies' case): VEC 1 (8-byte copies into the VEC 6 layout, staged
+// column stores, two 16-row tiles per warp row) for WMIN <= max(M, N) <= WMAX, X(WMIN, WMAX). Session 11 (tsmm7d-exp,
+// H100, ts_cases K = 2^29/w, routes off) measured width 40 VEC 2 2390-2405 -> VEC 1 2505-2523 GB/s; session 13's
+// A/B is in perf_tests/tall_skinny/NOTES.md. KBLA_TS_DAV1=0: VEC 2 everywhere; =2: VEC 1 at every width >= 25.
+#define KBLA_TSMM_DMMA_D_ALIGNED_V1(X) X(33, 48)
 // D column-major at an odd lda or ldb: VEC 1 rows with longer chunks, tried before the rows above,
 // X(WMIN, WMAX, W, NT, WR, R, ST, MINB) (R = 16 WR x tiles per warp row). 17-24: one warp across the 24 columns
 // (NT 3: 2 A fragment loads per 3 mma instead of 2 per mma), 8 warp rows, 256-row chunks (an eighth of the chunk

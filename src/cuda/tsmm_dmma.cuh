@@ -812,6 +812,20 @@ inline bool tsmm_dmma_odd_width(int w) {
   return false;
 }
 
+// widths of KBLA_TSMM_DMMA_D_ALIGNED_V1 (column-major D, lda = 0 mod 4, on VEC 1); KBLA_TS_DAV1=0 none, =2 all >= 25
+inline bool tsmm_dmma_aligned_v1(int w) {
+  static const int mode = [] {
+    const char* e = std::getenv("KBLA_TS_DAV1");
+    return e && e[0] >= '0' && e[0] <= '2' ? e[0] - '0' : 1;
+  }();
+  if (mode != 1) return mode == 2 && w >= 25;
+#define KBLA_TM_X_AV1(WMIN, WMAX) \
+  if (w >= WMIN && w <= WMAX) return true;
+  KBLA_TSMM_DMMA_D_ALIGNED_V1(KBLA_TM_X_AV1)
+#undef KBLA_TM_X_AV1
+  return false;
+}
+
 // Launch on a TsmmArgs (double or complex double); lay: kLayRR / kLayCC (others: cudaErrorNotSupported).
 // Real matrices take 16-byte copies and stores when the pointers are 16-byte aligned and the leading
 // dimensions even, 8-byte ones otherwise; complex elements are always 16-byte aligned (checked by the entry).
@@ -954,6 +968,10 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
     if (!row && dodd && (dodd_all ? (lda % 4 != 0 || !v2) : (odd_width && (!v2 || (W <= 24 && lda % 4 != 0)))))
       return launch_tsmm_dmma_v<ZV, W, NT, WR, 1, RL, ST, MINB, 1, 1, true>(d, stream);
     if (!v2) return cudaErrorNotSupported;
+    if constexpr (W > 24) {
+      if (!row && lda % 4 == 0 && tsmm_dmma_aligned_v1(std::max(a.M, a.N)))
+        return launch_tsmm_dmma_v<ZV, W, NT, WR, 1, RL, ST, MINB, 1, 1, true>(d, stream);
+    }
     // Column-major with lda = 2 (mod 4) and A 32-byte aligned: VEC 6 (shared column offsets matching the global
     // ones, see the kernel). KBLA_TS_NO_CALIGN=1: VEC 7 / VEC 2 as before (A/B measurements).
     if constexpr (W > 24) {

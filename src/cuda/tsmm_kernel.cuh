@@ -204,10 +204,10 @@ __global__ void __launch_bounds__(TsmmShape<MT, NT, TN, U, RK>::BT, MINB) tsmm_k
 
   std::int64_t chunk = blockIdx.x;
   if (mch == 1) {
-    load_c(0);
     int buf = 0;
-    if (chunk < nchunks) load_a(chunk, 0, 0);
+    if (chunk < nchunks) load_a(chunk, 0, 0);  // the first copies go out before alpha * C's loads (ramp-up)
     cp_async_commit();
+    load_c(0);
     for (; chunk < nchunks; chunk += gridDim.x) {
       const std::int64_t next = chunk + gridDim.x;
       if (next < nchunks) load_a(next, 0, buf ^ 1);

@@ -11,6 +11,8 @@
 // registers at 2 blocks of 256 threads per SM (ptxas: 113 registers); W = 8 needs ~200 (C alone is 128 registers),
 // and the staged kernel already does 78-82 % of the roofline at widths 7 and 8.
 #pragma once
+#include <cstdlib>
+#include <type_traits>
 #include "tsmm_kernel.cuh"
 
 namespace kbla {
@@ -63,24 +65,19 @@ __device__ __forceinline__ void store_row(S* p, int n, const S (&v)[W]) {
 // (one contiguous run of 32 N doubles, 16-byte aligned: the run starts at a multiple of 32 rows) go through a
 // per-warp shared buffer and out as 16-byte stores by consecutive lanes. A partial last group of 32 rows keeps the
 // per-row stores. In place stays safe: every lane of the warp has read its row before the buffer is written.
-template <class S, int W, int U, bool PAIRS, bool STAGED>
-__global__ void __launch_bounds__(256, 2) tsmm_rows_kernel(const TsmmArgs<S, false> p) {
+// PF (prefetch): the next group of U rows is loaded before the current one is computed and stored (twice the rows
+// in flight per thread; the ramp-up at short K). Either way the first group's loads go out before alpha * C's.
+template <class S, int W, int U, bool PAIRS, bool STAGED, bool PF = false, int MINB = 2>
+__global__ void __launch_bounds__(256, MINB) tsmm_rows_kernel(const TsmmArgs<S, false> p) {
   constexpr int WARPS = 256 / 32;
   __shared__ __align__(16) S stage[STAGED ? WARPS * 32 * W : 1];
   const int M = p.M, N = p.N;
   const int lane = threadIdx.x % 32;
   S* ws = stage + (STAGED ? (threadIdx.x / 32) * 32 * W : 0);
-  S c[W][W];  // alpha * C, zero outside M x N
-#pragma unroll
-  for (int i = 0; i < W; ++i)
-#pragma unroll
-    for (int j = 0; j < W; ++j)
-      c[i][j] = (i < M && j < N) ? p.alpha.re * (p.crow ? p.C[i * p.ldc + j] : p.C[i + j * p.ldc]) : S(0);
   const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;  // a multiple of 32
   // STAGED keeps the whole warp in the loop while its group of 32 rows has any row (for the __syncwarp below)
-  for (std::int64_t r0 = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; (STAGED ? r0 - lane : r0) < p.K;
-       r0 += U * stride) {
-    S a[U][W];
+  auto in_loop = [&](std::int64_t r0) { return (STAGED ? r0 - lane : r0) < p.K; };
+  auto load_group = [&](std::int64_t r0, S (&a)[U][W]) {
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const std::int64_t r = r0 + u * stride;
@@ -90,6 +87,21 @@ __global__ void __launch_bounds__(256, 2) tsmm_rows_kernel(const TsmmArgs<S, fal
 #pragma unroll
         for (int i = 0; i < W; ++i) a[u][i] = S(0);
       }
+    }
+  };
+  std::int64_t r0 = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  S a[U][W];
+  if (in_loop(r0)) load_group(r0, a);
+  S c[W][W];  // alpha * C, zero outside M x N
+#pragma unroll
+  for (int i = 0; i < W; ++i)
+#pragma unroll
+    for (int j = 0; j < W; ++j)
+      c[i][j] = (i < M && j < N) ? p.alpha.re * (p.crow ? p.C[i * p.ldc + j] : p.C[i + j * p.ldc]) : S(0);
+  for (; in_loop(r0); r0 += U * stride) {
+    S an[U][W];
+    if constexpr (PF) {
+      if (in_loop(r0 + U * stride)) load_group(r0 + U * stride, an);
     }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
@@ -125,6 +137,14 @@ __global__ void __launch_bounds__(256, 2) tsmm_rows_kernel(const TsmmArgs<S, fal
         store_row<S, W, PAIRS>(row, N, out);
       }
     }
+    if constexpr (PF) {
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+#pragma unroll
+        for (int i = 0; i < W; ++i) a[u][i] = an[u][i];
+    } else {
+      if (in_loop(r0 + U * stride)) load_group(r0 + U * stride, a);
+    }
   }
 }
 
@@ -142,12 +162,32 @@ cudaError_t launch_tsmm_rows(const TsmmArgs<S, false>& a, cudaStream_t stream) {
   // (at 2^20/6 and 2^22/6 staged measured +7-18 %, noisier; not taken: the large K was at the target).
   constexpr bool SW = W >= 3;
   const bool staged = SW && a.M <= a.N && a.bsk == a.N && reinterpret_cast<std::uintptr_t>(a.B) % 16 == 0;
-  auto kern = pairs ? (staged ? tsmm_rows_kernel<S, W, U, true, SW> : tsmm_rows_kernel<S, W, U, true, false>)
-                    : (staged ? tsmm_rows_kernel<S, W, U, false, SW> : tsmm_rows_kernel<S, W, U, false, false>);
-  static int occ[kMaxDevices][4] = {};
+  // Widths <= 4: the prefetching loop at 3 blocks/SM (register cap 85; ptxas 74-80 registers, no spills). H100,
+  // ts_cases --random-data, routes off, 3 rounds, D 4x4, GB/s plain loop at 2 blocks/SM -> this: K = 2^20 2042-2078
+  // -> 2173-2241, K = 2^22 2460-2505 -> 2579-2612, K = 2^27 2784-2790 -> 2836-2853; the prefetch at 2 blocks/SM
+  // 2099-2217 (2^20), the plain loop at 3 blocks/SM 2036-2120 (session 13). KBLA_TS_ROWS_PF=0 / 1 / 3: the plain
+  // loop / the prefetch at 2 blocks/SM / the plain loop at 3 blocks/SM (A/B measurements).
+  static const int variant = [] {
+    const char* e = std::getenv("KBLA_TS_ROWS_PF");
+    return e && e[0] >= '0' && e[0] <= '3' ? e[0] - '0' : 2;
+  }();
+  const int var = W <= 4 ? variant : 0;
+  auto pick = [&](auto pf_tag, auto minb_tag) {
+    constexpr bool PF = decltype(pf_tag)::value;
+    constexpr int MB = decltype(minb_tag)::value;
+    return pairs ? (staged ? tsmm_rows_kernel<S, W, U, true, SW, PF, MB> : tsmm_rows_kernel<S, W, U, true, false, PF, MB>)
+                 : (staged ? tsmm_rows_kernel<S, W, U, false, SW, PF, MB>
+                           : tsmm_rows_kernel<S, W, U, false, false, PF, MB>);
+  };
+  using F = std::false_type;
+  using T = std::true_type;
+  using M2 = std::integral_constant<int, 2>;
+  using M3 = std::integral_constant<int, W <= 4 ? 3 : 2>;
+  auto kern = var == 1 ? pick(T{}, M2{}) : var == 2 ? pick(T{}, M3{}) : var == 3 ? pick(F{}, M3{}) : pick(F{}, M2{});
+  static int occ[kMaxDevices][16] = {};
   const int dev = current_device();
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
-  const int v = 2 * staged + pairs;
+  const int v = 4 * var + 2 * staged + pairs;
   if (occ[dev][v] == 0) occ[dev][v] = blocks_per_sm(kern, BT, 0);
   std::int64_t gx = std::int64_t(sm_count()) * occ[dev][v];
   const std::int64_t need = (a.K + BT - 1) / BT;

@@ -9,11 +9,16 @@
 //  - leap-frogging: the next row is loaded into a second set of registers while the current one is used;
 //  - block-local reduction, then one global combine per block: lanes that share a tile are summed with a
 //    fixed xor-shuffle tree, warps in a fixed order through shared memory (deterministic inside the block, at
-//    the cost of <= 8 barriers); then either global atomics into a zero-kept workspace with the last block
-//    writing C = alpha*W + beta*C (default), or per-block partials reduced in a fixed order by a second
-//    kernel (options.deterministic).
+//    the cost of <= 8 barriers); then either global atomics into a zero-kept workspace (copies of it, 2 KB
+//    apart) with the last block writing C = alpha*W + beta*C (complex double, float types), or atomics of
+//    alpha * (block sum) straight into C once one extra block per column tile has written beta*C (double: no
+//    fence, counter or last block in the tail of a short call), or per-block partials reduced in a fixed order
+//    by a second kernel (options.deterministic).
 // Widths above the tile (M > MT or N > NT) are covered by grid.y / grid.z column tiles.
 #pragma once
+#include <atomic>
+#include <cstdint>
+#include <type_traits>
 #include "tall_skinny_common.cuh"
 
 namespace kbla {
@@ -40,8 +45,29 @@ struct TsmttsmArgs {
   S* W;                 // default: ncopies x M*N accumulators (kept zero); deterministic: gridDim.x * M*N partials
   unsigned* counters;   // per column tile (kept zero)
   int ncopies;          // default mode: block b adds into copy b % ncopies of the accumulators (SIMT kernel)
+  std::int64_t wcopy;   // scalars from one copy to the next (M*N*NS, or more: see tsmttsm_copy_stride)
   bool one_barrier;     // block reduction: all groups to shared memory at once, one barrier (SIMT kernel)
+  // Direct combine (SIMT kernel, default mode; see tsmttsm_direct_combine): block x = 0 of each column tile writes
+  // beta * C and publishes flags[tile] = epoch; the other blocks take the rows and add alpha * (their sums) into C
+  // with atomics once the flag is up. No workspace sums, no last block.
+  bool direct;
+  std::uint64_t* flags;  // per column tile, the epoch of the last call that scaled it
+  std::uint64_t epoch;   // this call's (host counter, unique per process)
 };
+
+__device__ __forceinline__ std::uint64_t ld_relaxed_gpu(const std::uint64_t* p) {
+  std::uint64_t v;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ std::uint64_t ld_acquire_gpu(const std::uint64_t* p) {
+  std::uint64_t v;
+  asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void st_release_gpu(std::uint64_t* p, std::uint64_t v) {
+  asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
 
 template <class S>
 __device__ __forceinline__ void fma_conj(S& acc, S a, S b) {
@@ -122,6 +148,25 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
   __shared__ bool s_last;
 
   const int tid = threadIdx.x;
+  const int tile = blockIdx.y * gridDim.z + blockIdx.z;
+  // Direct combine: block x = 0 of each column tile only scales its tile of C (it is dispatched before the blocks
+  // that wait for it: blocks start in index order, as single-pass scans also rely on).
+  if (p.direct && blockIdx.x == 0) {
+    S zero[2] = {S(0), S(0)};
+    const Coef<S, CPLX> a0{S(0), S(0)};
+    for (int e = tid; e < MT * NT; e += BT) {
+      const int gm = blockIdx.y * MT + e % MT, gn = blockIdx.z * NT + e / MT;
+      if (gm < p.M && gn < p.N)
+        epilogue_store<S, CPLX>(p.C + (p.crow ? std::int64_t(gm) * p.ldc + gn : gm + std::int64_t(gn) * p.ldc),
+                                zero, a0, p.beta, p.beta_zero);
+    }
+    __threadfence();
+    __syncthreads();
+    if (tid == 0) st_release_gpu(p.flags + tile, p.epoch);
+    return;
+  }
+  const int xb = p.direct ? int(blockIdx.x) - 1 : int(blockIdx.x);  // this block's index among the row blocks
+  const int nxb = p.direct ? int(gridDim.x) - 1 : int(gridDim.x);
   int r, pidx;
   if constexpr (LAY == kLayRR) {
     pidx = tid % P;
@@ -159,8 +204,8 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
     bsm = p.bsm;
   }
 
-  const std::int64_t gstride = std::int64_t(gridDim.x) * R;
-  std::int64_t k = std::int64_t(blockIdx.x) * R + r;
+  const std::int64_t gstride = std::int64_t(nxb) * R;
+  std::int64_t k = std::int64_t(xb) * R + r;
   const E* pa = p.A + k * ask + std::int64_t(m0) * asm_;
   const E* pb = p.B + k * bsk + std::int64_t(n0) * bsm;
   const std::int64_t adv_a = gstride * ask, adv_b = gstride * bsk;
@@ -211,6 +256,9 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
     for (int j = 0; j < TN; ++j) b[j] = bn[j];
   }
 
+  // direct combine: read the tile's flag now, so that its latency overlaps the block reduction
+  std::uint64_t flag = p.direct ? ld_relaxed_gpu(p.flags + tile) : 0;
+
   // ---- block reduction (fixed order) ----
   if constexpr (SH > 1) {
     constexpr int first = (LAY == kLayRR) ? P : 1;
@@ -254,15 +302,28 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
   // ---- global combine ----
   const int M = p.M, N = p.N;
   const std::int64_t MN = std::int64_t(M) * N;
-  const int tile = blockIdx.y * gridDim.z + blockIdx.z;
   auto entry = [&](int e, int& gm, int& gn) {  // e enumerates (i, j, pidx)
     const int pi = e % P, ij = e / P;
     const int i = ij / TN, j = ij % TN;
     gm = blockIdx.y * MT + (pi % PM) + i * PM;
     gn = blockIdx.z * NT + (pi / PM) + j * PN;
   };
-  S* dst = p.W + (p.deterministic ? std::int64_t(blockIdx.x) : std::int64_t(blockIdx.x % p.ncopies)) * MN * NS;
+  S* dst = p.W + (p.deterministic ? std::int64_t(blockIdx.x) * MN * NS : std::int64_t(blockIdx.x % p.ncopies) * p.wcopy);
+  if (p.direct && ((G > 1) ? tid < PTT : leader)) {  // this thread adds into C: wait for beta * C
+    while (flag != p.epoch) flag = ld_acquire_gpu(p.flags + tile);
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+  }
   auto put = [&](int gm, int gn, const E& v) {
+    if (p.direct) {
+      E* c = p.C + (p.crow ? std::int64_t(gm) * p.ldc + gn : gm + std::int64_t(gn) * p.ldc);
+      if constexpr (CPLX) {
+        atomicAdd(&c->x, p.alpha.re * v.x - p.alpha.im * v.y);
+        atomicAdd(&c->y, p.alpha.re * v.y + p.alpha.im * v.x);
+      } else {
+        atomicAdd(c, p.alpha.re * v);
+      }
+      return;
+    }
     S* w = dst + (std::int64_t(gm) * N + gn) * NS;
     if (p.deterministic) {
       if constexpr (CPLX) {
@@ -302,7 +363,7 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
           if (mv[i] && nv[j]) put(m0 + i * PM, n0 + j * PN, acc[i][j]);
     }
   }
-  if (p.deterministic) return;  // the second kernel finishes
+  if (p.deterministic || p.direct) return;  // the second kernel finishes / C is complete
 
   __threadfence();
   __syncthreads();
@@ -322,7 +383,7 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
       S wv[NS];
 #pragma unroll
       for (int s = 0; s < NS; ++s) wv[s] = S(0);
-      for (int cp = 0; cp < p.ncopies; ++cp, w += MN * NS)
+      for (int cp = 0; cp < p.ncopies; ++cp, w += p.wcopy)
 #pragma unroll
         for (int s = 0; s < NS; ++s) {
           wv[s] += __ldcg(w + s);
@@ -375,16 +436,57 @@ __global__ void scale_kernel(Elem<S, CPLX>* C, std::int64_t ldc, bool crow, int 
 
 // Copies of the accumulators for the default (atomic) combine: with g blocks adding into one M x N array, the
 // atomics of a short call queue up on the same L2 addresses; block b adds into copy b % copies, and the last block
-// sums the copies. KBLA_TS_W_COPIES=n forces n (1: one array, as before).
-inline int tsmttsm_copies(std::int64_t blocks) {
+// sums the copies. KBLA_TS_W_COPIES=n forces n (1: one array, as before). Complex double takes 8 copies (padded,
+// see tsmttsm_copy_stride): H100, ts_cases K = 2^20, Z 4x4, GB/s R / C: blocks / 256 copies (2-4) 2359-2366 /
+// 2303-2338, 8 copies 2433-2440 / 2351-2379, 8 copies 2 KB apart 2446-2479 / 2470-2495, 16 copies 2 KB apart
+// 2446-2459 / 2432-2466 (perf_tests/tall_skinny/NOTES.md, session 13). Others: blocks / 256.
+template <class S, bool CPLX>
+int tsmttsm_copies(std::int64_t blocks) {
   static const int forced = [] {
     const char* v = std::getenv("KBLA_TS_W_COPIES");
     return v ? std::atoi(v) : 0;
   }();
-  std::int64_t n = forced > 0 ? forced : blocks / 256;
+  constexpr bool zd = CPLX && std::is_same<S, double>::value;
+  std::int64_t n = forced > 0 ? forced : zd ? 8 : blocks / 256;
   if (n > 16) n = 16;
   if (n > blocks) n = blocks;
   return n < 1 ? 1 : int(n);
+}
+
+// Scalars between two copies: M*N*NS rounded up to a multiple of 2 KB (KBLA_TS_W_PAD=bytes sets another unit, 1 none).
+// Copies packed back to back (128 bytes apart for D 4x4) were slower than one array: H100, ts_cases K = 2^20,
+// D 4x4 R / C, GB/s: 1 copy 2042-2110 / 1971-2056, 8 packed 1995-2003 / 1935-1969, 8 at 256 B 2013-2028 /
+// 1967-1984, 8 at 2 KB 2048-2112 / 2038-2080 (session 13; the L2 spreads addresses over its slices in larger units).
+template <class S>
+std::int64_t tsmttsm_copy_stride(std::int64_t scalars) {
+  static const std::int64_t pad = [] {
+    const char* v = std::getenv("KBLA_TS_W_PAD");
+    const long long b = v ? std::atoll(v) : 2048;
+    return b > 0 ? std::int64_t(b) : std::int64_t(0);
+  }();
+  const std::int64_t unit = pad / std::int64_t(sizeof(S));
+  return unit > 1 ? (scalars + unit - 1) / unit * unit : scalars;
+}
+
+// Direct combine (see TsmttsmArgs::direct) for double; complex double keeps the accumulator copies and the last
+// block: its 32 atomics per block from ~2-4x more blocks queue on the same addresses of C. H100, ts_cases
+// --random-data, routes off, 3 rounds, GB/s copies -> direct: K = 2^20 D 4x4 R 2028-2131 -> 2114-2116, C 1936-2056
+// -> 2074-2078, 2x2 R 1920-2149 -> 2106-2236, 8x8 R 2259-2286 -> 2302-2310; K = 2^18 D 4x4 R 1135-1260 -> 1282-1298;
+// Z 4x4 R 2359-2366 -> 2214-2242, C 2303-2338 -> 2146-2162; K = 2^29 / w within 0.5 % (session 13).
+// KBLA_TS_COMBINE=0: copies and the last block for both; =1: direct for both.
+template <class S, bool CPLX>
+bool tsmttsm_direct_combine() {
+  static const int v = [] {
+    const char* e = std::getenv("KBLA_TS_COMBINE");
+    return e && (e[0] == '0' || e[0] == '1') ? e[0] - '0' : -1;
+  }();
+  if (!std::is_same<S, double>::value) return false;  // the float types were not measured with it
+  return v >= 0 ? v == 1 : !CPLX;
+}
+// Epochs of the direct combine: unique per call in this process, so a tile's flag never needs resetting.
+inline std::uint64_t tsmttsm_next_epoch() {
+  static std::atomic<std::uint64_t> next{0};
+  return ++next;
 }
 
 // Host launcher for one configuration.
@@ -400,7 +502,9 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
   const int ty = (a.M + Sh::MT - 1) / Sh::MT, tz = (a.N + Sh::NT - 1) / Sh::NT;
   std::int64_t fill = std::int64_t(sm_count()) * occ[dev];
   if (max_blocks_override > 0) fill = max_blocks_override;
-  std::int64_t gx = fill / (std::int64_t(ty) * tz);
+  const bool direct = !a.deterministic && tsmttsm_direct_combine<S, CPLX>();
+  // direct: one scaling block per column tile comes on top of the row blocks, which give up one block to it
+  std::int64_t gx = fill / (std::int64_t(ty) * tz) - (direct ? 1 : 0);
   if (gx < 1) gx = 1;
   const std::int64_t need = (a.K + Sh::R - 1) / Sh::R;
   if (gx > need) gx = need;
@@ -411,20 +515,32 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
   static const bool one_barrier = !env_switch("KBLA_TS_NO_ONEBAR");
   a.one_barrier = one_barrier;
   a.ncopies = 1;
-  if (a.deterministic) {  // scratch: gx partial results
+  a.wcopy = MN * NS;
+  a.direct = direct;
+  a.flags = nullptr;
+  a.epoch = 0;
+  if (direct) {  // flags: per column tile, never reset (epochs only grow); zero when the workspace is created
+    err = workspace(stream, 2, std::size_t(ty) * tz * sizeof(std::uint64_t), &ws);
+    if (err != cudaSuccess) return err;
+    a.flags = static_cast<std::uint64_t*>(ws);
+    a.epoch = tsmttsm_next_epoch();
+    a.W = nullptr;
+    a.counters = nullptr;
+  } else if (a.deterministic) {  // scratch: gx partial results
     err = workspace(stream, 1, std::size_t(gx) * MN * NS * sizeof(S), &ws);
     if (err != cudaSuccess) return err;
     a.counters = nullptr;
     a.W = static_cast<S*>(ws);
   } else {  // zero-kept: [counters: ty*tz, rounded to 256 B][W: ncopies x M*N accumulators]
-    a.ncopies = tsmttsm_copies(gx);
+    a.ncopies = tsmttsm_copies<S, CPLX>(gx);
+    if (a.ncopies > 1) a.wcopy = tsmttsm_copy_stride<S>(MN * NS);
     const std::size_t cnt_bytes = ((std::size_t(ty) * tz * sizeof(unsigned) + 255) / 256) * 256;
-    err = workspace(stream, 0, cnt_bytes + std::size_t(a.ncopies) * MN * NS * sizeof(S), &ws);
+    err = workspace(stream, 0, cnt_bytes + std::size_t(a.ncopies) * a.wcopy * sizeof(S), &ws);
     if (err != cudaSuccess) return err;
     a.counters = static_cast<unsigned*>(ws);
     a.W = reinterpret_cast<S*>(static_cast<char*>(ws) + cnt_bytes);
   }
-  kern<<<dim3(unsigned(gx), unsigned(ty), unsigned(tz)), Sh::BT, 0, stream>>>(a);
+  kern<<<dim3(unsigned(gx + (direct ? 1 : 0)), unsigned(ty), unsigned(tz)), Sh::BT, 0, stream>>>(a);
   err = cudaGetLastError();
   if (err != cudaSuccess) return err;
   if (a.deterministic) {
