@@ -16,7 +16,7 @@
 //    by a second kernel (options.deterministic).
 // Widths above the tile (M > MT or N > NT) are covered by grid.y / grid.z column tiles.
 #pragma once
-#include <atomic>
+#include <mutex>
 #include <cstdint>
 #include <type_traits>
 #include "tall_skinny_common.cuh"
@@ -47,12 +47,16 @@ struct TsmttsmArgs {
   int ncopies;          // default mode: block b adds into copy b % ncopies of the accumulators (SIMT kernel)
   std::int64_t wcopy;   // scalars from one copy to the next (M*N*NS, or more: see tsmttsm_copy_stride)
   bool one_barrier;     // block reduction: all groups to shared memory at once, one barrier (SIMT kernel)
-  // Direct combine (SIMT kernel, default mode; see tsmttsm_direct_combine): block x = 0 of each column tile writes
-  // beta * C and publishes flags[tile] = epoch; the other blocks take the rows and add alpha * (their sums) into C
-  // with atomics once the flag is up. No workspace sums, no last block.
+  // Direct combine (SIMT kernel, double; see tsmttsm_direct_combine): an extra block x = 0 per column tile writes
+  // beta * C and raises flags[tile] to 2 epoch + 1 ("done"); the other blocks take the rows and add alpha * (their
+  // sums) into C with atomics once the flag is done. No workspace sums, no last block. The scaling is claimed first
+  // (atomicMax to 2 epoch): normally by the extra block, which starts before its tile's row blocks; a row block that
+  // finds the flag neither claimed nor done claims and scales the tile itself, so no block ever waits for one that
+  // has not started.
   bool direct;
-  std::uint64_t* flags;  // per column tile, the epoch of the last call that scaled it
-  std::uint64_t epoch;   // this call's (host counter, unique per process)
+  std::uint64_t* flags;  // per column tile: 2 e (claimed) or 2 e + 1 (done) of the last call e that scaled it
+  std::uint64_t epoch;   // this call's (host counter, unique and increasing per process)
+  bool scaler_off;       // test switch KBLA_TS_DIRECT_ROWSCALE=1: the extra blocks leave the scaling to the row blocks
 };
 
 __device__ __forceinline__ std::uint64_t ld_relaxed_gpu(const std::uint64_t* p) {
@@ -151,18 +155,26 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
   const int tile = blockIdx.y * gridDim.z + blockIdx.z;
   // Direct combine: block x = 0 of each column tile only scales its tile of C (it is dispatched before the blocks
   // that wait for it: blocks start in index order, as single-pass scans also rely on).
-  if (p.direct && blockIdx.x == 0) {
+  const std::uint64_t claimed = 2 * p.epoch, done = claimed + 1;
+  auto scale_tile = [&](int first, int step) {  // C = beta * C on this column tile (beta == 0: not read)
     S zero[2] = {S(0), S(0)};
     const Coef<S, CPLX> a0{S(0), S(0)};
-    for (int e = tid; e < MT * NT; e += BT) {
+    for (int e = first; e < MT * NT; e += step) {
       const int gm = blockIdx.y * MT + e % MT, gn = blockIdx.z * NT + e / MT;
       if (gm < p.M && gn < p.N)
         epilogue_store<S, CPLX>(p.C + (p.crow ? std::int64_t(gm) * p.ldc + gn : gm + std::int64_t(gn) * p.ldc),
                                 zero, a0, p.beta, p.beta_zero);
     }
+  };
+  if (p.direct && blockIdx.x == 0) {
+    if (p.scaler_off) return;
+    if (tid == 0) s_last = atomicMax(reinterpret_cast<unsigned long long*>(p.flags + tile), claimed) < claimed;
+    __syncthreads();
+    if (!s_last) return;  // a row block got there first
+    scale_tile(tid, BT);
     __threadfence();
     __syncthreads();
-    if (tid == 0) st_release_gpu(p.flags + tile, p.epoch);
+    if (tid == 0) st_release_gpu(p.flags + tile, done);
     return;
   }
   const int xb = p.direct ? int(blockIdx.x) - 1 : int(blockIdx.x);  // this block's index among the row blocks
@@ -309,9 +321,19 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
     gn = blockIdx.z * NT + (pi / PM) + j * PN;
   };
   S* dst = p.W + (p.deterministic ? std::int64_t(blockIdx.x) * MN * NS : std::int64_t(blockIdx.x % p.ncopies) * p.wcopy);
-  if (p.direct && ((G > 1) ? tid < PTT : leader)) {  // this thread adds into C: wait for beta * C
-    while (flag != p.epoch) flag = ld_acquire_gpu(p.flags + tile);
-    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+  if (p.direct) {  // wait for beta * C (thread 0; the barrier orders the other threads' atomics after it)
+    if (tid == 0 && flag != done) {
+      if (atomicMax(reinterpret_cast<unsigned long long*>(p.flags + tile), claimed) < claimed) {
+        scale_tile(0, 1);  // the extra block has not started: scale the tile here
+        __threadfence();
+        st_release_gpu(p.flags + tile, done);
+      } else {
+        while (ld_acquire_gpu(p.flags + tile) != done) {
+        }
+      }
+    }
+    if (tid == 0) asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    __syncthreads();
   }
   auto put = [&](int gm, int gn, const E& v) {
     if (p.direct) {
@@ -483,10 +505,26 @@ bool tsmttsm_direct_combine() {
   if (!std::is_same<S, double>::value) return false;  // the float types were not measured with it
   return v >= 0 ? v == 1 : !CPLX;
 }
-// Epochs of the direct combine: unique per call in this process, so a tile's flag never needs resetting.
+// Epochs of the direct combine: unique and increasing per call in this process, so a tile's flag never needs
+// resetting. Taken and launched under one lock, so that launches on one stream from several host threads still run
+// in epoch order (a call whose flag an older epoch had raised past its own would wait for ever).
+inline std::mutex& tsmttsm_epoch_mutex() {
+  static std::mutex m;
+  return m;
+}
 inline std::uint64_t tsmttsm_next_epoch() {
-  static std::atomic<std::uint64_t> next{0};
+  static std::uint64_t next = 0;
   return ++next;
+}
+// A stream being captured into a CUDA graph: the epoch would be frozen into the graph and replays would find their
+// flags already done, so captured calls take the copies and the last block, which leave the workspace as they found it.
+inline bool stream_capturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &st) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return true;  // unknown: the replay-safe path
+  }
+  return st != cudaStreamCaptureStatusNone;
 }
 
 // Host launcher for one configuration.
@@ -502,7 +540,7 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
   const int ty = (a.M + Sh::MT - 1) / Sh::MT, tz = (a.N + Sh::NT - 1) / Sh::NT;
   std::int64_t fill = std::int64_t(sm_count()) * occ[dev];
   if (max_blocks_override > 0) fill = max_blocks_override;
-  const bool direct = !a.deterministic && tsmttsm_direct_combine<S, CPLX>();
+  const bool direct = !a.deterministic && tsmttsm_direct_combine<S, CPLX>() && !stream_capturing(stream);
   // direct: one scaling block per column tile comes on top of the row blocks, which give up one block to it
   std::int64_t gx = fill / (std::int64_t(ty) * tz) - (direct ? 1 : 0);
   if (gx < 1) gx = 1;
@@ -523,9 +561,14 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
     err = workspace(stream, 2, std::size_t(ty) * tz * sizeof(std::uint64_t), &ws);
     if (err != cudaSuccess) return err;
     a.flags = static_cast<std::uint64_t*>(ws);
-    a.epoch = tsmttsm_next_epoch();
+    static const bool scaler_off = env_switch("KBLA_TS_DIRECT_ROWSCALE");
+    a.scaler_off = scaler_off;
     a.W = nullptr;
     a.counters = nullptr;
+    std::lock_guard<std::mutex> lock(tsmttsm_epoch_mutex());
+    a.epoch = tsmttsm_next_epoch();
+    kern<<<dim3(unsigned(gx + 1), unsigned(ty), unsigned(tz)), Sh::BT, 0, stream>>>(a);
+    return cudaGetLastError();
   } else if (a.deterministic) {  // scratch: gx partial results
     err = workspace(stream, 1, std::size_t(gx) * MN * NS * sizeof(S), &ws);
     if (err != cudaSuccess) return err;
@@ -540,7 +583,7 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
     a.counters = static_cast<unsigned*>(ws);
     a.W = reinterpret_cast<S*>(static_cast<char*>(ws) + cnt_bytes);
   }
-  kern<<<dim3(unsigned(gx + (direct ? 1 : 0)), unsigned(ty), unsigned(tz)), Sh::BT, 0, stream>>>(a);
+  kern<<<dim3(unsigned(gx), unsigned(ty), unsigned(tz)), Sh::BT, 0, stream>>>(a);
   err = cudaGetLastError();
   if (err != cudaSuccess) return err;
   if (a.deterministic) {

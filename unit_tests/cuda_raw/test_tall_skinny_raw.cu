@@ -275,6 +275,65 @@ T cval(double re, double im) {
 
 // --tiny: a handful of cases per type that still reach every kernel family (SIMT, DMMA, in place,
 // deterministic, tiled), for compute-sanitizer
+// The same call captured into a CUDA graph and replayed `reps` times with beta = 1 on a non-default stream: C must
+// end as C0 + reps * alpha A^H B (the direct combine of the SIMT kernel keeps per-call flags in its workspace; a
+// graph replays the call's arguments unchanged, so captured calls must take a replay-safe combine).
+template <class T>
+void test_tsmttsm_graph(std::int64_t K, int M, int N, Layout l, int reps) {
+  using L = typename Tr<T>::L;
+  const std::int64_t lda = l == Layout::RowMajor ? M : K, ldb = l == Layout::RowMajor ? N : K,
+                     ldc = l == Layout::RowMajor ? N : M;
+  const std::size_t na = extent(l, lda, K, M), nb = extent(l, ldb, K, N), nc = extent(l, ldc, M, N);
+  std::vector<T> A(na), B(nb), C0(nc), C;
+  for (auto& v : A) v = rnd<T>();
+  for (auto& v : B) v = rnd<T>();
+  for (auto& v : C0) v = rnd<T>();
+  DevBuf<T> dA(na), dB(nb), dC(nc);
+  dA.up(A);
+  dB.up(B);
+  dC.up(C0);
+  const T alpha = cval<T>(0.75, -0.5), beta = cval<T>(1, 0);
+  cudaStream_t st;
+  CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  // one eager call first (reps counts it); relaxed capture, since a workspace the captured path has not used yet on
+  // this stream is allocated (cudaMalloc) during the capture
+  CK(kbla::cuda::tsmttsm<T>(st, K, M, N, alpha, dA.p, lda, l, dB.p, ldb, l, beta, dC.p, ldc, l, TallSkinnyOptions{}));
+  cudaGraph_t g;
+  cudaGraphExec_t ge;
+  CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeRelaxed));
+  CK(kbla::cuda::tsmttsm<T>(st, K, M, N, alpha, dA.p, lda, l, dB.p, ldb, l, beta, dC.p, ldc, l, TallSkinnyOptions{}));
+  CK(cudaStreamEndCapture(st, &g));
+  CK(cudaGraphInstantiate(&ge, g, 0));
+  for (int r = 1; r < reps; ++r) CK(cudaGraphLaunch(ge, st));
+  CK(cudaStreamSynchronize(st));
+  CK(cudaGraphExecDestroy(ge));
+  CK(cudaGraphDestroy(g));
+  CK(cudaStreamDestroy(st));
+  dC.down(C);
+  const long double eps = std::numeric_limits<typename Tr<T>::R>::epsilon();
+  const std::vector<long double> absA = moduli(A), absB = moduli(B);
+  double worst = 0;
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      L s = 0;
+      long double sa = 0;
+      for (std::int64_t k = 0; k < K; ++k) {
+        const std::size_t ia = at(l, lda, k, m), ib = at(l, ldb, k, n);
+        s += mulL(conjL(toL(A[ia])), toL(B[ib]));
+        sa += absA[ia] * absB[ib];
+      }
+      const L c0 = toL(C0[at(l, ldc, m, n)]);
+      const L ref = c0 + L(reps) * mulL(toL(alpha), s);
+      const long double mag = absL(c0) + reps * absL(toL(alpha)) * sa;
+      const T got = C[at(l, ldc, m, n)];
+      const long double tol = 4 * reps * (K + 8) * eps * mag + 1e-30L;
+      worst = std::max(worst, finite(got) ? double(absL(toL(got) - ref) / tol) : double(INFINITY));
+    }
+  char buf[160];
+  std::snprintf(buf, sizeof buf, " tsmttsm graph replay x%d K=%lld M=%d N=%d %s", reps, (long long)K, M, N, ln(l));
+  report<T>(worst <= 1.0, buf, worst);
+}
+
 template <class T>
 void tiny_suite() {
   const Layout R = Layout::RowMajor, C = Layout::ColMajor;
@@ -301,6 +360,7 @@ void tiny_suite() {
     test_tsmm<T>(1001, 40, n, R, R, R, 0, al, zero);
   }
   test_tsmttsm<T>(2001, 40, 5, C, C, C, 0, al, be, true);
+  test_tsmttsm_graph<T>(100001, 4, 4, R, 3);
 }
 
 template <class T>
@@ -496,6 +556,9 @@ void suite(bool quick) {
     test_tsmttsm<T>(quick ? 3001 : 100001, w, w, C, C, C, 0, al, zero, true);
   }
   if (!quick) test_tsmttsm<T>(5000, 130, 70, C, C, R, 1, al, be, true);
+  // captured into a graph and replayed (SIMT widths and one tensor-core width)
+  for (int w : {1, 4, 8, 40})
+    for (Layout l : {R, C}) test_tsmttsm_graph<T>(quick ? 3001 : 200003, w, w, l, 3);
 }
 
 int main(int argc, char** argv) {
