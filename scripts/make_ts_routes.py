@@ -23,7 +23,9 @@ krylov (the narrow table), e.g. run13.json:Z,krylov when that run's D kernels ha
 TYPES (D and/or Z) likewise, e.g. sweep.txt:D when its Z points are not to replace an older file's.
 A shape and row count go to cuBLAS when they were slower in ANY of the files (run-to-run variation of a few widths).
 Pass square cases only from runs with the routes off (KBLA_TS_NO_ROUTES=1): with the routes on, "kbla" is cuBLAS
-itself at the routed shapes (a tie, read as "own kernel"); routes-on runs may give their krylov part.
+itself at the routed shapes (a tie, read as "own kernel"); routes-on runs may give their krylov part, but only
+together with the files that routed those shapes (a routed narrow shape reads as a tie there: session 13 lost the
+narrow boxes by passing a routes-on krylov part alone, and its Krylov shapes ran at 0.84-0.97x cuBLAS).
 """
 import json
 import math
