@@ -475,6 +475,9 @@ void suite(bool quick) {
     test_tsmm<T>(quick ? 513 : 5003, w, w, R, R, R, 0, al, zero, true);
     test_tsmm<T>(quick ? 513 : 5003, w, w, C, R, C, 2, al, be, true);
   }
+  // in place over many rows per thread: the row kernel (row-major, widths <= 4) loads the next rows while it stores
+  // the current ones
+  for (int w : {2, 4}) test_tsmm<T>(quick ? 300007 : 1000003, w, w, R, R, R, 0, al, w == 2 ? zero : be, true);
   // in place through the TSMM DMMA classes with even leading dimensions (16-byte copies and stores), beta != 0
   // (reads the old X in the epilogue) and a partial last chunk
   for (int w : {13, 24, 40, 64}) {
