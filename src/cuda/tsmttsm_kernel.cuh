@@ -124,6 +124,20 @@ __device__ __forceinline__ void epilogue_store(Elem<S, CPLX>* c, const S* w, con
   }
 }
 
+// entry (gm, gn) of C (row- or column-major)
+template <class E>
+__device__ __forceinline__ E* c_entry(E* C, std::int64_t ldc, bool crow, int gm, int gn) {
+  return C + (crow ? std::int64_t(gm) * ldc + gn : gm + std::int64_t(gn) * ldc);
+}
+
+// c = beta * c (beta_zero: c is not read)
+template <class S, bool CPLX>
+__device__ __forceinline__ void scale_by_beta(Elem<S, CPLX>* c, const Coef<S, CPLX>& beta, bool beta_zero) {
+  const S zero[2] = {S(0), S(0)};
+  const Coef<S, CPLX> a0{S(0), S(0)};
+  epilogue_store<S, CPLX>(c, zero, a0, beta, beta_zero);
+}
+
 template <int TM, int TN, int PM, int PN>
 struct TsmttsmShape {
   static constexpr int P = PM * PN;
@@ -153,17 +167,12 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
 
   const int tid = threadIdx.x;
   const int tile = blockIdx.y * gridDim.z + blockIdx.z;
-  // Direct combine: block x = 0 of each column tile only scales its tile of C (it is dispatched before the blocks
-  // that wait for it: blocks start in index order, as single-pass scans also rely on).
+  // Direct combine: block x = 0 of each column tile only claims and scales its tile of C (see TsmttsmArgs).
   const std::uint64_t claimed = 2 * p.epoch, done = claimed + 1;
-  auto scale_tile = [&](int first, int step) {  // C = beta * C on this column tile (beta == 0: not read)
-    S zero[2] = {S(0), S(0)};
-    const Coef<S, CPLX> a0{S(0), S(0)};
+  auto scale_tile = [&](int first, int step) {  // C = beta * C on this column tile
     for (int e = first; e < MT * NT; e += step) {
       const int gm = blockIdx.y * MT + e % MT, gn = blockIdx.z * NT + e / MT;
-      if (gm < p.M && gn < p.N)
-        epilogue_store<S, CPLX>(p.C + (p.crow ? std::int64_t(gm) * p.ldc + gn : gm + std::int64_t(gn) * p.ldc),
-                                zero, a0, p.beta, p.beta_zero);
+      if (gm < p.M && gn < p.N) scale_by_beta<S, CPLX>(c_entry(p.C, p.ldc, p.crow, gm, gn), p.beta, p.beta_zero);
     }
   };
   if (p.direct && blockIdx.x == 0) {
@@ -268,8 +277,8 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
     for (int j = 0; j < TN; ++j) b[j] = bn[j];
   }
 
-  // direct combine: read the tile's flag now, so that its latency overlaps the block reduction
-  std::uint64_t flag = p.direct ? ld_relaxed_gpu(p.flags + tile) : 0;
+  // direct combine: thread 0 reads the tile's flag now, so that its latency overlaps the block reduction
+  std::uint64_t flag = p.direct && tid == 0 ? ld_relaxed_gpu(p.flags + tile) : 0;
 
   // ---- block reduction (fixed order) ----
   if constexpr (SH > 1) {
@@ -337,7 +346,7 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
   }
   auto put = [&](int gm, int gn, const E& v) {
     if (p.direct) {
-      E* c = p.C + (p.crow ? std::int64_t(gm) * p.ldc + gn : gm + std::int64_t(gn) * p.ldc);
+      E* c = c_entry(p.C, p.ldc, p.crow, gm, gn);
       if constexpr (CPLX) {
         atomicAdd(&c->x, p.alpha.re * v.x - p.alpha.im * v.y);
         atomicAdd(&c->y, p.alpha.re * v.y + p.alpha.im * v.x);
@@ -411,7 +420,7 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
           wv[s] += __ldcg(w + s);
           __stcg(w + s, S(0));
         }
-      E* c = p.C + (p.crow ? std::int64_t(gm) * p.ldc + gn : gm + std::int64_t(gn) * p.ldc);
+      E* c = c_entry(p.C, p.ldc, p.crow, gm, gn);
       epilogue_store<S, CPLX>(c, wv, p.alpha, p.beta, p.beta_zero);
     }
   }
@@ -438,7 +447,7 @@ __global__ void __launch_bounds__(256) tsmttsm_reduce_kernel(const TsmttsmArgs<S
     for (int q = 0; q < NS; ++q) s[q] += __shfl_xor_sync(0xffffffffu, s[q], o);
   if (lane == 0) {
     const int gm = int(e / p.N), gn = int(e % p.N);
-    Elem<S, CPLX>* c = p.C + (p.crow ? std::int64_t(gm) * p.ldc + gn : gm + std::int64_t(gn) * p.ldc);
+    Elem<S, CPLX>* c = c_entry(p.C, p.ldc, p.crow, gm, gn);
     epilogue_store<S, CPLX>(c, s, p.alpha, p.beta, p.beta_zero);
   }
 }
@@ -449,11 +458,7 @@ __global__ void scale_kernel(Elem<S, CPLX>* C, std::int64_t ldc, bool crow, int 
                              bool beta_zero) {
   const std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (e >= std::int64_t(M) * N) return;
-  const int gm = int(e / N), gn = int(e % N);
-  Elem<S, CPLX>* c = C + (crow ? std::int64_t(gm) * ldc + gn : gm + std::int64_t(gn) * ldc);
-  S zero[2] = {S(0), S(0)};
-  Coef<S, CPLX> a0{S(0), S(0)};
-  epilogue_store<S, CPLX>(c, zero, a0, beta, beta_zero);
+  scale_by_beta<S, CPLX>(c_entry(C, ldc, crow, int(e / N), int(e % N)), beta, beta_zero);
 }
 
 // Copies of the accumulators for the default (atomic) combine: with g blocks adding into one M x N array, the

@@ -123,6 +123,18 @@ void report(bool ok, const std::string& what, double worst) {
   }
 }
 
+// s = sum_k conj(A(k, m)) B(k, n) in long double, sa = sum_k |A(k, m)| |B(k, n)| (the error bound's magnitude)
+template <class T>
+void dot_conj(const std::vector<T>& A, Layout la, std::int64_t lda, const std::vector<long double>& absA,
+              const std::vector<T>& B, Layout lb, std::int64_t ldb, const std::vector<long double>& absB, std::int64_t K,
+              int m, int n, typename Tr<T>::L& s, long double& sa) {
+  for (std::int64_t k = 0; k < K; ++k) {
+    const std::size_t ia = at(la, lda, k, m), ib = at(lb, ldb, k, n);
+    s += mulL(conjL(toL(A[ia])), toL(B[ib]));
+    sa += absA[ia] * absB[ib];
+  }
+}
+
 // Set around the cases that opt in to the three-product complex form (TallSkinnyOptions::complex_3m).
 bool g_complex_3m = false;
 
@@ -157,11 +169,7 @@ void test_tsmttsm(std::int64_t K, int M, int N, Layout la, Layout lb, Layout lc,
     for (int n = 0; n < N; ++n) {
       L s = 0;
       long double sa = 0;
-      for (std::int64_t k = 0; k < K; ++k) {
-        const std::size_t ia = at(la, lda, k, m), ib = at(lb, ldb, k, n);
-        s += mulL(conjL(toL(A[ia])), toL(B[ib]));
-        sa += absA[ia] * absB[ib];
-      }
+      dot_conj<T>(A, la, lda, absA, B, lb, ldb, absB, K, m, n, s, sa);
       L ref = mulL(toL(alpha), s);
       long double mag = absL(toL(alpha)) * sa;
       if (!bz) {
@@ -317,11 +325,7 @@ void test_tsmttsm_graph(std::int64_t K, int M, int N, Layout l, int reps) {
     for (int n = 0; n < N; ++n) {
       L s = 0;
       long double sa = 0;
-      for (std::int64_t k = 0; k < K; ++k) {
-        const std::size_t ia = at(l, lda, k, m), ib = at(l, ldb, k, n);
-        s += mulL(conjL(toL(A[ia])), toL(B[ib]));
-        sa += absA[ia] * absB[ib];
-      }
+      dot_conj<T>(A, l, lda, absA, B, l, ldb, absB, K, m, n, s, sa);
       const L c0 = toL(C0[at(l, ldc, m, n)]);
       const L ref = c0 + L(reps) * mulL(toL(alpha), s);
       const long double mag = absL(c0) + reps * absL(toL(alpha)) * sa;
