@@ -21,6 +21,11 @@ inline bool env_switch(const char* name) {
   const char* e = std::getenv(name);
   return e && e[0] == '1';
 }
+// The same for switches that default to on: true when NAME is set to 0.
+inline bool env_switch_off(const char* name) {
+  const char* e = std::getenv(name);
+  return e && e[0] == '0';
+}
 
 // Device complex: same layout as std::complex<S> / Kokkos::complex<S>, aligned like the 2-vector loads need.
 template <class S>

@@ -65,9 +65,22 @@ cudaError_t tsmm_dmma_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
   if constexpr (std::is_same<S, double>::value) {
     if (!dmma_enabled()) return cudaErrorNotSupported;
     const int w = std::max(a.M, a.N);
+    static const bool rr_narrow = !env_switch_off("KBLA_TS_RR_NARROW");
     if constexpr (CP) {
+      if (lay == kLayRR && rr_narrow) {
+#define KBLA_TM_X_DMMA_FLAT(WMIN, WMAX, W, NT, WR, TU, R, ST, MINB)                       \
+  if (w >= WMIN && w <= WMAX) {                                                           \
+    const cudaError_t e_ = launch_tsmm_dmma_flat<CP, W, NT, WR, R, ST, MINB>(a, lay, st); \
+    if (e_ != cudaErrorNotSupported) return e_;                                           \
+  }
+        KBLA_TSMM_DMMA_Z_RR_NARROW(KBLA_TM_X_DMMA_FLAT)
+#undef KBLA_TM_X_DMMA_FLAT
+      }
       KBLA_TSMM_DMMA_Z(KBLA_TM_X_DMMA)
     } else {
+      if (lay == kLayRR && rr_narrow) {
+        KBLA_TSMM_DMMA_D_RR_NARROW(KBLA_TM_X_DMMA)
+      }
       if (lay == kLayCC) {
 #define KBLA_TM_X_ODDLONG(WMIN, WMAX, W, NT, WR, R, ST, MINB)                         \
   if (w >= WMIN && w <= WMAX) {                                                      \

@@ -182,7 +182,8 @@
 // Not taken: MINB 3 for D column-major in the class W 48 (ptxas 90-94 registers, 3 blocks = 18 warps/SM; tsmm4, H100,
 // ts_cases --rows-log2 29, routes off): lda = 2 mod 4 (VEC 6) 43 / 46 / 48 -0.3 / -0.5 / -2.3 %, aligned K (VEC 2)
 // 34-42, 45 0 to -2.6 %: the third block does not pay there.
-// D 9-16, 17-23 (W 16, 24): row-major with B dense only (staged stores: odd widths, even 10 and 12; else SIMT),
+// D 9-16, 17-23 (W 16, 24): row-major with B dense only (staged stores: flat for odd widths and 2 mod 4, VEC 5 for 12;
+//   else SIMT),
 //   8 / 6 warps, R 64 / 32 (one 16-row tile per warp row), 4 x 10 KB / 4 x 9 KB stages, 4 blocks/SM.
 #define KBLA_TSMM_DMMA_D(X)                                                                             \
   X(9, 16, 16, 1, 4, 1, 64, 4, 4) X(17, 23, 24, 1, 2, 1, 32, 4, 4) X(24, 32, 32, 2, 4, 1, 64, 3, 2)  \
@@ -215,6 +216,15 @@
 // (R 128, ST 3, 3 blocks: 2437-2460); W 64 with NT 1 (16 warps of 8 columns, 2 blocks: 64 registers, spills,
 // 1650-1990), ST 2 MINB 3 (spills, 1300-1670); 33-48 in W 48 rows WR 4 R 128 ST 2 or ST 3 MINB 3 (spills, 1800-2120).
 #define KBLA_TSMM_DMMA_D_ODDLONG(X) X(17, 24, 24, 3, 8, 256, 2, 2) X(49, 64, 64, 2, 4, 128, 2, 1)
+
+// Narrow row-major rows, tried before the tables above for row-major A and B only (KBLA_TS_RR_NARROW=0: off, the
+// SIMT kernel as before). D 7-8 in the class W 16 (7: flat copies, 8: VEC 5 staged stores); Z odd widths 3-11 in the
+// real-view classes W 8, 16, 24, flat staging only (launch_tsmm_dmma_flat; even widths return to the SIMT kernel).
+// H100, ts_cases --random-data --rows-log2 29 (D) / 28 (Z), routes off, two rounds in each of two calls, GB/s SIMT ->
+// these rows: D 7 2378-2387 -> 2690-2774, 8 2486-2490 -> 2753-2760; Z: see launch_tsmm_dmma_flat.
+#define KBLA_TSMM_DMMA_D_RR_NARROW(X) X(7, 8, 16, 1, 4, 1, 64, 4, 4)
+#define KBLA_TSMM_DMMA_Z_RR_NARROW(X) \
+  X(3, 3, 8, 1, 8, 1, 128, 4, 4) X(5, 7, 16, 1, 4, 1, 64, 4, 4) X(9, 11, 24, 1, 2, 1, 32, 4, 4)
 
 #define KBLA_TSMM_DMMA_Z(X)                                                                            \
   X(12, 16, 32, 2, 4, 1, 64, 3, 2) X(17, 24, 48, 2, 2, 1, 32, 4, 2) X(25, 32, 64, 2, 2, 1, 64, 3, 2) \

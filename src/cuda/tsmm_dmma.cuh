@@ -31,9 +31,10 @@
 // - VEC = 2: 16-byte copies / stores (pointers 16-byte aligned, leading dimensions even for D); VEC = 1: 8-byte copies
 //   and stores (odd leading dimension of a real matrix; row-major, e.g. width 33 with lda = 33: not launched now;
 //   column-major: 8-byte copies into the VEC 6 layout, staged column stores, see the launch); VEC = 3 and 4 (flat):
-//   row-major D with A dense (lda == M) of odd width: a chunk of R rows is one contiguous run, copied flat with 16-byte
-//   cp.async into rows of stride M (dmma_load_flat, tsmttsm_dmma.cuh), fragments by 8-byte loads with a row permutation
-//   that keeps them conflict-free. VEC = 3 stores B from the registers with 8-byte stores (any ldb); VEC = 4 (B dense,
+//   row-major D with A dense (lda == M) of odd width, or of width 2 (mod 4) with B dense, and complex of odd width
+//   (real view 2 mod 4) with B dense: a chunk of R rows is one contiguous run, copied flat with 16-byte cp.async into
+//   rows of stride Mr (dmma_load_flat, tsmttsm_dmma.cuh), fragments by 8-byte loads with a row permutation that keeps
+//   them conflict-free (tsmm_flat_row). VEC = 3 stores B from the registers with 8-byte stores (any ldb); VEC = 4 (B dense,
 //   ldb == N, 16-byte aligned) stages the chunk's B rows in the consumed A stage (flat, row stride N) and writes them
 //   back as one contiguous run of 16-byte stores: the direct 8-byte stores of odd-width rows (rows at 8-byte offsets,
 //   two stores per column pair, each half-filling its sectors) were the limiter.
@@ -196,6 +197,22 @@ __device__ __forceinline__ void tsmm_zt_chunk(const TsmmDmmaArgs& p, const doubl
 }
 
 // the staging KM of TsmmDmmaShape for a kernel variant
+// Flat staging (VEC 3 / 4): the 16 rows of a tile sit at stride Mr in shared memory, and a half-warp's 8-byte
+// fragment loads (g = 0..3 or 4..7, t = 0..3) read rows rho(g) at column t: conflict-free when the four rows of a
+// half-warp start in four different 4-double slot groups (mod 16). Odd Mr: mma row g -> rho = 4 (g & 3) + (g >> 2),
+// row g + 8 -> rho + 2 (slots 4 (g Mr mod 4) + t). Mr = 2 (mod 4), where that order puts two rows in one group
+// (4 Mr = 8 mod 16): rho = 2 (g & 3) + 8 (g >> 2), row g + 8 -> rho + 1 (rows 2 j: 2 Mr = 4 mod 8). Mr = 4 (mod 8):
+// rho = (g & 3) + 8 (g >> 2), row g + 8 -> rho + 4 (rows j: Mr = 4 mod 8). Mr = 0 (mod 8) has no such order (not
+// launched flat). Returns rho; dr is the offset of row g + 8.
+__device__ __forceinline__ int tsmm_flat_row(int g, int Mr, int& dr) {
+  if (Mr % 2 == 1) {
+    dr = 2;
+    return 4 * (g & 3) + (g >> 2);
+  }
+  dr = Mr % 4 == 2 ? 1 : 4;
+  return (Mr % 4 == 2 ? 2 * (g & 3) : g & 3) + 8 * (g >> 2);
+}
+
 template <bool ZV, int LAY, int VEC>
 struct TsmmStaging {
   static constexpr int value =
@@ -222,7 +239,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   // VEC 4 / 5 keep the accumulators of the whole chunk (all RT tiles) in registers: the B tile is written to the
   // stage after every warp has read the stage's A fragments
   constexpr int TUE = STG ? RT : TU;
-  static_assert(!ZV || VEC == 2 || VEC == 6 || VEC == 7, "complex elements are 16-byte aligned");
+  static_assert(!ZV || VEC == 2 || VEC == 4 || VEC == 6 || VEC == 7, "complex elements are 16-byte aligned");
   static_assert(ZV || VEC != 7 || LAY == 1, "real VEC 7: column-major");
   static_assert(VEC != 6 || LAY == 1, "VEC 6: column-major");
   // VEC 6 (real column-major, lda = 2 mod 4, A 32-byte aligned): column m of A starts at 16 m (mod 32) bytes, and
@@ -247,7 +264,9 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   // sectors either way (11.5 requests per copy instruction, 4.8 at even K): its odd-K loss (24, 25, 29, 33, 40
   // at 2145-2300 GB/s against 2550-2790 at even K) has another cause, not found; VEC 7 is neutral there.
   constexpr int SHV = VEC == 7 ? 1 : 0;
-  static_assert(!(FLAT || VEC == 5) || (!ZV && LAY == 0), "flat staging / VEC 5 staged stores: real row-major");
+  static_assert(!FLAT || LAY == 0, "flat staging: row-major");
+  static_assert(VEC != 5 || (!ZV && LAY == 0), "VEC 5 staged stores: real row-major");
+  static_assert(!ZV || VEC != 3, "complex flat staging: staged stores (VEC 4) only");
   static_assert(!SO || (ZV ? (LAY == 0 && VEC == 7) || (LAY == 1 && VEC == 6) : LAY == 1 && (VEC == 6 || VEC == 1)),
                 "SO: complex row-major VEC 7 / column-major VEC 6, real column-major VEC 6 / 1");
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -260,6 +279,8 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   const std::int64_t K = p.K;
   const int Mr = p.Mr, Nr = p.Nr, Mr8 = (Mr + 7) & ~7, MrZ = KPZ ? (Mr + 15) & ~15 : Mr8;  // MrZ: ZCOL fill
   const bool active = nw0 < Nr;  // warp-uniform: a warp wholly past N' only copies
+  int fdr = 2;                                         // flat staging: the row offset of mma row g + 8
+  const int frho = tsmm_flat_row(g, Mr, fdr);  // flat staging: the row of mma row g (see tsmm_flat_row)
   // ZT: the mma computes Bᵀ = Ĉᵀ A'ᵀ on the 16 real-view columns of the warp (its mma rows: re of complex column
   // q0 + g at g, im at g + 8) times 8 rows of A (its mma columns). The A fragment (b0, b1) of a lane is then one
   // 16-byte shared load, (re, im) of one complex element, in the register pair the mma takes: the [k][j] form built
@@ -427,7 +448,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
       const bool two = n + 1 < p.N;
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const std::int64_t k = kA + h * (FLAT ? 2 : 1);
+        const std::int64_t k = kA + h * (FLAT ? fdr : 1);
         if (k < K) {
           store_pair(p.B + k * p.brs + n, c[2 * h], c[2 * h + 1], two);
         }
@@ -483,17 +504,16 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
           for (int u = 0; u < TUE; ++u) {
             const int rb = 16 * (wr * RT + r0 + u);
             if constexpr (FLAT) {
-              // flat rows of odd stride Mr: 8-byte loads (rows alternate 16-byte alignment); mma row g -> row
-              // rho = 4 (g & 3) + (g >> 2), row g + 8 -> rho + 2 (a permutation of the 16 rows), inner t / t + 4 ->
-              // columns t / t + 4. A half-warp (4 g x 4 t) then hits slots 4 (g Mr mod 4) + t + const (mod 16): 16
-              // distinct for odd Mr, no bank conflicts. Columns >= Mr hold the next row's data (or the stage tail),
+              // flat rows of stride Mr: 8-byte loads (odd Mr: rows alternate 16-byte alignment); mma row g -> row
+              // frho, row g + 8 -> frho + fdr (a permutation of the 16 rows, see tsmm_flat_row), inner t / t + 4 ->
+              // columns t / t + 4: a half-warp (4 g x 4 t) hits 16 distinct slots (mod 16). Columns >= Mr hold the next row's data (or the stage tail),
               // which meets Ĉ rows that are 0 -- but 0 * Inf/NaN would leak row r + 1's Inf/NaN into row r, so the
               // elements past Mr of the one partial k-step are replaced by 0 (k-steps wholly past Mr skip the mma).
-              const double* q = s + (rb + 4 * (g & 3) + (g >> 2)) * Mr + 8 * ks + t;
+              const double* q = s + (rb + frho) * Mr + 8 * ks + t;
               a[u][0] = q[0];
               a[u][2] = q[4];
-              a[u][1] = q[2 * Mr];
-              a[u][3] = q[2 * Mr + 4];
+              a[u][1] = q[fdr * Mr];
+              a[u][3] = q[fdr * Mr + 4];
               if (8 * ks + 8 > Mr) {
                 if (8 * ks + t >= Mr) a[u][0] = a[u][1] = 0.0;
                 if (8 * ks + t + 4 >= Mr) a[u][2] = a[u][3] = 0.0;
@@ -617,14 +637,14 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
         } else if (active) {
 #pragma unroll
           for (int u = 0; u < TUE; ++u) {
-            const int r = 16 * (wr * RT + u) + 4 * (g & 3) + (g >> 2);
+            const int r = 16 * (wr * RT + u) + frho;
 #pragma unroll
             for (int nt = 0; nt < NT; ++nt) {
               const int n = nw0 + 8 * nt + 2 * t;
               if (nw0 + 8 * nt < Nr) {
 #pragma unroll
                 for (int h = 0; h < 2; ++h) {
-                  double* o = s + (r + 2 * h) * Nr + n;
+                  double* o = s + (r + fdr * h) * Nr + n;
                   if (n < Nr) o[0] = acc[u][nt][2 * h];
                   if (n + 1 < Nr) o[1] = acc[u][nt][2 * h + 1];
                 }
@@ -726,7 +746,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
       } else {
 #pragma unroll
         for (int u = 0; u < TUE; ++u) {
-          const std::int64_t kA = k0 + 16 * (wr * RT + r0 + u) + (FLAT ? 4 * (g & 3) + (g >> 2) : ZCOL ? g : 2 * g);
+          const std::int64_t kA = k0 + 16 * (wr * RT + r0 + u) + (FLAT ? frho : ZCOL ? g : 2 * g);
 #pragma unroll
           for (int nt = 0; nt < NT; ++nt)
             if (nw0 + 8 * nt < Nr) store(kA, nw0 + 8 * nt + 2 * t, acc[u][nt]);
@@ -829,6 +849,24 @@ inline bool tsmm_dmma_aligned_v1(int w) {
 // Launch on a TsmmArgs (double or complex double); lay: kLayRR / kLayCC (others: cudaErrorNotSupported).
 // Real matrices take 16-byte copies and stores when the pointers are 16-byte aligned and the leading
 // dimensions even, 8-byte ones otherwise; complex elements are always 16-byte aligned (checked by the entry).
+// Flat staging only (VEC 4: A and B row-major and dense, 16-byte aligned, the real-view width Mr odd or 2 (mod 4)),
+// one 16-row tile per warp row; anything else returns cudaErrorNotSupported. The narrow complex rows
+// (KBLA_TSMM_DMMA_Z_RR_NARROW: odd widths, Mr = 2 mod 4) take it: H100, ts_cases --random-data --rows-log2 28, routes
+// off, two rounds, GB/s SIMT kernel -> VEC 7 with staged stores -> flat: 3 2496 -> 2351-2358 -> 2825-2827, 5 2636-2642
+// -> 2619-2634 -> 2710-2711, 7 2559-2560 -> 2684-2709 -> 2778-2782, 9 2619-2625 -> 2723-2742 -> 2754-2758, 11
+// 2649-2652 -> 2743-2760 -> 2770-2772; even widths stay on the SIMT kernel (2 2626-2632, 4-8 2832-2861 there against
+// 2608-2862 on this kernel).
+template <bool ZV, int W, int NT, int WR, int R, int ST, int MINB>
+cudaError_t launch_tsmm_dmma_flat(const TsmmArgs<double, ZV>& a, int lay, cudaStream_t stream) {
+  static_assert(R == 16 * WR, "flat staging: one 16-row tile per warp row");
+  const int f = ZV ? 2 : 1, Mr = f * a.M;
+  auto al16 = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+  if (lay != kLayRR || a.M > W / f || a.N > W / f || a.ask != a.M || a.bsk != a.N || !al16(a.A) || !al16(a.B) ||
+      (Mr % 2 == 0 && Mr % 4 != 2))
+    return cudaErrorNotSupported;
+  return launch_tsmm_dmma_v<ZV, W, NT, WR, 1, R, ST, MINB, 0, 4>(tsmm_dmma_args<ZV>(a, true), stream);
+}
+
 template <bool ZV, int W, int NT, int WR, int TU, int R, int ST, int MINB>
 cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_t stream) {
   if (lay != kLayRR && lay != kLayCC) return cudaErrorNotSupported;
@@ -939,7 +977,23 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
     constexpr int WR4 = one ? 1 : WR, R4 = 16 * WR4, ST4 = ST * (R / R4) < 8 ? ST * (R / R4) : 8;
     constexpr int MINB4 = one ? 3 : MINB;
     const bool bdense = row && al16(a.B) && ldb == a.N;
-    if (row && !v2 && al16(a.A) && lda == a.M && a.M % 2 == 1) {
+    // Even widths with A and B dense: the flat copies and staged stores too (fragment rows as in tsmm_flat_row),
+    // widths 2 (mod 4) in the classes up to W 48 (KBLA_TS_FLAT_EVEN=0: VEC 5 / the SIMT kernel as before; =2:
+    // every class). H100, ts_cases --random-data --rows-log2 29, routes off, two rounds each in two calls, GB/s
+    // before -> flat: 10 (VEC 5) 2458-2481 -> 2675-2740, 14 / 18 / 22 (SIMT) 2704-2713 / 2654-2661 / 2627-2637 ->
+    // 2760-2789 / 2716-2772 / 2763-2790, 26-46 (VEC 5) 2674-2761 -> 2746-2820 (34: 2674-2700 -> 2746-2796); at
+    // K = 2^20 10 2204-2216 -> 2261-2264, 22 2464-2475 -> 2531-2539. The class W 64 lost (50-62 2714-2742 ->
+    // 2377-2506: its flat chunk is one 16-row tile of 4 warps, see WR4 above). Widths 4 (mod 8) (KBLA_TS_FLAT4=1,
+    // rows as in tsmm_flat_row) measured within -1..+1 % (12 2728-2736 -> 2731-2747, 20 2774-2796 -> 2752-2758, 28
+    // 2774-2780 -> 2805-2807, 36 +0.2 %, 44 +0.6 %): not taken.
+    static const int flat_even = [] {
+      const char* e = std::getenv("KBLA_TS_FLAT_EVEN");
+      return e && e[0] >= '0' && e[0] <= '2' ? e[0] - '0' : 1;
+    }();
+    static const bool flat4 = env_switch("KBLA_TS_FLAT4");
+    const bool feven = (a.M % 4 == 2 || (flat4 && a.M % 8 == 4)) && bdense && ostage &&
+                       (flat_even == 2 || (flat_even == 1 && W <= 48));
+    if (row && al16(a.A) && lda == a.M && (a.M % 2 == 1 || feven)) {
       if (ostage && bdense) return launch_tsmm_dmma_v<ZV, W, NT, WR4, 1, R4, ST4, MINB4, 0, 4>(d, stream);
       if constexpr (W <= 24) return cudaErrorNotSupported;
       else return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 3>(d, stream);
@@ -1016,6 +1070,7 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
       if (!row && sh7 && lda % 4 == 2 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0)
         return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 7>(d, stream);
     }
+    // (Widths 2 mod 4 take the flat staging above since session 14.)
     // H100, routes off, K = 2^29/w, GB/s SIMT -> VEC 5: 10 2240->2480, 12 2297->2698, but 14 2700->2572,
     // 16 2805->2795, 18 2642->2642, 20 2785->2755, 22 2628->2628: in the classes W 16, 24 only even widths up
     // to 12 take VEC 5 (the rest the SIMT kernel); multiples of 8 staged (KBLA_TS_ESTAGE8=1) measured within

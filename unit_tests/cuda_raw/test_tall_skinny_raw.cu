@@ -539,6 +539,21 @@ void suite(bool quick) {
         if (s[0] == s[1]) test_tsmm<T>(K, s[0], s[1], R, R, R, 0, al, be, true);
       }
   }
+  // row-major dense A and B through the flat tensor-core staging (real widths odd or 2 mod 4 up to the class W 48,
+  // complex odd widths 3-11) and the D 7-8 row: square and M != N (the fragment row order follows M), partial
+  // chunks, beta = 0 (NaN B) and != 0, in place; padded B leaves the flat path (the fallback's result is checked too)
+  {
+    const int fshapes[][2] = {{7, 7}, {8, 8}, {10, 10}, {22, 22}, {46, 46}, {3, 3}, {11, 11},
+                              {10, 7}, {7, 10}, {14, 22}, {22, 3}, {3, 9}, {11, 5}, {34, 48}, {46, 40}};
+    for (auto& s : fshapes)
+      for (std::int64_t K : {1, 15, 63, 65, 4097, 100003}) {
+        if (quick && (K > 4097 || s[0] > 22)) continue;
+        test_tsmm<T>(K, s[0], s[1], R, R, R, 0, al, zero);
+        test_tsmm<T>(K, s[0], s[1], R, C, R, 0, al, be);
+        if (K == 4097) test_tsmm<T>(K, s[0], s[1], R, R, R, 1, al, be);
+        if (s[0] == s[1]) test_tsmm<T>(K, s[0], s[1], R, R, R, 0, al, be, true);
+      }
+  }
   // the opt-in three-product complex form (Gauss; its rows cover widths 57-64, other widths must ignore the flag):
   // both layouts, odd K, M != N, beta = 0 with NaN C, padded and mixed layouts
   g_complex_3m = true;
