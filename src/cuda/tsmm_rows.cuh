@@ -67,11 +67,16 @@ __device__ __forceinline__ void store_row(S* p, int n, const S (&v)[W]) {
 // per-row stores. In place stays safe: every lane of the warp has read its row before the buffer is written.
 // PF (prefetch): the next group of U rows is loaded before the current one is computed and stored (twice the rows
 // in flight per thread; the ramp-up at short K). Either way the first group's loads go out before alpha * C's.
-template <class S, int W, int U, bool PAIRS, bool STAGED, bool PF = false, int MINB = 2>
-__global__ void __launch_bounds__(256, MINB) tsmm_rows_kernel(const TsmmArgs<S, false> p) {
-  constexpr int WARPS = 256 / 32;
+// ZV (complex): the interleaved real view (rows of 2 M and 2 N reals, W counts reals) times the real 2M x 2N matrix Ĉ
+// of alpha * C (tsmm_dmma.cuh's form); beta applied per complex pair.
+template <class S, int W, int U, bool PAIRS, bool STAGED, bool PF = false, int MINB = 2, bool ZV = false>
+__global__ void __launch_bounds__(256, MINB) tsmm_rows_kernel(const TsmmArgs<S, ZV> p) {
+  constexpr int WARPS = 256 / 32, F = ZV ? 2 : 1;
   __shared__ __align__(16) S stage[STAGED ? WARPS * 32 * W : 1];
-  const int M = p.M, N = p.N;
+  const int M = F * p.M, N = F * p.N;
+  const S* const A = reinterpret_cast<const S*>(p.A);
+  S* const B = reinterpret_cast<S*>(p.B);
+  const std::int64_t ask = F * p.ask, bsk = F * p.bsk;
   const int lane = threadIdx.x % 32;
   S* ws = stage + (STAGED ? (threadIdx.x / 32) * 32 * W : 0);
   const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;  // a multiple of 32
@@ -82,7 +87,7 @@ __global__ void __launch_bounds__(256, MINB) tsmm_rows_kernel(const TsmmArgs<S, 
     for (int u = 0; u < U; ++u) {
       const std::int64_t r = r0 + u * stride;
       if (r < p.K) {
-        load_row<S, W, PAIRS>(p.A + r * p.ask, M, a[u]);
+        load_row<S, W, PAIRS>(A + r * ask, M, a[u]);
       } else if (STAGED) {  // a lane past K in a group that has rows: computes on zeros, stores nothing
 #pragma unroll
         for (int i = 0; i < W; ++i) a[u][i] = S(0);
@@ -92,12 +97,24 @@ __global__ void __launch_bounds__(256, MINB) tsmm_rows_kernel(const TsmmArgs<S, 
   std::int64_t r0 = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   S a[U][W];
   if (in_loop(r0)) load_group(r0, a);
-  S c[W][W];  // alpha * C, zero outside M x N
+  S c[W][W];  // alpha * C (complex: Ĉ), zero outside M x N
 #pragma unroll
   for (int i = 0; i < W; ++i)
 #pragma unroll
-    for (int j = 0; j < W; ++j)
-      c[i][j] = (i < M && j < N) ? p.alpha.re * (p.crow ? p.C[i * p.ldc + j] : p.C[i + j * p.ldc]) : S(0);
+    for (int j = 0; j < W; ++j) {
+      if constexpr (ZV) {
+        const int pi = i / 2, qj = j / 2;
+        S v = 0;
+        if (i < M && j < N) {
+          const auto e = p.crow ? p.C[pi * p.ldc + qj] : p.C[pi + qj * p.ldc];
+          const S re = p.alpha.re * e.x - p.alpha.im * e.y, im = p.alpha.re * e.y + p.alpha.im * e.x;
+          v = (i % 2) == (j % 2) ? re : (i % 2 ? -im : im);
+        }
+        c[i][j] = v;
+      } else {
+        c[i][j] = (i < M && j < N) ? p.alpha.re * (p.crow ? p.C[i * p.ldc + j] : p.C[i + j * p.ldc]) : S(0);
+      }
+    }
   for (; in_loop(r0); r0 += U * stride) {
     S an[U][W];
     if constexpr (PF) {
@@ -116,12 +133,20 @@ __global__ void __launch_bounds__(256, MINB) tsmm_rows_kernel(const TsmmArgs<S, 
         for (int i = 0; i < W; ++i) s = fma(a[u][i], c[i][j], s);
         out[j] = s;
       }
-      S* row = p.B + r * p.bsk;
+      S* row = B + r * bsk;
       if (!p.beta_zero && (!STAGED || r < p.K)) {  // beta == 0 never reads B (NaN there must not spread)
         S old[W];
         load_row<S, W, PAIRS>(row, N, old);
+        if constexpr (ZV) {
 #pragma unroll
-        for (int j = 0; j < W; ++j) out[j] = fma(p.beta.re, old[j], out[j]);
+          for (int j = 0; j < W; j += 2) {
+            out[j] = fma(p.beta.re, old[j], fma(-p.beta.im, old[j + 1], out[j]));
+            out[j + 1] = fma(p.beta.re, old[j + 1], fma(p.beta.im, old[j], out[j + 1]));
+          }
+        } else {
+#pragma unroll
+          for (int j = 0; j < W; ++j) out[j] = fma(p.beta.re, old[j], out[j]);
+        }
       }
       if (STAGED && rb + 32 <= p.K) {
 #pragma unroll
@@ -130,7 +155,7 @@ __global__ void __launch_bounds__(256, MINB) tsmm_rows_kernel(const TsmmArgs<S, 
         __syncwarp();
         using V = typename Pair<S>::type;
         const V* src = reinterpret_cast<const V*>(ws);
-        V* dst = reinterpret_cast<V*>(p.B + rb * N);
+        V* dst = reinterpret_cast<V*>(B + rb * N);
         for (int e = lane; e < 16 * N; e += 32) dst[e] = src[e];
         __syncwarp();  // the next group reuses the buffer
       } else if (!STAGED || r < p.K) {
@@ -148,13 +173,14 @@ __global__ void __launch_bounds__(256, MINB) tsmm_rows_kernel(const TsmmArgs<S, 
   }
 }
 
-// Row-major A and B (unit column stride) only; W >= max(M, N). Pairs when both are 2-element aligned.
-template <class S, int W>
-cudaError_t launch_tsmm_rows(const TsmmArgs<S, false>& a, cudaStream_t stream) {
-  constexpr int U = 2, BT = 256;
-  if (a.asm_ != 1 || a.bsn != 1 || a.M > W || a.N > W) return cudaErrorNotSupported;
+// Row-major A and B (unit column stride) only; W >= max(M, N) (complex: 2 max(M, N), the real view). Pairs when both
+// are 2-element aligned (complex: always).
+template <class S, int W, bool ZV = false>
+cudaError_t launch_tsmm_rows(const TsmmArgs<S, ZV>& a, cudaStream_t stream) {
+  constexpr int U = 2, BT = 256, RV = ZV ? 2 : 1;  // reals per element
+  if (a.asm_ != 1 || a.bsn != 1 || RV * a.M > W || RV * a.N > W) return cudaErrorNotSupported;
   auto al = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % (2 * sizeof(S)) == 0; };
-  const bool pairs = al(a.A) && al(a.B) && a.ask % 2 == 0 && a.bsk % 2 == 0;
+  const bool pairs = ZV || (al(a.A) && al(a.B) && a.ask % 2 == 0 && a.bsk % 2 == 0);
   // Widths 1 and 2 write whole sectors per warp store already (94 % of the roofline in run 22): not staged.
   // H100, routes off, ts_cases K = 2^26/w, GB/s per-row -> staged stores: 3x3 2600-2623 -> 2730-2794, 4x4
   // 2403-2423 -> 2710-2749, 5x5 1683-1763 -> 2694-2729, 6x6 2108-2121 -> 2714-2750, 3x6 954-958 -> 2646-2681;
@@ -175,14 +201,20 @@ cudaError_t launch_tsmm_rows(const TsmmArgs<S, false>& a, cudaStream_t stream) {
   auto pick = [&](auto pf_tag, auto minb_tag) {
     constexpr bool PF = decltype(pf_tag)::value;
     constexpr int MB = decltype(minb_tag)::value;
-    return pairs ? (staged ? tsmm_rows_kernel<S, W, U, true, SW, PF, MB> : tsmm_rows_kernel<S, W, U, true, false, PF, MB>)
-                 : (staged ? tsmm_rows_kernel<S, W, U, false, SW, PF, MB>
-                           : tsmm_rows_kernel<S, W, U, false, false, PF, MB>);
+    if constexpr (ZV) {
+      return staged ? tsmm_rows_kernel<S, W, U, true, SW, PF, MB, ZV>
+                    : tsmm_rows_kernel<S, W, U, true, false, PF, MB, ZV>;
+    } else {
+      return pairs ? (staged ? tsmm_rows_kernel<S, W, U, true, SW, PF, MB>
+                             : tsmm_rows_kernel<S, W, U, true, false, PF, MB>)
+                   : (staged ? tsmm_rows_kernel<S, W, U, false, SW, PF, MB>
+                             : tsmm_rows_kernel<S, W, U, false, false, PF, MB>);
+    }
   };
   using F = std::false_type;
   using T = std::true_type;
   using M2 = std::integral_constant<int, 2>;
-  using M3 = std::integral_constant<int, W <= 4 ? 3 : 2>;
+  using M3 = std::integral_constant<int, W <= 4 && !ZV ? 3 : 2>;  // complex W 4 spilled at 3 blocks (216-288 bytes)
   auto kern = var == 1 ? pick(T{}, M2{}) : var == 2 ? pick(T{}, M3{}) : var == 3 ? pick(F{}, M3{}) : pick(F{}, M2{});
   static int occ[kMaxDevices][16] = {};
   const int dev = current_device();

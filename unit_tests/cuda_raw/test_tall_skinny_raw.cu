@@ -526,10 +526,11 @@ void suite(bool quick) {
         if (s[0] == s[1]) test_tsmm<T>(K, s[0], s[1], C, C, C, 0, al, be, true);
       }
   }
-  // row-major widths up to 6 (real: one thread per row; dense B staged per warp of 32 rows): K around multiples
-  // of 32 and past one grid pass, M != N, padded B (per-row stores), in place
+  // row-major widths up to 6 (real: one thread per row; dense B staged per warp of 32 rows; complex widths 1-2 the
+  // same in the real view): K around multiples of 32 and past one grid pass, M != N, padded B (per-row stores),
+  // in place
   {
-    const int rshapes[][2] = {{3, 3}, {4, 4}, {5, 5}, {6, 6}, {3, 6}, {6, 4}, {5, 2}, {2, 5}, {4, 1}};
+    const int rshapes[][2] = {{3, 3}, {4, 4}, {5, 5}, {6, 6}, {3, 6}, {6, 4}, {5, 2}, {2, 5}, {4, 1}, {1, 2}, {2, 1}};
     for (auto& s : rshapes)
       for (std::int64_t K : {31, 32, 33, 64, 97, 8191, 262147}) {
         if (quick && K > 8191) continue;
