@@ -5,6 +5,8 @@
 //     CASE = TYPE:OP:LAYOUT:MxN, e.g. D:tsmttsm:R:48x48
 //     --complex-3m: TSMTTSM cases opt in to the three-product complex form (TallSkinnyOptions::complex_3m)
 //     --random-data: operands from the benchmark's hash fill (common/kbla_hash_fill.cuh) instead of 1/(1 + i % 97)
+//     --big-alloc: A and B each in an allocation of at least 4 GiB (the benchmark's buffers)
+//     --prefer-shared: the device-wide cache preference Kokkos::initialize sets (cudaFuncCachePreferShared)
 //     --cublas: the cases through cuBLAS (the library's cublas_tsmttsm / cublas_tsmm wrappers) instead of kbla
 //     --z-tile V: Z tsmttsm cases (dense, same layout) through candidate 128 x 128 DMMA row V (kZTiles below)
 //     TYPE D | Z, OP tsmttsm | tsmm, LAYOUT R (row-major) | C (column-major)
@@ -53,7 +55,7 @@ bool parse(const char* s, Case* c) {
          (lay == 'R' || lay == 'C') && c->M > 0 && c->N > 0;
 }
 
-bool g_complex_3m = false, g_random = false, g_cublas = false;
+bool g_complex_3m = false, g_random = false, g_cublas = false, g_big_alloc = false, g_prefer_shared = false;
 int g_z_tile = -1;
 
 // Candidate tiles of the complex 57-64 TSMTTSM rows: (FM, FN, KC, ST) of a 128 x 128 real-view tile; 0 is the row
@@ -113,14 +115,16 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--rows") && i + 1 < argc) rows = std::atoll(argv[++i]);
     else if (!std::strcmp(argv[i], "--complex-3m")) g_complex_3m = true;
     else if (!std::strcmp(argv[i], "--random-data")) g_random = true;
+    else if (!std::strcmp(argv[i], "--big-alloc")) g_big_alloc = true;
+    else if (!std::strcmp(argv[i], "--prefer-shared")) g_prefer_shared = true;
     else if (!std::strcmp(argv[i], "--cublas")) g_cublas = true;
     else if (!std::strcmp(argv[i], "--z-tile") && i + 1 < argc)
       g_z_tile = std::min(std::atoi(argv[++i]), int(sizeof(kZTiles) / sizeof(kZTiles[0])) - 1);
     else if (parse(argv[i], &c)) cases.push_back(c);
     else {
       std::fprintf(stderr,
-                   "usage: %s [--reps N] [--rows-log2 L] [--rows K] [--complex-3m] [--random-data] [--cublas] "
-                   "[--z-tile V] "
+                   "usage: %s [--reps N] [--rows-log2 L] [--rows K] [--complex-3m] [--random-data] [--big-alloc] "
+                   "[--prefer-shared] [--cublas] [--z-tile V] "
                    "TYPE:OP:LAYOUT:MxN ...\n", argv[0]);
       return 1;
     }
@@ -130,6 +134,7 @@ int main(int argc, char** argv) {
   std::printf("# %s, reps %d%s%s", prop.name, reps, g_random ? ", random data" : "", g_cublas ? ", cuBLAS" : "");
   if (g_z_tile >= 0) std::printf(", Z tile %d", g_z_tile);
   std::printf("\n");
+  if (g_prefer_shared) CK(cudaDeviceSetCacheConfig(cudaFuncCachePreferShared));
   cudaStream_t s;
   CK(cudaStreamCreate(&s));
   for (const Case& c : cases) {
@@ -138,8 +143,10 @@ int main(int argc, char** argv) {
     const std::int64_t K = rows ? rows : (std::int64_t(1) << (rows_log2 ? rows_log2 : z ? 25 : 26)) / w;
     void *A, *B, *C;
     const std::int64_t nA = K * c.M * (z ? 2 : 1), nB = K * c.N * (z ? 2 : 1), nC = (std::int64_t)c.M * c.N * (z ? 2 : 1);
-    CK(cudaMalloc(&A, nA * 8));
-    CK(cudaMalloc(&B, nB * 8));
+    // --big-alloc: A and B in 4 GiB allocations at least, as the benchmark's rotating buffers
+    const std::int64_t big = g_big_alloc ? std::int64_t(1) << 32 : 0;
+    CK(cudaMalloc(&A, std::max(nA * 8, big)));
+    CK(cudaMalloc(&B, std::max(nB * 8, big)));
     CK(cudaMalloc(&C, nC * 8));
     if (g_random) {
       kbla_fill_hash_uniform<<<1024, 256, 0, s>>>(static_cast<double*>(A), nA, 1u);

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <complex>
+#include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 #include <cstdint>
@@ -73,6 +74,50 @@ int blocks_per_sm(F kernel, int threads, std::size_t dyn_smem) {
 }
 
 constexpr int kMaxDevices = 64;
+
+// Blocks per SM of a SIMT kernel with its shared-memory carveout pinned, so that it runs the same inside and outside
+// Kokkos: Kokkos::initialize sets the device-wide cache preference to PreferShared (cudaDeviceSetCacheConfig), and a
+// per-function carveout overrides that. Two policies, chosen by measurement (H100, ts_cases --random-data, routes
+// off, two rounds, GB/s; --prefer-shared sets Kokkos' preference):
+// - min_l1 = false: all of the shared memory (carveout 100, as under Kokkos). D column-major 9 / 10 at odd K:
+//   no preference 2575-2579 / 2549, PreferShared 2614-2615 / 2586-2591; Z row-major 4 / 6 2854-2856 / 2854 against
+//   2885-2892 / 2893-2894; other SIMT TSMM cases within 0.6 %.
+// - min_l1 = true: the least carveout that keeps the occupancy (static + dynamic shared memory + the per-block
+//   reserve), leaving the rest to L1, as the driver picks with no preference. The column-major double rows of
+//   KBLA_TSMM_D_COL read A by cp.async.ca and re-read from L1 the sectors that an odd ld splits between chunks:
+//   under PreferShared 30 / 33 / 38 ran 2268-2288 / 2157-2162 / 2103-2116 against 2438-2452 / 2432-2452 / 2460-2472
+//   with this carveout, inside or outside Kokkos (the benchmark measured those widths at 69-75 % of the roofline
+//   before).
+// KBLA_TS_NO_CARVEOUT=1: no carveout set (the context's preference; A/B runs).
+template <class F>
+int blocks_per_sm_pinned(F kernel, int threads, std::size_t dyn_smem, bool min_l1) {
+  static const bool off = env_switch("KBLA_TS_NO_CARVEOUT");
+  if (off) return blocks_per_sm(kernel, threads, dyn_smem);
+  if (cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100) != cudaSuccess) {
+    (void)cudaGetLastError();  // a hint only: run with the context's preference
+    return blocks_per_sm(kernel, threads, dyn_smem);
+  }
+  const int occ = blocks_per_sm(kernel, threads, dyn_smem);
+  if (!min_l1) return occ;
+  cudaFuncAttributes fa{};
+  int dev = 0, smem_sm = 0, reserve = 0;
+  if (cudaFuncGetAttributes(&fa, kernel) != cudaSuccess || cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&reserve, cudaDevAttrReservedSharedMemoryPerBlock, dev) != cudaSuccess || smem_sm <= 0) {
+    (void)cudaGetLastError();
+    return occ;
+  }
+  const std::size_t need = std::size_t(occ) * (fa.sharedSizeBytes + dyn_smem + std::size_t(reserve));
+  const int pct = int(std::min<std::size_t>(100, (need * 100 + smem_sm - 1) / std::size_t(smem_sm)));
+  if (cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, pct) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return occ;
+  }
+  if (blocks_per_sm(kernel, threads, dyn_smem) >= occ) return occ;
+  (void)cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100);  // keep the occupancy
+  (void)cudaGetLastError();
+  return occ;
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // Device helpers

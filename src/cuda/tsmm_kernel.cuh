@@ -238,8 +238,11 @@ __global__ void __launch_bounds__(TsmmShape<MT, NT, TN, U, RK>::BT, MINB) tsmm_k
   }
 }
 
+// min_l1: the kernel's carveout policy (blocks_per_sm_pinned; a kernel instance must always get the same one: the
+// KBLA_TSMM_D_COL rows, the only ones with min_l1, are instances no other row uses)
 template <class S, bool CPLX, int MT, int NT, int TN, int U, int RK, int LAY, int MINB = 0>
-cudaError_t launch_tsmm(const TsmmArgs<S, CPLX>& a, cudaStream_t stream, int max_blocks_override = 0) {
+cudaError_t launch_tsmm(const TsmmArgs<S, CPLX>& a, cudaStream_t stream, int max_blocks_override = 0,
+                        bool min_l1 = false) {
   using Sh = TsmmShape<MT, NT, TN, U, RK>;
   using E = Elem<S, CPLX>;
   auto kern = tsmm_kernel<S, CPLX, MT, NT, TN, U, RK, LAY, MINB>;
@@ -252,7 +255,7 @@ cudaError_t launch_tsmm(const TsmmArgs<S, CPLX>& a, cudaStream_t stream, int max
       cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
       if (e != cudaSuccess) return e;
     }
-    occ[dev] = blocks_per_sm(kern, Sh::BT, smem);
+    occ[dev] = blocks_per_sm_pinned(kern, Sh::BT, smem, min_l1);
   }
   const int gy = (a.N + NT - 1) / NT;
   std::int64_t fill = std::int64_t(sm_count()) * occ[dev];
