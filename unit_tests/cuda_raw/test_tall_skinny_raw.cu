@@ -353,6 +353,8 @@ void tiny_suite() {
   test_tsmm<T>(300, 70, 96, R, C, C, 0, al, be);
   test_tsmm<T>(513, 8, 8, R, R, R, 0, al, zero, true);
   test_tsmm<T>(300, 96, 96, C, C, C, 0, al, be, true);
+  // dense row-major: the flat tensor-core staging (real widths 7, 10, 22, complex 3, 7) and the complex row kernel (2)
+  for (int w : {2, 3, 7, 10, 22}) test_tsmm<T>(1001, w, w, R, R, R, 0, al, be, w == 3 || w == 10);
   for (int w : {16, 20, 40, 64}) test_tsmm<T>(999, w, w, C, C, C, 0, al, be, w == 64);  // odd ld: staged column stores
   test_tsmttsm<T>(3001, 16, 16, R, R, R, 0, al, be, true);
   test_tsmttsm<T>(0, 4, 4, R, R, R, 0, al, be);
