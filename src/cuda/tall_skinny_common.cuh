@@ -87,7 +87,10 @@ constexpr int kMaxDevices = 64;
 //   KBLA_TSMM_D_COL read A by cp.async.ca and re-read from L1 the sectors that an odd ld splits between chunks:
 //   under PreferShared 30 / 33 / 38 ran 2268-2288 / 2157-2162 / 2103-2116 against 2438-2452 / 2432-2452 / 2460-2472
 //   with this carveout, inside or outside Kokkos (the benchmark measured those widths at 69-75 % of the roofline
-//   before).
+//   before). The SIMT TSMTTSM kernel and the TSMM row kernel (plain loads through L1) take it too: under PreferShared
+//   without it, GB/s at K = 2^29/w (D) / 2^28/w (Z): D Aᴴ·B R 6 3035-3046 -> 2804-2808, Z Aᴴ·B C 4 3196 -> 2933-2934;
+//   at K = 2^20: D Aᴴ·B C 4 2005-2078 -> 1978-1986, Z Aᴴ·B C 4 2454-2503 -> 2367-2398, D A·C R 4 2114-2182 ->
+//   2093-2116 (others within 1.6 %).
 // KBLA_TS_NO_CARVEOUT=1: no carveout set (the context's preference; A/B runs).
 template <class F>
 int blocks_per_sm_pinned(F kernel, int threads, std::size_t dyn_smem, bool min_l1) {

@@ -220,7 +220,7 @@ cudaError_t launch_tsmm_rows(const TsmmArgs<S, ZV>& a, cudaStream_t stream) {
   const int dev = current_device();
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
   const int v = 4 * var + 2 * staged + pairs;
-  if (occ[dev][v] == 0) occ[dev][v] = blocks_per_sm(kern, BT, 0);
+  if (occ[dev][v] == 0) occ[dev][v] = blocks_per_sm_pinned(kern, BT, 0, true);  // L1 for the loads (see there)
   std::int64_t gx = std::int64_t(sm_count()) * occ[dev][v];
   const std::int64_t need = (a.K + BT - 1) / BT;
   if (gx > need) gx = need;

@@ -541,7 +541,7 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
   static int occ[kMaxDevices] = {0};
   const int dev = current_device();
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
-  if (occ[dev] == 0) occ[dev] = blocks_per_sm(kern, Sh::BT, 0);
+  if (occ[dev] == 0) occ[dev] = blocks_per_sm_pinned(kern, Sh::BT, 0, true);  // L1 for the loads (see there)
   const int ty = (a.M + Sh::MT - 1) / Sh::MT, tz = (a.N + Sh::NT - 1) / Sh::NT;
   std::int64_t fill = std::int64_t(sm_count()) * occ[dev];
   if (max_blocks_override > 0) fill = max_blocks_override;
