@@ -124,6 +124,14 @@ int blocks_per_sm_pinned(F kernel, int threads, std::size_t dyn_smem, bool min_l
 
 // ---------------------------------------------------------------------------------------------------------
 // Device helpers
+
+// Entry (m, n) of the real view of a complex matrix: element z = re + i im of the complex matrix sits at (m / 2, n / 2)
+// as the 2 x 2 block [[re, im], [-im, re]], so that a row (a_re, a_im) of the interleaved real view times it gives
+// (re of a z, im of a z). Used for alpha * C in the complex TSMM kernels (tsmm_dmma.cuh, tsmm_rows.cuh).
+template <class S>
+__host__ __device__ __forceinline__ S real_view_entry(S re, S im, int m, int n) {
+  return (m & 1) == (n & 1) ? re : ((m & 1) ? -im : im);
+}
 template <class S>
 __device__ __forceinline__ S zero_of() {
   return S(0);

@@ -101,6 +101,8 @@ cudaError_t tsmm_dmma_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
 // the staged path).
 template <class S, bool CP>
 cudaError_t tsmm_rows_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
+  static const bool off = env_switch("KBLA_TS_NO_ROWS");
+  if (off || lay != kLayRR) return cudaErrorNotSupported;
   // complex double width 2 (the real view of width 4; KBLA_TS_ZROWS=0: off, =3: widths 1-3, for A/B runs). H100,
   // ts_cases --random-data, routes off, two rounds, GB/s SIMT kernel -> this: K = 2^27 2614-2626 -> 2799-2800, K = 2^20
   // 1878-1881 -> 2114-2116. Width 1 lost at 2^20 (2473-2545 -> 2362-2383, equal at 2^28), width 3 stays on the flat
@@ -110,9 +112,8 @@ cudaError_t tsmm_rows_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
       const char* e = std::getenv("KBLA_TS_ZROWS");
       return e && (e[0] == '0' || e[0] == '3') ? e[0] - '0' : 2;
     }();
-    static const bool off = env_switch("KBLA_TS_NO_ROWS");
     const int w = std::max(a.M, a.N);
-    if (lay != kLayRR || (zrows == 2 ? w != 2 : w > zrows) || off) return cudaErrorNotSupported;
+    if (zrows == 2 ? w != 2 : w > zrows) return cudaErrorNotSupported;
     switch (w) {
       case 1: return launch_tsmm_rows<S, 2, true>(a, st);
       case 2: return launch_tsmm_rows<S, 4, true>(a, st);
@@ -121,8 +122,6 @@ cudaError_t tsmm_rows_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
     }
   }
   if constexpr (std::is_same<S, double>::value && !CP) {
-    static const bool on = !env_switch("KBLA_TS_NO_ROWS");
-    if (!on || lay != kLayRR) return cudaErrorNotSupported;
     switch (std::max(a.M, a.N)) {
       case 1: return launch_tsmm_rows<S, 1>(a, st);
       case 2: return launch_tsmm_rows<S, 2>(a, st);

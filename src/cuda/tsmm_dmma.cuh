@@ -111,8 +111,7 @@ __device__ __forceinline__ double tsmm_chat(const TsmmDmmaArgs& p, int m, int n)
     if (pm >= p.M || qn >= p.N) return 0.0;
     const cpx<double> c = static_cast<const cpx<double>*>(
         p.C)[p.crow ? std::int64_t(pm) * p.ldc + qn : pm + std::int64_t(qn) * p.ldc];
-    const double re = p.al_re * c.x - p.al_im * c.y, im = p.al_re * c.y + p.al_im * c.x;
-    return (m & 1) == (n & 1) ? re : ((m & 1) ? -im : im);
+    return real_view_entry(p.al_re * c.x - p.al_im * c.y, p.al_re * c.y + p.al_im * c.x, m, n);
   } else {
     if (m >= p.M || n >= p.N) return 0.0;
     return p.al_re * static_cast<const double*>(p.C)[p.crow ? std::int64_t(m) * p.ldc + n : m + std::int64_t(n) * p.ldc];
@@ -196,7 +195,6 @@ __device__ __forceinline__ void tsmm_zt_chunk(const TsmmDmmaArgs& p, const doubl
   }
 }
 
-// the staging KM of TsmmDmmaShape for a kernel variant
 // Flat staging (VEC 3 / 4): the 16 rows of a tile sit at stride Mr in shared memory, and a half-warp's 8-byte
 // fragment loads (g = 0..3 or 4..7, t = 0..3) read rows rho(g) at column t: conflict-free when the four rows of a
 // half-warp start in four different 4-double slot groups (mod 16). Odd Mr: mma row g -> rho = 4 (g & 3) + (g >> 2),
@@ -212,7 +210,12 @@ __device__ __forceinline__ int tsmm_flat_row(int g, int Mr, int& dr) {
   dr = Mr % 4 == 2 ? 1 : 4;
   return (Mr % 4 == 2 ? 2 * (g & 3) : g & 3) + 8 * (g >> 2);
 }
+// Real-view widths that have such an order: odd, 2 (mod 4), and 4 (mod 8) when `four` (measured, not taken)
+__host__ __device__ inline bool tsmm_flat_width(int Mr, bool four = false) {
+  return Mr % 2 == 1 || Mr % 4 == 2 || (four && Mr % 8 == 4);
+}
 
+// the staging KM of TsmmDmmaShape for a kernel variant
 template <bool ZV, int LAY, int VEC>
 struct TsmmStaging {
   static constexpr int value =
@@ -506,8 +509,8 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
             if constexpr (FLAT) {
               // flat rows of stride Mr: 8-byte loads (odd Mr: rows alternate 16-byte alignment); mma row g -> row
               // frho, row g + 8 -> frho + fdr (a permutation of the 16 rows, see tsmm_flat_row), inner t / t + 4 ->
-              // columns t / t + 4: a half-warp (4 g x 4 t) hits 16 distinct slots (mod 16). Columns >= Mr hold the next row's data (or the stage tail),
-              // which meets Ĉ rows that are 0 -- but 0 * Inf/NaN would leak row r + 1's Inf/NaN into row r, so the
+              // columns t / t + 4: a half-warp (4 g x 4 t) hits 16 distinct slots (mod 16). Columns >= Mr hold the
+              // next row's data (or the stage tail), which meets Ĉ rows that are 0 -- but 0 * Inf/NaN would leak row r + 1's Inf/NaN into row r, so the
               // elements past Mr of the one partial k-step are replaced by 0 (k-steps wholly past Mr skip the mma).
               const double* q = s + (rb + frho) * Mr + 8 * ks + t;
               a[u][0] = q[0];
@@ -846,9 +849,6 @@ inline bool tsmm_dmma_aligned_v1(int w) {
   return false;
 }
 
-// Launch on a TsmmArgs (double or complex double); lay: kLayRR / kLayCC (others: cudaErrorNotSupported).
-// Real matrices take 16-byte copies and stores when the pointers are 16-byte aligned and the leading
-// dimensions even, 8-byte ones otherwise; complex elements are always 16-byte aligned (checked by the entry).
 // Flat staging only (VEC 4: A and B row-major and dense, 16-byte aligned, the real-view width Mr odd or 2 (mod 4)),
 // one 16-row tile per warp row; anything else returns cudaErrorNotSupported. The narrow complex rows
 // (KBLA_TSMM_DMMA_Z_RR_NARROW: odd widths, Mr = 2 mod 4) take it: H100, ts_cases --random-data --rows-log2 28, routes
@@ -862,11 +862,14 @@ cudaError_t launch_tsmm_dmma_flat(const TsmmArgs<double, ZV>& a, int lay, cudaSt
   const int f = ZV ? 2 : 1, Mr = f * a.M;
   auto al16 = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
   if (lay != kLayRR || a.M > W / f || a.N > W / f || a.ask != a.M || a.bsk != a.N || !al16(a.A) || !al16(a.B) ||
-      (Mr % 2 == 0 && Mr % 4 != 2))
+      !tsmm_flat_width(Mr))
     return cudaErrorNotSupported;
   return launch_tsmm_dmma_v<ZV, W, NT, WR, 1, R, ST, MINB, 0, 4>(tsmm_dmma_args<ZV>(a, true), stream);
 }
 
+// Launch on a TsmmArgs (double or complex double); lay: kLayRR / kLayCC (others: cudaErrorNotSupported).
+// Real matrices take 16-byte copies and stores when the pointers are 16-byte aligned and the leading
+// dimensions even, 8-byte ones otherwise; complex elements are always 16-byte aligned (checked by the entry).
 template <bool ZV, int W, int NT, int WR, int TU, int R, int ST, int MINB>
 cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_t stream) {
   if (lay != kLayRR && lay != kLayCC) return cudaErrorNotSupported;
@@ -991,9 +994,8 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
       return e && e[0] >= '0' && e[0] <= '2' ? e[0] - '0' : 1;
     }();
     static const bool flat4 = env_switch("KBLA_TS_FLAT4");
-    const bool feven = (a.M % 4 == 2 || (flat4 && a.M % 8 == 4)) && bdense && ostage &&
-                       (flat_even == 2 || (flat_even == 1 && W <= 48));
-    if (row && al16(a.A) && lda == a.M && (a.M % 2 == 1 || feven)) {
+    const bool feven = bdense && ostage && (flat_even == 2 || (flat_even == 1 && W <= 48));
+    if (row && al16(a.A) && lda == a.M && (a.M % 2 == 1 || (feven && tsmm_flat_width(a.M, flat4)))) {
       if (ostage && bdense) return launch_tsmm_dmma_v<ZV, W, NT, WR4, 1, R4, ST4, MINB4, 0, 4>(d, stream);
       if constexpr (W <= 24) return cudaErrorNotSupported;
       else return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 3>(d, stream);

@@ -107,8 +107,7 @@ __global__ void __launch_bounds__(256, MINB) tsmm_rows_kernel(const TsmmArgs<S, 
         S v = 0;
         if (i < M && j < N) {
           const auto e = p.crow ? p.C[pi * p.ldc + qj] : p.C[pi + qj * p.ldc];
-          const S re = p.alpha.re * e.x - p.alpha.im * e.y, im = p.alpha.re * e.y + p.alpha.im * e.x;
-          v = (i % 2) == (j % 2) ? re : (i % 2 ? -im : im);
+          v = real_view_entry(p.alpha.re * e.x - p.alpha.im * e.y, p.alpha.re * e.y + p.alpha.im * e.x, i, j);
         }
         c[i][j] = v;
       } else {

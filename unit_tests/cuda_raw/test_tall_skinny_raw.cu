@@ -281,8 +281,6 @@ T cval(double re, double im) {
   else return T(re);
 }
 
-// --tiny: a handful of cases per type that still reach every kernel family (SIMT, DMMA, in place,
-// deterministic, tiled), for compute-sanitizer
 // The same call captured into a CUDA graph and replayed `reps` times with beta = 1 on a non-default stream: C must
 // end as C0 + reps * alpha A^H B (the direct combine of the SIMT kernel keeps per-call flags in its workspace; a
 // graph replays the call's arguments unchanged, so captured calls must take a replay-safe combine).
@@ -338,6 +336,8 @@ void test_tsmttsm_graph(std::int64_t K, int M, int N, Layout l, int reps) {
   report<T>(worst <= 1.0, buf, worst);
 }
 
+// --tiny: a handful of cases per type that still reach every kernel family (SIMT, DMMA, in place,
+// deterministic, tiled), for compute-sanitizer
 template <class T>
 void tiny_suite() {
   const Layout R = Layout::RowMajor, C = Layout::ColMajor;
