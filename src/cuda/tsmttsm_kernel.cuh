@@ -47,6 +47,7 @@ struct TsmttsmArgs {
   int ncopies;          // default mode: block b adds into copy b % ncopies of the accumulators (SIMT kernel)
   std::int64_t wcopy;   // scalars from one copy to the next (M*N*NS, or more: see tsmttsm_copy_stride)
   bool one_barrier;     // block reduction: all groups to shared memory at once, one barrier (SIMT kernel)
+  bool scatter;         // with one_barrier: the warp step by recursive halving (warp_reduce_scatter)
   // Direct combine (SIMT kernel, double; see tsmttsm_direct_combine): an extra block x = 0 per column tile writes
   // beta * C and raises flags[tile] to 2 epoch + 1 ("done"); the other blocks take the rows and add alpha * (their
   // sums) into C with atomics once the flag is done. No workspace sums, no last block. The scaling is claimed first
@@ -136,6 +137,86 @@ __device__ __forceinline__ void scale_by_beta(Elem<S, CPLX>* c, const Coef<S, CP
   const S zero[2] = {S(0), S(0)};
   const Coef<S, CPLX> a0{S(0), S(0)};
   epilogue_store<S, CPLX>(c, zero, a0, beta, beta_zero);
+}
+
+// One level L of warp_reduce_scatter; the levels are a compile-time recursion so that every index into v is a constant
+// (a run-time loop over the levels put v in local memory: 128-byte stack frame, the call ~2-4 us slower at K = 2^20).
+template <int L, int NVP, int FIRST, int SH, class S>
+__device__ __forceinline__ void reduce_scatter_level(S (&v)[NVP], int lane, int& first, bool& writer) {
+  if constexpr ((SH >> (L + 1)) > 0) {
+    constexpr int o = FIRST * (SH >> (L + 1));
+    constexpr int n = NVP >> L;  // scalars held before this level
+    const bool upper = (lane & o) != 0;
+    if constexpr (n > 1) {
+#pragma unroll
+      for (int h = 0; h < n / 2; ++h) {
+        const S send = upper ? v[h] : v[h + n / 2];
+        const S keep = upper ? v[h + n / 2] : v[h];
+        v[h] = keep + __shfl_xor_sync(0xffffffffu, send, o);
+      }
+      if (upper) first += n / 2;
+    } else {
+      v[0] += __shfl_xor_sync(0xffffffffu, v[0], o);
+      if (upper) writer = false;
+    }
+    reduce_scatter_level<L + 1, NVP, FIRST, SH>(v, lane, first, writer);
+  }
+}
+// Warp step of the block reduction by recursive halving (a reduce-scatter): the lanes that share a tile (xor offsets
+// FIRST, 2 FIRST, ..., FIRST * SH / 2) sum NVP scalars (a power of two; padding is zero). At each level a lane keeps one
+// half of what it still holds and sends the other half to its partner, so D 4 x 4 (16 scalars, SH 32) takes
+// 8 + 4 + 2 + 1 + 1 = 16 shuffles instead of the xor tree's 5 x 16 (a shuffle issues once per clock per SM; 16 warps
+// per SM). H100 (session 15, ts_cases --prefer-shared --random-data, routes off, 3 rounds, GB/s xor tree -> this):
+// K = 2^18 D 4 x 4 R 1270-1440 -> 1383-1511, D 3 x 3 R 912-1013 -> 983-1124, Z 3 x 3 C 1512-1744 -> 1732-1923; K = 2^20
+// D 5 x 5 R 2231-2274 -> 2290-2351, Z 2 x 2 R 2050-2133 -> 2149-2187, D 4 x 4 within the spread (ncu, locked clocks:
+// 28.2 -> 27.0 us); K = 2^29/w (D), 2^28/w (Z) within 0.5 %. Afterwards v[0, NF) holds the sums of scalars
+// [first, first + NF), NF = max(NVP / SH, 1); where NVP < SH several lanes hold the same sums and only the one whose
+// remaining offset bits are zero is the writer.
+template <int NVP, int FIRST, int SH, class S>
+__device__ __forceinline__ void warp_reduce_scatter(S (&v)[NVP], int lane, int& first, bool& writer) {
+  static_assert((NVP & (NVP - 1)) == 0 && (SH & (SH - 1)) == 0, "powers of two");
+  first = 0;
+  writer = true;
+  reduce_scatter_level<0, NVP, FIRST, SH>(v, lane, first, writer);
+}
+
+__host__ __device__ constexpr int pow2_ceil(int n) {
+  int p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+// The warp step of the block reduction into this group's slot of shared memory (slot[(i * TN + j) * P + pidx], as the
+// xor tree's leaders write it), by warp_reduce_scatter over the tile's scalars.
+template <class S, bool CPLX, int TM, int TN, int P, int SH, int FIRST>
+__device__ __forceinline__ void warp_sums_to_slot(const Elem<S, CPLX> (&acc)[TM][TN], Elem<S, CPLX>* slot, int pidx,
+                                                  int lane) {
+  constexpr int NS = CPLX ? 2 : 1;
+  constexpr int NV = TM * TN * NS, NVP = pow2_ceil(NV), NF = NVP / SH > 1 ? NVP / SH : 1;
+  S v[NVP];
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) {
+      if constexpr (CPLX) {
+        v[(i * TN + j) * 2] = acc[i][j].x;
+        v[(i * TN + j) * 2 + 1] = acc[i][j].y;
+      } else {
+        v[i * TN + j] = acc[i][j];
+      }
+    }
+#pragma unroll
+  for (int q = NV; q < NVP; ++q) v[q] = S(0);
+  int first;
+  bool writer;
+  warp_reduce_scatter<NVP, FIRST, SH>(v, lane, first, writer);
+  if (!writer) return;
+  S* out = reinterpret_cast<S*>(slot);
+#pragma unroll
+  for (int t = 0; t < NF; ++t) {
+    const int q = first + t;
+    if (q < NV) out[((q / NS) * P + pidx) * NS + q % NS] = v[t];
+  }
 }
 
 template <int TM, int TN, int PM, int PN>
@@ -281,42 +362,54 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
   std::uint64_t flag = p.direct && tid == 0 ? ld_relaxed_gpu(p.flags + tile) : 0;
 
   // ---- block reduction (fixed order) ----
-  if constexpr (SH > 1) {
-    constexpr int first = (LAY == kLayRR) ? P : 1;
-#pragma unroll
-    for (int o = first; o < first * SH; o *= 2)
-#pragma unroll
-      for (int i = 0; i < TM; ++i)
-#pragma unroll
-        for (int j = 0; j < TN; ++j) add_to(acc[i][j], shfl_xor(acc[i][j], o));
-  }
+  const bool one = ONE && p.one_barrier;
   const bool leader = (r % SH) == 0;
   const int grp = r / SH;
-  const bool one = ONE && p.one_barrier;
-  if constexpr (ONE) {
-    if (one) {
-      if (leader) {
-#pragma unroll
-        for (int i = 0; i < TM; ++i)
-#pragma unroll
-          for (int j = 0; j < TN; ++j) red[grp * PTT + (i * TN + j) * P + pidx] = acc[i][j];
-      }
+  bool in_slots = false;  // the warp sums are already in the group slots of red
+  // by halving only for one thread per tile row (P 1) and at most 32 scalars: wider tiles padded to a power of two
+  // cost registers (ptxas: D 6 x 6 128 -> 162, D 5 x 5 with P 4 120 -> 137, i.e. a block less per SM)
+  if constexpr (ONE && SH > 1 && P == 1 && TM * TN * NS <= 32) {
+    if (one && p.scatter) {
+      warp_sums_to_slot<S, CPLX, TM, TN, P, SH, (LAY == kLayRR) ? P : 1>(acc, red + grp * PTT, pidx, tid & 31);
       __syncthreads();
+      in_slots = true;
     }
   }
-  if constexpr (G > 1) {
-    for (int s = 0; s < G && !one; ++s) {
-      if (leader && grp == s) {
+  if (!in_slots) {
+    if constexpr (SH > 1) {  // xor tree per value: every lane that shares the tile ends with its sums
+      constexpr int first = (LAY == kLayRR) ? P : 1;
+#pragma unroll
+      for (int o = first; o < first * SH; o *= 2)
 #pragma unroll
         for (int i = 0; i < TM; ++i)
 #pragma unroll
-          for (int j = 0; j < TN; ++j) {
-            E& d = red[(i * TN + j) * P + pidx];
-            if (s == 0) d = acc[i][j];
-            else add_to(d, acc[i][j]);
-          }
+          for (int j = 0; j < TN; ++j) add_to(acc[i][j], shfl_xor(acc[i][j], o));
+    }
+    if constexpr (ONE) {
+      if (one) {
+        if (leader) {
+#pragma unroll
+          for (int i = 0; i < TM; ++i)
+#pragma unroll
+            for (int j = 0; j < TN; ++j) red[grp * PTT + (i * TN + j) * P + pidx] = acc[i][j];
+        }
+        __syncthreads();
       }
-      __syncthreads();
+    }
+    if constexpr (G > 1) {
+      for (int s = 0; s < G && !one; ++s) {
+        if (leader && grp == s) {
+#pragma unroll
+          for (int i = 0; i < TM; ++i)
+#pragma unroll
+            for (int j = 0; j < TN; ++j) {
+              E& d = red[(i * TN + j) * P + pidx];
+              if (s == 0) d = acc[i][j];
+              else add_to(d, acc[i][j]);
+            }
+        }
+        __syncthreads();
+      }
     }
   }
 
@@ -549,7 +642,17 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
   // direct: one scaling block per column tile comes on top of the row blocks, which give up one block to it
   std::int64_t gx = fill / (std::int64_t(ty) * tz) - (direct ? 1 : 0);
   if (gx < 1) gx = 1;
-  const std::int64_t need = (a.K + Sh::R - 1) / Sh::R;
+  // At least 4 rows per thread: at small K one row per thread spends more on the block reduction and the combine than
+  // on the loads. H100 (session 15, ts_cases --prefer-shared --random-data, routes off, two rounds; GB/s 1 row -> 4
+  // rows per thread): K = 2^18 D 1 x 1 R 307-311 -> 388-392, D 2 x 2 R 630-638 -> 749-773, D 3 x 3 R 978-1024 ->
+  // 1074-1156, Z 2 x 2 R 1228-1260 -> 1285-1311; 8 rows gave about the same, 16 and 32 less (D 8 x 8 at 2^18: 1131 and
+  // 705 against 1556). Where the GPU is filled anyway the grid is unchanged: from K = 2^20 for D 1 x 1 (~1000 blocks of
+  // 256 threads), from 2^18 for D 4 x 4 (263 blocks). KBLA_TS_MIN_ROWS=n sets n (A/B runs).
+  static const int min_rows = [] {
+    const char* e = std::getenv("KBLA_TS_MIN_ROWS");
+    return e ? std::max(1, std::atoi(e)) : 4;
+  }();
+  const std::int64_t need = (a.K + std::int64_t(Sh::R) * min_rows - 1) / (std::int64_t(Sh::R) * min_rows);
   if (gx > need) gx = need;
   if (gx < 1) gx = 1;
   const std::int64_t MN = std::int64_t(a.M) * a.N;
@@ -557,6 +660,8 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
   void* ws = nullptr;
   static const bool one_barrier = !env_switch("KBLA_TS_NO_ONEBAR");
   a.one_barrier = one_barrier;
+  static const bool scatter = !env_switch("KBLA_TS_XOR_TREE");  // KBLA_TS_XOR_TREE=1: the xor tree (A/B runs)
+  a.scatter = scatter;
   a.ncopies = 1;
   a.wcopy = MN * NS;
   a.direct = direct;
