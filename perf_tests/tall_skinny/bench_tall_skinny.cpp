@@ -14,14 +14,18 @@
 //
 //   kbla_bench_tall_skinny [--json FILE] [--quick] [--types D,Z] [--sections krylov,square,ramp]
 //                          [--impls kbla,cublas,kokkosblas] [--widths 1,2,8] [--max-seconds S] [--reps N]
+//                          [--interleave]
 //
 // Roofline: P = min(intensity x measured read bandwidth, 67 TFLOP/s FP64 tensor-core peak (H100/H200 SXM)),
 // intensity = flops / bytes of A, B and C moved once (beta = 0: the output is only written).
 // Times: CUDA events on the Kokkos::Cuda stream around each call (host-side dispatch included). Reps rule:
 // a first warm-up call; if it takes more than 1 s it is the only measurement (reps 1, warmups 0); else a second
 // warm-up, and if that takes more than 0.2 s, the median of 3 runs, otherwise the median of --reps (10) runs
-// (40 in the ramp for K < 2^20). Each entry records its reps and warm-ups. The inputs rotate through the 4 GiB
-// allocations so that small cases do not run from L2 twice in a row. Correctness: the first (warm-up) output of
+// (40 in the ramp for K < 2^20), each implementation's calls back to back, cuBLAS's first. --interleave: the warm-ups
+// as before, then the timed runs rep by rep across the implementations (run i of each before run i + 1 of any), so
+// that a drift of the clocks or the power state over a case falls on all of them alike. Each entry records its reps
+// and warm-ups. The inputs rotate through the 4 GiB allocations so that small cases do not run from L2 twice in a row
+// (with --interleave every call of a case takes the next offset). Correctness: the first (warm-up) output of
 // kbla and KokkosBlas is compared with cuBLAS's (C, or the first 2^20 elements of B): check_rel_diff.
 // --max-seconds: once the budget is spent, the remaining cases are skipped and the JSON says so ("skipped").
 #include <kbla.hpp>
@@ -75,6 +79,7 @@ const double kCheckFail = 1e-6;    // relative difference that makes the exit st
 // ---- global state -------------------------------------------------------------------------------------------
 double g_bw_read = 0, g_bw_copy = 0;
 int g_reps = 10;
+bool g_interleave = false;  // --interleave: timed runs rep by rep across the implementations
 cublasHandle_t g_handle;
 cudaStream_t g_stream = nullptr;
 const Kokkos::Cuda* g_exec = nullptr;  // the default instance, set in run()
@@ -122,30 +127,37 @@ float timed_call(F&& f, int it) {
   return t;
 }
 
-// The reps rule (see the header). `after_first` runs after the first (warm-up) call has finished: the check
-// reads that call's output.
+// The reps rule (see the header), in two steps so that the implementations' timed runs can interleave:
+// warm_up makes the first (untimed) call at call index 0, runs `after_first` (the check reads that call's output),
+// and decides the reps; the timed runs then go rep by rep across the implementations (measure_case).
+struct RepPlan {
+  Timing t;
+  bool timed = false;  // false: the first call was the only measurement
+  std::vector<float> runs;
+};
 template <class F, class G>
-Timing time_calls(F&& f, int reps, G&& after_first) {
-  Timing r;
+RepPlan warm_up(F&& f, int reps, int& next_call, G&& after_first) {
+  RepPlan p;
   const float t1 = timed_call(f, 0);
   CK(cudaGetLastError());
   after_first();
   if (t1 > kVerySlowRun) {  // e.g. cuBLAS Z TSMTTSM row-major at width 1 (18 s per call on the H100)
-    r.ms = t1;
-    r.reps = 1;
-    r.warmups = 0;
-    return r;
+    p.t.ms = t1;
+    p.t.reps = 1;
+    p.t.warmups = 0;
+    return p;
   }
-  const float t2 = timed_call(f, 1);
-  r.warmups = 2;
-  if (t2 > kSlowRun) reps = 3;
-  std::vector<float> t(reps);
-  for (int i = 0; i < reps; ++i) t[i] = timed_call(f, 2 + i);
-  CK(cudaGetLastError());
-  std::sort(t.begin(), t.end());
-  r.ms = reps % 2 ? t[reps / 2] : 0.5 * (double(t[reps / 2 - 1]) + t[reps / 2]);
-  r.reps = reps;
-  return r;
+  const float t2 = timed_call(f, next_call++);
+  p.t.warmups = 2;
+  p.t.reps = t2 > kSlowRun ? 3 : reps;
+  p.timed = true;
+  return p;
+}
+void finish(RepPlan& p) {
+  if (!p.timed) return;
+  std::sort(p.runs.begin(), p.runs.end());
+  const int n = int(p.runs.size());
+  p.t.ms = n % 2 ? p.runs[n / 2] : 0.5 * (double(p.runs[n / 2 - 1]) + p.runs[n / 2]);
 }
 
 // ---- the three implementations ----------------------------------------------------------------------------------
@@ -234,10 +246,15 @@ CaseResult measure_case(int op, std::int64_t K, int M, int N, int reps, const bo
   const double bytes = double(es) * (double(K) * M + double(K) * N + double(M) * N);
   const double roof = std::min(flops / bytes * g_bw_read, kPeakFP64);
   CaseResult res;
+  RepPlan plan[NIMPL];
+  // input rotation: call 0 (each implementation's first, checked) at base(0); then call index 1, 2, ... per
+  // implementation (back to back) or across all of them (--interleave)
+  int next_call = 1;
+  auto f_of = [&](int impl) { return [&, impl](int it) { call<T, L>(op, impl, K, M, N, base(it)); }; };
   for (int impl = 0; impl < NIMPL; ++impl) {
     if (!impls[impl]) continue;
+    if (!g_interleave) next_call = 1;
     Measured& m = res.m[impl];
-    auto f = [&](int it) { call<T, L>(op, impl, K, M, N, base(it)); };
     auto after_first = [&] {
       if (impl == CUBLAS) {
         ref.resize(nout);
@@ -255,7 +272,26 @@ CaseResult measure_case(int op, std::int64_t K, int M, int N, int reps, const bo
         m.check = bad ? 1e300 : den > 0 ? num / den : num;
       }
     };
-    m.t = time_calls(f, reps, after_first);
+    plan[impl] = warm_up(f_of(impl), reps, next_call, after_first);
+    if (!g_interleave && plan[impl].timed)
+      for (int i = 0; i < plan[impl].t.reps; ++i) plan[impl].runs.push_back(timed_call(f_of(impl), next_call++));
+  }
+  // --interleave: rep i of every implementation before rep i + 1 of any
+  for (int i = 0; g_interleave; ++i) {
+    bool any = false;
+    for (int impl = 0; impl < NIMPL; ++impl) {
+      if (!impls[impl] || !plan[impl].timed || i >= plan[impl].t.reps) continue;
+      plan[impl].runs.push_back(timed_call(f_of(impl), next_call++));
+      any = true;
+    }
+    if (!any) break;
+  }
+  CK(cudaGetLastError());
+  for (int impl = 0; impl < NIMPL; ++impl) {
+    if (!impls[impl]) continue;
+    Measured& m = res.m[impl];
+    finish(plan[impl]);
+    m.t = plan[impl].t;
     m.t.ms = std::max(m.t.ms, 1e-6);  // (event resolution ~0.5 us: never 0, so the JSON never holds inf)
     m.done = true;
     m.gbs = bytes / (m.t.ms * 1e-3) / 1e9;
@@ -329,7 +365,7 @@ struct Settings {
   std::fprintf(code ? stderr : stdout,
                "kbla_bench_tall_skinny: %s\nusage: kbla_bench_tall_skinny [--json FILE] [--quick] [--types D,Z] "
                "[--sections krylov,square,ramp] [--impls kbla,cublas,kokkosblas] [--widths 1,2,8] "
-               "[--max-seconds S] [--reps N]\n",
+               "[--max-seconds S] [--reps N] [--interleave]\n",
                why.c_str());
   std::exit(code);
 }
@@ -363,6 +399,7 @@ Settings parse(int argc, char** argv) {
         if (g_reps < 1) usage("--reps must be at least 1");
       }
       else if (a == "--max-seconds") s.max_seconds = std::stod(value());
+      else if (a == "--interleave") g_interleave = true;
       else if (a == "--no-ramp") s.sections.erase(std::remove(s.sections.begin(), s.sections.end(), "ramp"), s.sections.end());
       else if (a == "--types") {
         const std::string t = value();
@@ -514,7 +551,7 @@ int run(const Settings& s) {
                  "min(flops/bytes(A,B,C once) * bw_read, 67 TFLOP/s FP64 tensor); pct_roof = achieved / roofline\","
                  "\n\"alpha\":1,\"beta\":0,\"reps\":%d,\"reps_rule\":\"first warm-up call; if > %.0f ms it is the "
                  "only measurement (reps 1, warmups 0); else a 2nd warm-up, then the median of 3 runs if it took > "
-                 "%.0f ms, otherwise of reps runs (4 x reps in the ramp for K < 2^20)\",\n"
+                 "%.0f ms, otherwise of reps runs (4 x reps in the ramp for K < 2^20)\",\"interleave\":%s,\n"
                  "\"impls\":{\"kbla\":\"kbla::inner / kbla::update on unmanaged Kokkos::Views (Kokkos::Cuda)\","
                  "\"cublas\":\"cublasDgemm / cublasZgemm called directly\",\"kokkosblas\":\"KokkosBlas::gemm(C,N) / "
                  "(N,N) on the same Views (Kokkos Kernels %s cuBLAS TPL)\"},\n"
@@ -524,7 +561,7 @@ int run(const Settings& s) {
                  "\"krylov_note\":\"block-Krylov shapes, M != N: tsmttsm C(p x n) = A(K x p)^H B(K x n); tsmm "
                  "B(K x n) = A(K x p) C(p x n); M = p, N = n; D, LayoutLeft\",\n",
                  g_bw_read / 1e9, g_bw_copy / 1e9, kPeakFP64 / 1e12, g_reps, kVerySlowRun, kSlowRun,
-                 kokkosblas_cublas ? "with" : "without",
+                 g_interleave ? "true" : "false", kokkosblas_cublas ? "with" : "without",
                  g_stream ? "a created stream (events, cuBLAS handles on it)" : "the legacy default stream 0",
                  sections_run.c_str(), skipped,
                  skipped ? fmt("--max-seconds %.0f spent", s.max_seconds).c_str() : "", first_skipped.c_str());
