@@ -129,7 +129,7 @@ float timed_call(F&& f, int it) {
 
 // The reps rule (see the header), in two steps so that the implementations' timed runs can interleave:
 // warm_up makes the first (untimed) call at call index 0, runs `after_first` (the check reads that call's output),
-// and decides the reps; the timed runs then go rep by rep across the implementations (measure_case).
+// and decides the reps; measure_case then runs the timed calls, back to back or rep by rep (--interleave).
 struct RepPlan {
   Timing t;
   bool timed = false;  // false: the first call was the only measurement

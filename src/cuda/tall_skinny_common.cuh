@@ -27,6 +27,16 @@ inline bool env_switch_off(const char* name) {
   const char* e = std::getenv(name);
   return e && e[0] == '0';
 }
+// A/B selectors: NAME's first digit when it is in [lo, hi], else `fallback`.
+inline int env_digit(const char* name, int lo, int hi, int fallback) {
+  const char* e = std::getenv(name);
+  return e && e[0] >= '0' + lo && e[0] <= '0' + hi ? e[0] - '0' : fallback;
+}
+// A/B numbers: NAME read as an integer, `fallback` when unset.
+inline long long env_int(const char* name, long long fallback) {
+  const char* e = std::getenv(name);
+  return e ? std::atoll(e) : fallback;
+}
 
 // Device complex: same layout as std::complex<S> / Kokkos::complex<S>, aligned like the 2-vector loads need.
 template <class S>

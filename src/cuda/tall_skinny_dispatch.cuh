@@ -103,17 +103,14 @@ template <class S, bool CP>
 cudaError_t tsmm_rows_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
   static const bool off = env_switch("KBLA_TS_NO_ROWS");
   if (off || lay != kLayRR) return cudaErrorNotSupported;
-  // complex double width 2 (the real view of width 4; KBLA_TS_ZROWS=0: off, =3: widths 1-3, for A/B runs). H100,
+  // complex double width 2 (the real view of width 4; KBLA_TS_ZROWS=n: widths 1-n instead, 0 off, for A/B runs). H100,
   // ts_cases --random-data, routes off, two rounds, GB/s SIMT kernel -> this: K = 2^27 2614-2626 -> 2799-2800, K = 2^20
   // 1878-1881 -> 2114-2116. Width 1 lost at 2^20 (2473-2545 -> 2362-2383, equal at 2^28), width 3 stays on the flat
   // tensor-core row (equal at 2^28 / 3, 2268 against 2159-2165 at 2^20).
   if constexpr (std::is_same<S, double>::value && CP) {
-    static const int zrows = [] {
-      const char* e = std::getenv("KBLA_TS_ZROWS");
-      return e && (e[0] == '0' || e[0] == '3') ? e[0] - '0' : 2;
-    }();
+    static const int zrows = env_digit("KBLA_TS_ZROWS", 0, 3, -1);
     const int w = std::max(a.M, a.N);
-    if (zrows == 2 ? w != 2 : w > zrows) return cudaErrorNotSupported;
+    if (zrows < 0 ? w != 2 : w > zrows) return cudaErrorNotSupported;
     switch (w) {
       case 1: return launch_tsmm_rows<S, 2, true>(a, st);
       case 2: return launch_tsmm_rows<S, 4, true>(a, st);

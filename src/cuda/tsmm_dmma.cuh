@@ -837,10 +837,7 @@ inline bool tsmm_dmma_odd_width(int w) {
 
 // widths of KBLA_TSMM_DMMA_D_ALIGNED_V1 (column-major D, lda = 0 mod 4, on VEC 1); KBLA_TS_DAV1=0 none, =2 all >= 25
 inline bool tsmm_dmma_aligned_v1(int w) {
-  static const int mode = [] {
-    const char* e = std::getenv("KBLA_TS_DAV1");
-    return e && e[0] >= '0' && e[0] <= '2' ? e[0] - '0' : 1;
-  }();
+  static const int mode = env_digit("KBLA_TS_DAV1", 0, 2, 1);
   if (mode != 1) return mode == 2 && w >= 25;
 #define KBLA_TM_X_AV1(WMIN, WMAX) \
   if (w >= WMIN && w <= WMAX) return true;
@@ -989,10 +986,7 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
     // 2377-2506: its flat chunk is one 16-row tile of 4 warps, see WR4 above). Widths 4 (mod 8) (KBLA_TS_FLAT4=1,
     // rows as in tsmm_flat_row) measured within -1..+1 % (12 2728-2736 -> 2731-2747, 20 2774-2796 -> 2752-2758, 28
     // 2774-2780 -> 2805-2807, 36 +0.2 %, 44 +0.6 %): not taken.
-    static const int flat_even = [] {
-      const char* e = std::getenv("KBLA_TS_FLAT_EVEN");
-      return e && e[0] >= '0' && e[0] <= '2' ? e[0] - '0' : 1;
-    }();
+    static const int flat_even = env_digit("KBLA_TS_FLAT_EVEN", 0, 2, 1);
     static const bool flat4 = env_switch("KBLA_TS_FLAT4");
     const bool feven = bdense && ostage && (flat_even == 2 || (flat_even == 1 && W <= 48));
     if (row && al16(a.A) && lda == a.M && (a.M % 2 == 1 || (feven && tsmm_flat_width(a.M, flat4)))) {

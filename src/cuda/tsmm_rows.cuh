@@ -192,10 +192,7 @@ cudaError_t launch_tsmm_rows(const TsmmArgs<S, ZV>& a, cudaStream_t stream) {
   // -> 2173-2241, K = 2^22 2460-2505 -> 2579-2612, K = 2^27 2784-2790 -> 2836-2853; the prefetch at 2 blocks/SM
   // 2099-2217 (2^20), the plain loop at 3 blocks/SM 2036-2120 (session 13). KBLA_TS_ROWS_PF=0 / 1 / 3: the plain
   // loop / the prefetch at 2 blocks/SM / the plain loop at 3 blocks/SM (A/B measurements).
-  static const int variant = [] {
-    const char* e = std::getenv("KBLA_TS_ROWS_PF");
-    return e && e[0] >= '0' && e[0] <= '3' ? e[0] - '0' : 2;
-  }();
+  static const int variant = env_digit("KBLA_TS_ROWS_PF", 0, 3, 2);
   const int var = W <= 4 ? variant : 0;
   auto pick = [&](auto pf_tag, auto minb_tag) {
     constexpr bool PF = decltype(pf_tag)::value;

@@ -186,11 +186,10 @@ __host__ __device__ constexpr int pow2_ceil(int n) {
   return p;
 }
 
-// The warp step of the block reduction into this group's slot of shared memory (slot[(i * TN + j) * P + pidx], as the
-// xor tree's leaders write it), by warp_reduce_scatter over the tile's scalars.
-template <class S, bool CPLX, int TM, int TN, int P, int SH, int FIRST>
-__device__ __forceinline__ void warp_sums_to_slot(const Elem<S, CPLX> (&acc)[TM][TN], Elem<S, CPLX>* slot, int pidx,
-                                                  int lane) {
+// The warp step of the block reduction into this group's slot of shared memory (slot[i * TN + j], as the xor tree's
+// leaders write it for one thread per tile row, P = 1), by warp_reduce_scatter over the tile's scalars.
+template <class S, bool CPLX, int TM, int TN, int SH>
+__device__ __forceinline__ void warp_sums_to_slot(const Elem<S, CPLX> (&acc)[TM][TN], Elem<S, CPLX>* slot, int lane) {
   constexpr int NS = CPLX ? 2 : 1;
   constexpr int NV = TM * TN * NS, NVP = pow2_ceil(NV), NF = NVP / SH > 1 ? NVP / SH : 1;
   S v[NVP];
@@ -209,14 +208,12 @@ __device__ __forceinline__ void warp_sums_to_slot(const Elem<S, CPLX> (&acc)[TM]
   for (int q = NV; q < NVP; ++q) v[q] = S(0);
   int first;
   bool writer;
-  warp_reduce_scatter<NVP, FIRST, SH>(v, lane, first, writer);
+  warp_reduce_scatter<NVP, 1, SH>(v, lane, first, writer);  // P = 1: the lanes of a tile are adjacent
   if (!writer) return;
-  S* out = reinterpret_cast<S*>(slot);
+  S* out = reinterpret_cast<S*>(slot);  // the slot's scalars in v's order
 #pragma unroll
-  for (int t = 0; t < NF; ++t) {
-    const int q = first + t;
-    if (q < NV) out[((q / NS) * P + pidx) * NS + q % NS] = v[t];
-  }
+  for (int t = 0; t < NF; ++t)
+    if (first + t < NV) out[first + t] = v[t];
 }
 
 template <int TM, int TN, int PM, int PN>
@@ -370,7 +367,7 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
   // cost registers (ptxas: D 6 x 6 128 -> 162, D 5 x 5 with P 4 120 -> 137, i.e. a block less per SM)
   if constexpr (ONE && SH > 1 && P == 1 && TM * TN * NS <= 32) {
     if (one && p.scatter) {
-      warp_sums_to_slot<S, CPLX, TM, TN, P, SH, (LAY == kLayRR) ? P : 1>(acc, red + grp * PTT, pidx, tid & 31);
+      warp_sums_to_slot<S, CPLX, TM, TN, SH>(acc, red + grp * PTT, tid & 31);
       __syncthreads();
       in_slots = true;
     }
@@ -562,10 +559,7 @@ __global__ void scale_kernel(Elem<S, CPLX>* C, std::int64_t ldc, bool crow, int 
 // 2446-2459 / 2432-2466 (perf_tests/tall_skinny/NOTES.md, session 13). Others: blocks / 256.
 template <class S, bool CPLX>
 int tsmttsm_copies(std::int64_t blocks) {
-  static const int forced = [] {
-    const char* v = std::getenv("KBLA_TS_W_COPIES");
-    return v ? std::atoi(v) : 0;
-  }();
+  static const int forced = int(env_int("KBLA_TS_W_COPIES", 0));
   constexpr bool zd = CPLX && std::is_same<S, double>::value;
   std::int64_t n = forced > 0 ? forced : zd ? 8 : blocks / 256;
   if (n > 16) n = 16;
@@ -579,11 +573,7 @@ int tsmttsm_copies(std::int64_t blocks) {
 // 1967-1984, 8 at 2 KB 2048-2112 / 2038-2080 (session 13; the L2 spreads addresses over its slices in larger units).
 template <class S>
 std::int64_t tsmttsm_copy_stride(std::int64_t scalars) {
-  static const std::int64_t pad = [] {
-    const char* v = std::getenv("KBLA_TS_W_PAD");
-    const long long b = v ? std::atoll(v) : 2048;
-    return b > 0 ? std::int64_t(b) : std::int64_t(0);
-  }();
+  static const std::int64_t pad = std::max<std::int64_t>(0, env_int("KBLA_TS_W_PAD", 2048));
   const std::int64_t unit = pad / std::int64_t(sizeof(S));
   return unit > 1 ? (scalars + unit - 1) / unit * unit : scalars;
 }
@@ -596,10 +586,7 @@ std::int64_t tsmttsm_copy_stride(std::int64_t scalars) {
 // KBLA_TS_COMBINE=0: copies and the last block for both; =1: direct for both.
 template <class S, bool CPLX>
 bool tsmttsm_direct_combine() {
-  static const int v = [] {
-    const char* e = std::getenv("KBLA_TS_COMBINE");
-    return e && (e[0] == '0' || e[0] == '1') ? e[0] - '0' : -1;
-  }();
+  static const int v = env_digit("KBLA_TS_COMBINE", 0, 1, -1);
   if (!std::is_same<S, double>::value) return false;  // the float types were not measured with it
   return v >= 0 ? v == 1 : !CPLX;
 }
@@ -648,10 +635,7 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
   // 1074-1156, Z 2 x 2 R 1228-1260 -> 1285-1311; 8 rows gave about the same, 16 and 32 less (D 8 x 8 at 2^18: 1131 and
   // 705 against 1556). Where the GPU is filled anyway the grid is unchanged: from K = 2^20 for D 1 x 1 (~1000 blocks of
   // 256 threads), from 2^18 for D 4 x 4 (263 blocks). KBLA_TS_MIN_ROWS=n sets n (A/B runs).
-  static const int min_rows = [] {
-    const char* e = std::getenv("KBLA_TS_MIN_ROWS");
-    return e ? std::max(1, std::atoi(e)) : 4;
-  }();
+  static const int min_rows = int(std::max<long long>(1, env_int("KBLA_TS_MIN_ROWS", 4)));
   const std::int64_t need = (a.K + std::int64_t(Sh::R) * min_rows - 1) / (std::int64_t(Sh::R) * min_rows);
   if (gx > need) gx = need;
   if (gx < 1) gx = 1;
