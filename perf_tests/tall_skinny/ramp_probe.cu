@@ -7,6 +7,11 @@
 //   tsmm     the library's TSMM (default dispatch).
 //   ramp_probe [--widths 4,16] [--rows-log2 18,20,22] [--constant-data]
 //   ramp_probe --route-sweep | --sweep-shapes D:tsmm:C:49-64,Z:tsmttsm:R:57 [--sweep-min-log2 12] [--constant-data]
+//   ramp_probe --launch [--widths 4] [--rows-log2 20]
+// --launch: the launch floor by stream kind (the legacy default stream 0, which Kokkos 3.4's default Cuda instance
+// uses, a created blocking stream, a created non-blocking stream): for each, the event-timed empty kernel, plain
+// read and library calls as above, plus the host's enqueue cost per call (CPU time of 200 calls without a sync)
+// and the GPU time per call when 50 calls run back to back (launch latency hidden).
 // Operands hold random values (--constant-data: the byte 0x3f everywhere, as before session 8).
 // With --route-sweep (every square shape the routes table, tall_skinny_routes.hpp, sends to cuBLAS at some row
 // count) or --sweep-shapes (the listed shapes): own kernel against cuBLAS at K = 2^min, 2^(min+2), ... (min 12 by
@@ -60,6 +65,88 @@ std::vector<int> parse_list(const char* s) {
     if (*p == ',') ++p;
   }
   return v;
+}
+
+#include <chrono>
+
+// Host enqueue cost (us per call, no sync in between) and GPU time per call back to back (us), n calls.
+template <class F>
+void launch_costs(F&& f, cudaStream_t st, int n, double& host_us, double& pipe_us) {
+  for (int i = 0; i < 5; ++i) f();
+  CK(cudaStreamSynchronize(st));
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < n; ++i) f();
+  const auto t1 = std::chrono::steady_clock::now();
+  CK(cudaStreamSynchronize(st));
+  host_us = std::chrono::duration<double, std::micro>(t1 - t0).count() / n;
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  CK(cudaEventRecord(e0, st));
+  for (int i = 0; i < n; ++i) f();
+  CK(cudaEventRecord(e1, st));
+  CK(cudaEventSynchronize(e1));
+  float ms = 0;
+  CK(cudaEventElapsedTime(&ms, e0, e1));
+  pipe_us = 1000.0 * ms / n;
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+}
+
+void launch_floor(const std::vector<int>& widths, const std::vector<int>& logs, int sms, double* A, double* B,
+                  double* C, double* sink) {
+  cudaStream_t blocking, nonblocking;
+  CK(cudaStreamCreate(&blocking));
+  CK(cudaStreamCreateWithFlags(&nonblocking, cudaStreamNonBlocking));
+  const std::pair<const char*, cudaStream_t> kinds[] = {
+      {"legacy0", 0}, {"created", blocking}, {"nonblock", nonblocking}};
+  for (int round = 0; round < 2; ++round) {
+    for (const auto& kd : kinds) {
+      const cudaStream_t st = kd.second;
+      const char* name = kd.first;
+      auto ev = [&](auto&& f) { return median_event_ms(f, 3, 31, st); };
+      double h = 0, pp = 0;
+      auto empty = [&] { empty_kernel<<<1, 32, 0, st>>>(); };
+      launch_costs(empty, st, 200, h, pp);
+      std::printf("%s round %d empty   event %.4f ms  host %.2f us/call  back-to-back %.2f us/call\n", name, round,
+                  ev(empty), h, pp);
+      for (int w : widths)
+        for (int L : logs) {
+          const std::int64_t K = std::int64_t(1) << L;
+          const double bytes = 8.0 * (2.0 * K * w);
+          auto gbs = [&](double ms) { return bytes / ms / 1e6; };
+          for (int per_sm : {2, 8}) {
+            auto rd = [&] {
+              read_kernel<<<sms * per_sm, 256, 0, st>>>(reinterpret_cast<const double2*>(A),
+                                                         reinterpret_cast<const double2*>(B), K * w / 2, sink);
+            };
+            const double t = ev(rd);
+            launch_costs(rd, st, 50, h, pp);
+            std::printf("%s round %d w %d K 2^%d read %d x 256/SM  event %.4f ms %7.1f GB/s  back-to-back %.2f us "
+                        "%7.1f GB/s\n", name, round, w, L, per_sm, t, gbs(t), pp, gbs(pp / 1000));
+          }
+          auto ts = [&] {
+            CK(tsmttsm<double>(st, K, w, w, 1.0, A, w, Layout::RowMajor, B, w, Layout::RowMajor, 0.0, C, w,
+                               Layout::RowMajor));
+          };
+          auto tm = [&] {
+            CK(tsmm<double>(st, K, w, w, 1.0, A, w, Layout::RowMajor, C, w, Layout::RowMajor, 0.0, B, w,
+                            Layout::RowMajor));
+          };
+          const double t1 = ev(ts);
+          launch_costs(ts, st, 50, h, pp);
+          std::printf("%s round %d w %d K 2^%d tsmttsm event %.4f ms %7.1f GB/s  host %.2f us/call  back-to-back "
+                      "%.2f us %7.1f GB/s\n", name, round, w, L, t1, gbs(t1), h, pp, gbs(pp / 1000));
+          const double t2 = ev(tm);
+          launch_costs(tm, st, 50, h, pp);
+          std::printf("%s round %d w %d K 2^%d tsmm    event %.4f ms %7.1f GB/s  host %.2f us/call  back-to-back "
+                      "%.2f us %7.1f GB/s\n", name, round, w, L, t2, gbs(t2), h, pp, gbs(pp / 1000));
+          std::fflush(stdout);
+        }
+    }
+  }
+  CK(cudaStreamDestroy(blocking));
+  CK(cudaStreamDestroy(nonblocking));
 }
 
 template <int W, int TM, int TN, int PM, int PN>
@@ -139,7 +226,7 @@ bool shapes_sweep(const char* spec, int min_log2, void* A, void* B, void* C) {
 
 int main(int argc, char** argv) {
   std::vector<int> widths{4, 16}, logs{18, 20, 22};
-  bool sweep = false, constant_data = false;
+  bool sweep = false, constant_data = false, launch = false;
   const char* shapes = nullptr;
   int sweep_min_log2 = 12;
   for (int i = 1; i < argc; ++i) {
@@ -147,6 +234,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--rows-log2") && i + 1 < argc) logs = parse_list(argv[++i]);
     else if (!std::strcmp(argv[i], "--route-sweep")) sweep = true;
     else if (!std::strcmp(argv[i], "--constant-data")) constant_data = true;
+    else if (!std::strcmp(argv[i], "--launch")) launch = true;
     else if (!std::strcmp(argv[i], "--sweep-shapes") && i + 1 < argc) shapes = argv[++i];
     else if (!std::strcmp(argv[i], "--sweep-min-log2") && i + 1 < argc) sweep_min_log2 = std::atoi(argv[++i]);
   }
@@ -181,6 +269,10 @@ int main(int argc, char** argv) {
   }
   if (sweep) {
     route_sweep(sweep_min_log2, A, B, C);
+    return 0;
+  }
+  if (launch) {
+    launch_floor(widths, logs, sms, A, B, C, sink);
     return 0;
   }
   const double t_empty = median_ms([] { empty_kernel<<<1, 32>>>(); });
