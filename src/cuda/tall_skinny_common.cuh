@@ -38,6 +38,25 @@ inline long long env_int(const char* name, long long fallback) {
   return e ? std::atoll(e) : fallback;
 }
 
+// cp.async (sm_80+): BYTES (4, 8 or 16) from global to shared memory, zero-filled when !pred (nothing read).
+template <int BYTES>
+__device__ __forceinline__ void cp_async(void* smem, const void* gmem, bool pred) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  const int src_size = pred ? BYTES : 0;  // 0: zero-fill, nothing read
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(gmem), "n"(BYTES), "r"(src_size)
+               : "memory");
+}
+// 16 bytes through L2 only; `bytes` < 16 zero-fills the rest (but see cp_async_pair: it may still read 16)
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int bytes) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
 // Device complex: same layout as std::complex<S> / Kokkos::complex<S>, aligned like the 2-vector loads need.
 template <class S>
 struct alignas(2 * sizeof(S)) cpx {

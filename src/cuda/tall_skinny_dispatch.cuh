@@ -395,9 +395,9 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
   }                                                                                                          \
   }
 #define KBLA_TS_X_RR(W, TM, TN, PM, PN) \
-  if (w <= W || W == 64) return launch_tsmttsm<S_, CP_, TM, TN, PM, PN, kLayRR>(a, st);
+  if (w <= W || W == 64) return launch_tsmttsm_square<S_, CP_, TM, TN, PM, PN, kLayRR>(a, st);
 #define KBLA_TS_X_CC(W, TM, TN, PM, PN) \
-  if (w <= W || W == 64) return launch_tsmttsm<S_, CP_, TM, TN, PM, PN, kLayCC>(a, st);
+  if (w <= W || W == 64) return launch_tsmttsm_square<S_, CP_, TM, TN, PM, PN, kLayCC>(a, st);
 #define KBLA_TS_X_GEN(W, TM, TN, PM, PN) \
   if (w <= W || W == 64) return launch_tsmttsm<S_, CP_, TM, TN, PM, PN, kLayGEN>(a, st);
 

@@ -43,19 +43,6 @@ struct TsmmShape {
   }
 };
 
-template <int BYTES>
-__device__ __forceinline__ void cp_async(void* smem, const void* gmem, bool pred) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  const int src_size = pred ? BYTES : 0;  // 0: zero-fill, nothing read
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(gmem), "n"(BYTES), "r"(src_size)
-               : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
 template <class S>
 __device__ __forceinline__ void fma_plain(S& acc, S a, S c) {
   acc = fma(a, c, acc);

@@ -7,7 +7,7 @@
 // P entry has exactly one owner per block and goes to the zero-kept workspace by one atomic add; the last
 // block of a tile writes C (as the SIMT kernel does). Non-deterministic mode only.
 #pragma once
-#include "tsmm_kernel.cuh"  // cp_async helpers
+#include "tsmm_kernel.cuh"
 #include "tsmttsm_kernel.cuh"
 
 namespace kbla {
@@ -73,11 +73,6 @@ struct DmmaShape {
   static constexpr int SB = CCOL ? BN / 2 * LDB : KMAJ ? BN * LDB : KC * LDB;
   static constexpr std::size_t smem = std::size_t(ST) * (SA + SB) * sizeof(double);
 };
-
-__device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int bytes) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(bytes) : "memory");
-}
 
 // 16 bytes when both elements exist; otherwise 8-byte copies, so that nothing past the last element is touched
 // (a 16-byte cp.async with src-size 8 still faulted past the end of an allocation: run 3, NOTES.md)

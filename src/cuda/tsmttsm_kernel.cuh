@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <type_traits>
 #include "tall_skinny_common.cuh"
+#include "tsmttsm_ring.cuh"
 
 namespace kbla {
 namespace cuda {
@@ -225,7 +226,8 @@ struct TsmttsmShape {
   static constexpr int NT = TN * PN;
 };
 
-template <class S, bool CPLX, int TM, int TN, int PM, int PN, int LAY>
+// ST > 0: the rows stream through warp-private cp.async rings of ST stages (tsmttsm_ring.cuh; dynamic shared memory)
+template <class S, bool CPLX, int TM, int TN, int PM, int PN, int LAY, int ST = 0>
 __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
     tsmttsm_kernel(const TsmttsmArgs<S, CPLX> p) {
   using E = Elem<S, CPLX>;
@@ -303,56 +305,67 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
     bsm = p.bsm;
   }
 
-  const std::int64_t gstride = std::int64_t(nxb) * R;
-  std::int64_t k = std::int64_t(xb) * R + r;
-  const E* pa = p.A + k * ask + std::int64_t(m0) * asm_;
-  const E* pb = p.B + k * bsk + std::int64_t(n0) * bsm;
-  const std::int64_t adv_a = gstride * ask, adv_b = gstride * bsk;
-
   E acc[TM][TN];
 #pragma unroll
   for (int i = 0; i < TM; ++i)
 #pragma unroll
     for (int j = 0; j < TN; ++j) set_zero(acc[i][j]);
 
-  E a[TM], b[TN];
-  {
-    const bool kv = k < K;
+  if constexpr (ST > 0) {  // warp-private cp.async rings (tsmttsm_ring.cuh): one thread per row, single column tile
+    static_assert(P == 1 && LAY != kLayGEN, "the ring covers one thread per row, row- or column-major");
+    extern __shared__ uint4 ts_ring[];
+    constexpr int NWB = BT / 32;
+    const int lane = tid & 31, wid = tid >> 5;
+    tsmttsm_ring_rows<E, TM, TN, LAY == kLayCC, ST>(
+        acc, ts_ring + std::size_t(wid) * ST * TsmttsmRingStage<E, TM, TN>::PIECES, p.A, p.B, K, p.M, p.N,
+        LAY == kLayCC ? p.asm_ : p.ask, LAY == kLayCC ? p.bsm : p.bsk, std::int64_t(xb) * NWB + wid,
+        std::int64_t(nxb) * NWB, lane, [](E& c, const E& a, const E& b) { fma_conj(c, a, b); });
+  } else {
+    const std::int64_t gstride = std::int64_t(nxb) * R;
+    std::int64_t k = std::int64_t(xb) * R + r;
+    const E* pa = p.A + k * ask + std::int64_t(m0) * asm_;
+    const E* pb = p.B + k * bsk + std::int64_t(n0) * bsm;
+    const std::int64_t adv_a = gstride * ask, adv_b = gstride * bsk;
+
+    E a[TM], b[TN];
+    {
+      const bool kv = k < K;
 #pragma unroll
-    for (int i = 0; i < TM; ++i) {
-      if (kv && mv[i]) a[i] = ldg(pa + std::int64_t(i * PM) * asm_);
-      else set_zero(a[i]);
+      for (int i = 0; i < TM; ++i) {
+        if (kv && mv[i]) a[i] = ldg(pa + std::int64_t(i * PM) * asm_);
+        else set_zero(a[i]);
+      }
+#pragma unroll
+      for (int j = 0; j < TN; ++j) {
+        if (kv && nv[j]) b[j] = ldg(pb + std::int64_t(j * PN) * bsm);
+        else set_zero(b[j]);
+      }
     }
+    for (; k < K; k += gstride) {
+      // leap-frog: load the next row while this one is used
+      pa += adv_a;
+      pb += adv_b;
+      const bool kv = (k + gstride) < K;
+      E an[TM], bn[TN];
 #pragma unroll
-    for (int j = 0; j < TN; ++j) {
-      if (kv && nv[j]) b[j] = ldg(pb + std::int64_t(j * PN) * bsm);
-      else set_zero(b[j]);
+      for (int i = 0; i < TM; ++i) {
+        if (kv && mv[i]) an[i] = ldg(pa + std::int64_t(i * PM) * asm_);
+        else set_zero(an[i]);
+      }
+#pragma unroll
+      for (int j = 0; j < TN; ++j) {
+        if (kv && nv[j]) bn[j] = ldg(pb + std::int64_t(j * PN) * bsm);
+        else set_zero(bn[j]);
+      }
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) fma_conj(acc[i][j], a[i], b[j]);
+#pragma unroll
+      for (int i = 0; i < TM; ++i) a[i] = an[i];
+#pragma unroll
+      for (int j = 0; j < TN; ++j) b[j] = bn[j];
     }
-  }
-  for (; k < K; k += gstride) {
-    // leap-frog: load the next row while this one is used
-    pa += adv_a;
-    pb += adv_b;
-    const bool kv = (k + gstride) < K;
-    E an[TM], bn[TN];
-#pragma unroll
-    for (int i = 0; i < TM; ++i) {
-      if (kv && mv[i]) an[i] = ldg(pa + std::int64_t(i * PM) * asm_);
-      else set_zero(an[i]);
-    }
-#pragma unroll
-    for (int j = 0; j < TN; ++j) {
-      if (kv && nv[j]) bn[j] = ldg(pb + std::int64_t(j * PN) * bsm);
-      else set_zero(bn[j]);
-    }
-#pragma unroll
-    for (int i = 0; i < TM; ++i)
-#pragma unroll
-      for (int j = 0; j < TN; ++j) fma_conj(acc[i][j], a[i], b[j]);
-#pragma unroll
-    for (int i = 0; i < TM; ++i) a[i] = an[i];
-#pragma unroll
-    for (int j = 0; j < TN; ++j) b[j] = bn[j];
   }
 
   // direct combine: thread 0 reads the tile's flag now, so that its latency overlaps the block reduction
@@ -613,15 +626,24 @@ inline bool stream_capturing(cudaStream_t stream) {
 }
 
 // Host launcher for one configuration.
-template <class S, bool CPLX, int TM, int TN, int PM, int PN, int LAY>
+template <class S, bool CPLX, int TM, int TN, int PM, int PN, int LAY, int ST = 0>
 cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_blocks_override = 0) {
   using Sh = TsmttsmShape<TM, TN, PM, PN>;
   constexpr int NS = CPLX ? 2 : 1;
-  auto kern = tsmttsm_kernel<S, CPLX, TM, TN, PM, PN, LAY>;
+  auto kern = tsmttsm_kernel<S, CPLX, TM, TN, PM, PN, LAY, ST>;
+  constexpr std::size_t ring_smem =
+      ST > 0 ? std::size_t(Sh::BT / 32) * ST * TsmttsmRingStage<Elem<S, CPLX>, TM, TN>::BYTES : 0;
   static int occ[kMaxDevices] = {0};
   const int dev = current_device();
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
-  if (occ[dev] == 0) occ[dev] = blocks_per_sm_pinned(kern, Sh::BT, 0, true);  // L1 for the loads (see there)
+  if (occ[dev] == 0) {
+    if (ring_smem > 0) {
+      const cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(ring_smem));
+      if (e != cudaSuccess) return e;
+    }
+    occ[dev] = blocks_per_sm_pinned(kern, Sh::BT, ring_smem, true);  // L1 for the loads (see there)
+    if (occ[dev] < 1) return cudaErrorInvalidConfiguration;
+  }
   const int ty = (a.M + Sh::MT - 1) / Sh::MT, tz = (a.N + Sh::NT - 1) / Sh::NT;
   std::int64_t fill = std::int64_t(sm_count()) * occ[dev];
   if (max_blocks_override > 0) fill = max_blocks_override;
@@ -661,7 +683,7 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
     a.counters = nullptr;
     std::lock_guard<std::mutex> lock(tsmttsm_epoch_mutex());
     a.epoch = tsmttsm_next_epoch();
-    kern<<<dim3(unsigned(gx + 1), unsigned(ty), unsigned(tz)), Sh::BT, 0, stream>>>(a);
+    kern<<<dim3(unsigned(gx + 1), unsigned(ty), unsigned(tz)), Sh::BT, ring_smem, stream>>>(a);
     return cudaGetLastError();
   } else if (a.deterministic) {  // scratch: gx partial results
     err = workspace(stream, 1, std::size_t(gx) * MN * NS * sizeof(S), &ws);
@@ -677,7 +699,7 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
     a.counters = static_cast<unsigned*>(ws);
     a.W = reinterpret_cast<S*>(static_cast<char*>(ws) + cnt_bytes);
   }
-  kern<<<dim3(unsigned(gx), unsigned(ty), unsigned(tz)), Sh::BT, 0, stream>>>(a);
+  kern<<<dim3(unsigned(gx), unsigned(ty), unsigned(tz)), Sh::BT, ring_smem, stream>>>(a);
   err = cudaGetLastError();
   if (err != cudaSuccess) return err;
   if (a.deterministic) {
@@ -686,6 +708,41 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
     err = cudaGetLastError();
   }
   return err;
+}
+
+// Warp-private cp.async rings (tsmttsm_ring.cuh) for the one-thread-per-row classes: ST stages of ~14 KB in flight per
+// warp (D 4 x 4: 8 stages of 2 KB; the best of 8, 10, 12 and 24 stages in session 16's probe), at most 16 stages and
+// ~200 KB per block of 8 warps.
+template <class E, int TM, int TN>
+constexpr int tsmttsm_ring_stages() {
+  constexpr int b = TsmttsmRingStage<E, TM, TN>::BYTES;
+  constexpr int want = 1 + (14336 + b - 1) / b, cap = 204800 / (8 * b);
+  constexpr int st = want < cap ? want : cap;
+  return st > 16 ? 16 : st < 2 ? 2 : st;
+}
+// KBLA_TS_NO_RING=1: the register leap-frog everywhere (A/B runs)
+inline bool tsmttsm_ring_on() {
+  static const bool on = !env_switch("KBLA_TS_NO_RING");
+  return on;
+}
+// What the ring needs: one column tile, 16-byte aligned operands, row-major rows dense (ld == width: a chunk is one
+// run) or column-major columns starting at 16-byte multiples.
+template <class S, bool CPLX, int TM, int TN, int LAY>
+bool tsmttsm_ring_fits(const TsmttsmArgs<S, CPLX>& a) {
+  constexpr std::int64_t EB = sizeof(Elem<S, CPLX>);
+  if (a.M > TM || a.N > TN || a.K < 1) return false;
+  if ((reinterpret_cast<std::uintptr_t>(a.A) | reinterpret_cast<std::uintptr_t>(a.B)) % 16 != 0) return false;
+  if (LAY == kLayRR) return a.ask == a.M && a.bsk == a.N;
+  return (a.asm_ * EB) % 16 == 0 && (a.bsm * EB) % 16 == 0;
+}
+// The square tables' launch: the ring where it fits (double and complex double, one thread per row), else the leap-frog.
+template <class S, bool CPLX, int TM, int TN, int PM, int PN, int LAY>
+cudaError_t launch_tsmttsm_square(const TsmttsmArgs<S, CPLX>& a, cudaStream_t stream) {
+  if constexpr (PM * PN == 1 && LAY != kLayGEN && std::is_same<S, double>::value) {
+    if (tsmttsm_ring_on() && tsmttsm_ring_fits<S, CPLX, TM, TN, LAY>(a))
+      return launch_tsmttsm<S, CPLX, TM, TN, PM, PN, LAY, tsmttsm_ring_stages<Elem<S, CPLX>, TM, TN>()>(a, stream);
+  }
+  return launch_tsmttsm<S, CPLX, TM, TN, PM, PN, LAY>(a, stream);
 }
 
 }  // namespace detail

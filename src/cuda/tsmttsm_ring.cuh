@@ -1,0 +1,120 @@
+// Row loop of the SIMT TSMTTSM kernel (tsmttsm_kernel.cuh) fed by warp-private cp.async rings. No Kokkos in here.
+//
+// Why: with one thread per row and the next row in registers (leap-frogging), the narrow kernels keep only ~64 bytes
+// per thread in flight, and their registers (D 4 x 4: 98) cap them at 2 blocks of 256 threads per SM: ~32 KB per SM,
+// less than the memory system needs near its peak. Here each warp streams 32-row chunks of A and B through ST stages
+// of its own shared memory by cp.async, so ST - 1 chunks per warp are in flight without holding registers, and no
+// block-wide barrier sits in the loop (a warp only waits for its own copies). One block of 8 warps per SM.
+//
+// Lane l copies 16-byte pieces l, l + 32, ... of the chunk (coalesced), then reads row l from shared memory. A chunk
+// of a row-major operand is one contiguous run (ld == width); of a column-major one, one 32-element run per column
+// (ld * sizeof(E) a multiple of 16). Rows past K are zero in shared memory, so the FMAs need no row test.
+#pragma once
+#include <cstdint>
+
+#include "tall_skinny_common.cuh"
+
+namespace kbla {
+namespace cuda {
+namespace detail {
+
+// Stage layout of one warp: A's chunk (room for TM columns), then B's (TN columns), in 16-byte pieces.
+template <class E, int TM, int TN>
+struct TsmttsmRingStage {
+  static constexpr int PA = 32 * TM * int(sizeof(E)) / 16, PB = 32 * TN * int(sizeof(E)) / 16;
+  static constexpr int PIECES = PA + PB;
+  static constexpr int BYTES = 16 * PIECES;
+};
+
+// One operand's chunk c (rows 32 c .. 32 c + 31, W columns) into the stage region `dst`, by the 32 lanes of a warp.
+// The last piece of an odd run of doubles is copied with 8 bytes: a 16-byte cp.async with a shorter src-size may
+// still read past the end of the allocation (NOTES.md, run 3).
+template <class E, bool COL>
+__device__ __forceinline__ void ring_copy_chunk(uint4* dst, const E* base, std::int64_t c, std::int64_t K, int W,
+                                                std::int64_t ld, int lane) {
+  constexpr int EB = int(sizeof(E));
+  if constexpr (!COL) {  // one run of 32 W elements starting at row 32 c (ld == W)
+    const char* src = reinterpret_cast<const char*>(base + c * 32 * W);
+    const std::int64_t left = (K - c * 32) * W * EB;  // bytes from the chunk start to the end of the operand
+    const int pieces = 2 * W * EB;                    // 32 W EB / 16
+    for (int q = lane; q < pieces; q += 32) {
+      const std::int64_t rest = left - 16 * std::int64_t(q);
+      if (rest >= 16) {
+        cp_async16(dst + q, src + 16 * q, 16);
+      } else if (rest > 0) {  // 8 bytes (an odd number of doubles): copy them, zero the other half
+        cp_async<8>(dst + q, src + 16 * q, true);
+        cp_async<8>(reinterpret_cast<char*>(dst + q) + 8, src, false);
+      } else {
+        cp_async16(dst + q, src, 0);
+      }
+    }
+  } else {  // W runs of 32 elements, column j at base + j ld + 32 c
+    constexpr int PC = 32 * EB / 16;  // pieces per column
+    constexpr int EP = 16 / EB;       // elements per piece
+    const std::int64_t r0 = c * 32;
+    for (int q = lane; q < W * PC; q += 32) {
+      const int j = q / PC, t = q % PC;
+      const std::int64_t r = r0 + std::int64_t(t) * EP;
+      const E* src = base + j * ld + r;
+      if (r + EP <= K) {
+        cp_async16(dst + q, src, 16);
+      } else if (r < K) {  // EP == 2, one double left in this column
+        cp_async<8>(dst + q, src, true);
+        cp_async<8>(reinterpret_cast<char*>(dst + q) + 8, src, false);
+      } else {
+        cp_async16(dst + q, base, 0);
+      }
+    }
+  }
+}
+
+// acc[i][j] += conj(A(k, i)) * B(k, j) over the rows k of the warp chunks gw, gw + nw, gw + 2 nw, ... (i < M, j < N).
+// `ring`: this warp's ST stages. fma: the kernel's acc += conj(a) * b.
+template <class E, int TM, int TN, bool COL, int ST, class FMA>
+__device__ __forceinline__ void tsmttsm_ring_rows(E (&acc)[TM][TN], uint4* ring, const E* A, const E* B, std::int64_t K,
+                                                  int M, int N, std::int64_t lda, std::int64_t ldb, std::int64_t gw,
+                                                  std::int64_t nw, int lane, FMA&& fma) {
+  using St = TsmttsmRingStage<E, TM, TN>;
+  static_assert(ST >= 2, "at least two stages");
+  const std::int64_t nchunks = (K + 31) / 32;
+  auto issue = [&](std::int64_t c, int s) {
+    if (c < nchunks) {
+      uint4* d = ring + s * St::PIECES;
+      ring_copy_chunk<E, COL>(d, A, c, K, M, lda, lane);
+      ring_copy_chunk<E, COL>(d + St::PA, B, c, K, N, ldb, lane);
+    }
+    cp_async_commit();  // empty groups too: the wait below counts groups
+  };
+#pragma unroll
+  for (int s = 0; s < ST - 1; ++s) issue(gw + s * nw, s);
+  int s = 0;
+  for (std::int64_t c = gw; c < nchunks; c += nw) {
+    issue(c + (ST - 1) * nw, s == 0 ? ST - 1 : s - 1);  // into the stage read in the previous step
+    cp_async_wait<ST - 1>();                              // chunk c has landed (this lane's copies)
+    __syncwarp();                                         // ... and the other lanes'
+    const E* sa = reinterpret_cast<const E*>(ring + s * St::PIECES);
+    const E* sb = reinterpret_cast<const E*>(ring + s * St::PIECES + St::PA);
+    E a[TM], b[TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+      if (i < M) a[i] = COL ? sa[i * 32 + lane] : sa[lane * M + i];
+      else set_zero(a[i]);
+    }
+#pragma unroll
+    for (int j = 0; j < TN; ++j) {
+      if (j < N) b[j] = COL ? sb[j * 32 + lane] : sb[lane * N + j];
+      else set_zero(b[j]);
+    }
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+      for (int j = 0; j < TN; ++j) fma(acc[i][j], a[i], b[j]);
+    __syncwarp();  // every lane has read stage s before it is refilled
+    s = s + 1 == ST ? 0 : s + 1;
+  }
+  cp_async_wait<0>();
+}
+
+}  // namespace detail
+}  // namespace cuda
+}  // namespace kbla
