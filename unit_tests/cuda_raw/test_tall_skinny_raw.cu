@@ -4,6 +4,7 @@
 // Prints one line per failure and a final "N passed, N failed"; exit code 0 iff nothing failed.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -382,6 +383,17 @@ void suite(bool quick) {
       test_tsmttsm<T>(K, w, w, l, l, l, 0, al, (w % 2) ? zero : be);
       test_tsmm<T>(K, w, w, l, l, l, 0, al, (w % 2) ? be : zero);
     }
+  // the warp ring of the one-thread-per-row classes (tsmttsm_ring.cuh, double types): dense row-major (odd K * w: the
+  // 8-byte last piece) and column-major at even ld (odd K: one double in a column's last piece), partial last chunk,
+  // fewer rows than one chunk, M != N in one class, the deterministic partials
+  for (int w = 1; w <= 8; ++w)
+    for (std::int64_t K : {5, 64, 2051, quick ? 4100 : 100003}) {
+      test_tsmttsm<T>(K, w, w, C, C, C, int(K % 2), al, (w % 2) ? be : zero);
+      test_tsmttsm<T>(K, w, std::max(1, w - 1), R, R, R, 0, al, be);
+      test_tsmttsm<T>(K, std::max(1, w - 1), w, C, C, C, int(K % 2), one, zero);
+    }
+  test_tsmttsm<T>(65537, 4, 4, R, R, R, 0, al, be, true);
+  test_tsmttsm<T>(65538, 6, 5, C, C, C, 0, al, be, true);
   // M != N, mixed layouts, strided (ld > rows)
   // (24, 57) ... (48, 33): M != N inside the TSMM DMMA classes (k-steps / n-tiles skipped past M, N)
   const int shapes[][2] = {{1, 7},   {7, 1},   {3, 64},  {64, 5},  {33, 17}, {17, 40},
