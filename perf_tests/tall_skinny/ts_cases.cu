@@ -7,6 +7,8 @@
 //     --random-data: operands from the benchmark's hash fill (common/kbla_hash_fill.cuh) instead of 1/(1 + i % 97)
 //     --big-alloc: A and B each in an allocation of at least 4 GiB (the benchmark's buffers)
 //     --prefer-shared: the device-wide cache preference Kokkos::initialize sets (cudaFuncCachePreferShared)
+//     --b2b: the mean of --reps calls launched back to back (one event pair: launch latency hidden, ~0.1 % spread at
+//            2^20 rows) instead of the median of single event-timed calls
 //     --cublas: the cases through cuBLAS (the library's cublas_tsmttsm / cublas_tsmm wrappers) instead of kbla
 //     --z-tile V: Z tsmttsm cases (dense, same layout) through candidate 128 x 128 DMMA row V (kZTiles below)
 //     TYPE D | Z, OP tsmttsm | tsmm, LAYOUT R (row-major) | C (column-major)
@@ -55,7 +57,8 @@ bool parse(const char* s, Case* c) {
          (lay == 'R' || lay == 'C') && c->M > 0 && c->N > 0;
 }
 
-bool g_complex_3m = false, g_random = false, g_cublas = false, g_big_alloc = false, g_prefer_shared = false;
+bool g_complex_3m = false, g_random = false, g_cublas = false, g_big_alloc = false, g_prefer_shared = false,
+     g_b2b = false;
 int g_z_tile = -1;
 
 // Candidate tiles of the complex 57-64 TSMTTSM rows: (FM, FN, KC, ST) of a 128 x 128 real-view tile; 0 is the row
@@ -101,7 +104,21 @@ float run(const Case& c, std::int64_t K, void* bufA, void* bufB, void* bufC, cud
       CK(kbla::cuda::tsmttsm<T>(s, K, c.M, c.N, T(1), A, ld(K, c.M), L, B, ld(K, c.N), L, T(0), C, ld(c.M, c.N), L,
                                 options));
   };
-  return median_event_ms(call, 2, reps, s);
+  if (!g_b2b) return median_event_ms(call, 2, reps, s);
+  call();
+  call();
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  CK(cudaEventRecord(e0, s));
+  for (int i = 0; i < reps; ++i) call();
+  CK(cudaEventRecord(e1, s));
+  CK(cudaEventSynchronize(e1));
+  float ms = 0;
+  CK(cudaEventElapsedTime(&ms, e0, e1));
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  return ms / reps;
 }
 
 int main(int argc, char** argv) {
@@ -118,20 +135,22 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--big-alloc")) g_big_alloc = true;
     else if (!std::strcmp(argv[i], "--prefer-shared")) g_prefer_shared = true;
     else if (!std::strcmp(argv[i], "--cublas")) g_cublas = true;
+    else if (!std::strcmp(argv[i], "--b2b")) g_b2b = true;
     else if (!std::strcmp(argv[i], "--z-tile") && i + 1 < argc)
       g_z_tile = std::min(std::atoi(argv[++i]), int(sizeof(kZTiles) / sizeof(kZTiles[0])) - 1);
     else if (parse(argv[i], &c)) cases.push_back(c);
     else {
       std::fprintf(stderr,
                    "usage: %s [--reps N] [--rows-log2 L] [--rows K] [--complex-3m] [--random-data] [--big-alloc] "
-                   "[--prefer-shared] [--cublas] [--z-tile V] "
+                   "[--prefer-shared] [--b2b] [--cublas] [--z-tile V] "
                    "TYPE:OP:LAYOUT:MxN ...\n", argv[0]);
       return 1;
     }
   }
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("# %s, reps %d%s%s", prop.name, reps, g_random ? ", random data" : "", g_cublas ? ", cuBLAS" : "");
+  std::printf("# %s, reps %d%s%s%s", prop.name, reps, g_random ? ", random data" : "", g_cublas ? ", cuBLAS" : "",
+              g_b2b ? ", back to back" : "");
   if (g_z_tile >= 0) std::printf(", Z tile %d", g_z_tile);
   std::printf("\n");
   if (g_prefer_shared) CK(cudaDeviceSetCacheConfig(cudaFuncCachePreferShared));
