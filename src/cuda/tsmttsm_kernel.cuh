@@ -59,6 +59,8 @@ struct TsmttsmArgs {
   std::uint64_t* flags;  // per column tile: 2 e (claimed) or 2 e + 1 (done) of the last call e that scaled it
   std::uint64_t epoch;   // this call's (host counter, unique and increasing per process)
   bool scaler_off;       // test switch KBLA_TS_DIRECT_ROWSCALE=1: the extra blocks leave the scaling to the row blocks
+  bool scaler_block;     // direct: block x = 0 is the extra scaling block; false (the ring's one block per SM, where an
+                         // idle SM cost 1.5 %): every block takes rows and the first to finish them claims the scaling
 };
 
 __device__ __forceinline__ std::uint64_t ld_relaxed_gpu(const std::uint64_t* p) {
@@ -255,7 +257,8 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
       if (gm < p.M && gn < p.N) scale_by_beta<S, CPLX>(c_entry(p.C, p.ldc, p.crow, gm, gn), p.beta, p.beta_zero);
     }
   };
-  if (p.direct && blockIdx.x == 0) {
+  const bool extra = p.direct && p.scaler_block;
+  if (extra && blockIdx.x == 0) {
     if (p.scaler_off) return;
     if (tid == 0) s_last = atomicMax(reinterpret_cast<unsigned long long*>(p.flags + tile), claimed) < claimed;
     __syncthreads();
@@ -266,8 +269,8 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
     if (tid == 0) st_release_gpu(p.flags + tile, done);
     return;
   }
-  const int xb = p.direct ? int(blockIdx.x) - 1 : int(blockIdx.x);  // this block's index among the row blocks
-  const int nxb = p.direct ? int(gridDim.x) - 1 : int(gridDim.x);
+  const int xb = extra ? int(blockIdx.x) - 1 : int(blockIdx.x);  // this block's index among the row blocks
+  const int nxb = extra ? int(gridDim.x) - 1 : int(gridDim.x);
   int r, pidx;
   if constexpr (LAY == kLayRR) {
     pidx = tid % P;
@@ -313,11 +316,15 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
 
   if constexpr (ST > 0) {  // warp-private cp.async rings (tsmttsm_ring.cuh): one thread per row, single column tile
     static_assert(P == 1 && LAY != kLayGEN, "the ring covers one thread per row, row- or column-major");
-    extern __shared__ uint4 ts_ring[];
+    extern __shared__ __align__(128) uint4 ts_ring_raw[];
+    // stages on 128-byte lines: after the static red / s_last the dynamic area starts 16 bytes off a line, and a warp's
+    // 512-byte cp.async then touched 5 lines and went out as twice the L2 sector requests (ncu, session 16: 50 % L2
+    // "hits", 87 -> 79 % of the DRAM peak); the launch adds 128 bytes for the rounding
+    uint4* ts_ring = reinterpret_cast<uint4*>((reinterpret_cast<std::uintptr_t>(ts_ring_raw) + 127) & ~std::uintptr_t(127));
     constexpr int NWB = BT / 32;
     const int lane = tid & 31, wid = tid >> 5;
     tsmttsm_ring_rows<E, TM, TN, LAY == kLayCC, ST>(
-        acc, ts_ring + std::size_t(wid) * ST * TsmttsmRingStage<E, TM, TN>::PIECES, p.A, p.B, K, p.M, p.N,
+        acc, ts_ring + std::size_t(wid) * ST * TsmttsmRingStage<E, TM, TN>::PIECES, p.A, p.B, K,
         LAY == kLayCC ? p.asm_ : p.ask, LAY == kLayCC ? p.bsm : p.bsk, std::int64_t(xb) * NWB + wid,
         std::int64_t(nxb) * NWB, lane, [](E& c, const E& a, const E& b) { fma_conj(c, a, b); });
   } else {
@@ -632,7 +639,7 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
   constexpr int NS = CPLX ? 2 : 1;
   auto kern = tsmttsm_kernel<S, CPLX, TM, TN, PM, PN, LAY, ST>;
   constexpr std::size_t ring_smem =
-      ST > 0 ? std::size_t(Sh::BT / 32) * ST * TsmttsmRingStage<Elem<S, CPLX>, TM, TN>::BYTES : 0;
+      ST > 0 ? std::size_t(Sh::BT / 32) * ST * TsmttsmRingStage<Elem<S, CPLX>, TM, TN>::BYTES + 128 : 0;
   static int occ[kMaxDevices] = {0};
   const int dev = current_device();
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
@@ -648,8 +655,9 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
   std::int64_t fill = std::int64_t(sm_count()) * occ[dev];
   if (max_blocks_override > 0) fill = max_blocks_override;
   const bool direct = !a.deterministic && tsmttsm_direct_combine<S, CPLX>() && !stream_capturing(stream);
-  // direct: one scaling block per column tile comes on top of the row blocks, which give up one block to it
-  std::int64_t gx = fill / (std::int64_t(ty) * tz) - (direct ? 1 : 0);
+  // direct (leap-frog): one scaling block per column tile comes on top of the row blocks, which give up one block to it
+  const bool scaler_block = direct && ST == 0;
+  std::int64_t gx = fill / (std::int64_t(ty) * tz) - (scaler_block ? 1 : 0);
   if (gx < 1) gx = 1;
   // At least 4 rows per thread: at small K one row per thread spends more on the block reduction and the combine than
   // on the loads. H100 (session 15, ts_cases --prefer-shared --random-data, routes off, two rounds; GB/s 1 row -> 4
@@ -679,11 +687,12 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
     a.flags = static_cast<std::uint64_t*>(ws);
     static const bool scaler_off = env_switch("KBLA_TS_DIRECT_ROWSCALE");
     a.scaler_off = scaler_off;
+    a.scaler_block = scaler_block;
     a.W = nullptr;
     a.counters = nullptr;
     std::lock_guard<std::mutex> lock(tsmttsm_epoch_mutex());
     a.epoch = tsmttsm_next_epoch();
-    kern<<<dim3(unsigned(gx + 1), unsigned(ty), unsigned(tz)), Sh::BT, ring_smem, stream>>>(a);
+    kern<<<dim3(unsigned(gx + (scaler_block ? 1 : 0)), unsigned(ty), unsigned(tz)), Sh::BT, ring_smem, stream>>>(a);
     return cudaGetLastError();
   } else if (a.deterministic) {  // scratch: gx partial results
     err = workspace(stream, 1, std::size_t(gx) * MN * NS * sizeof(S), &ws);
@@ -725,12 +734,12 @@ inline bool tsmttsm_ring_on() {
   static const bool on = !env_switch("KBLA_TS_NO_RING");
   return on;
 }
-// What the ring needs: one column tile, 16-byte aligned operands, row-major rows dense (ld == width: a chunk is one
-// run) or column-major columns starting at 16-byte multiples.
+// What the ring needs: the class's own widths (M == TM, N == TN: compile-time piece counts), 16-byte aligned operands,
+// row-major rows dense (ld == width: a chunk is one run) or column-major columns starting at 16-byte multiples.
 template <class S, bool CPLX, int TM, int TN, int LAY>
 bool tsmttsm_ring_fits(const TsmttsmArgs<S, CPLX>& a) {
   constexpr std::int64_t EB = sizeof(Elem<S, CPLX>);
-  if (a.M > TM || a.N > TN || a.K < 1) return false;
+  if (a.M != TM || a.N != TN || a.K < 1) return false;
   if ((reinterpret_cast<std::uintptr_t>(a.A) | reinterpret_cast<std::uintptr_t>(a.B)) % 16 != 0) return false;
   if (LAY == kLayRR) return a.ask == a.M && a.bsk == a.N;
   return (a.asm_ * EB) % 16 == 0 && (a.bsm * EB) % 16 == 0;

@@ -27,17 +27,29 @@ struct TsmttsmRingStage {
 };
 
 // One operand's chunk c (rows 32 c .. 32 c + 31, W columns) into the stage region `dst`, by the 32 lanes of a warp.
-// The last piece of an odd run of doubles is copied with 8 bytes: a 16-byte cp.async with a shorter src-size may
+// Whole chunks take compile-time piece counts and one address per lane and column step (the loop is issue-bound at
+// one block of 8 warps per SM: a first version with run-time widths and per-piece bounds issued ~2x the instructions
+// and streamed at 70 % of the DRAM peak against 87 %, ncu, session 16). The last, partial chunk checks each piece;
+// its last piece of an odd run of doubles is copied with 8 bytes: a 16-byte cp.async with a shorter src-size may
 // still read past the end of the allocation (NOTES.md, run 3).
-template <class E, bool COL>
-__device__ __forceinline__ void ring_copy_chunk(uint4* dst, const E* base, std::int64_t c, std::int64_t K, int W,
+template <class E, int W, bool COL>
+__device__ __forceinline__ void ring_copy_chunk(uint4* dst, const E* base, std::int64_t c, std::int64_t K,
                                                 std::int64_t ld, int lane) {
   constexpr int EB = int(sizeof(E));
+  const bool whole = (c + 1) * 32 <= K;
   if constexpr (!COL) {  // one run of 32 W elements starting at row 32 c (ld == W)
+    constexpr int P = 2 * W * EB;  // 32 W EB / 16 pieces
     const char* src = reinterpret_cast<const char*>(base + c * 32 * W);
+    if (whole) {
+#pragma unroll
+      for (int t = 0; t < (P + 31) / 32; ++t) {
+        const int q = lane + 32 * t;
+        if (P % 32 == 0 || q < P) cp_async16(dst + q, src + 16 * q, 16);
+      }
+      return;
+    }
     const std::int64_t left = (K - c * 32) * W * EB;  // bytes from the chunk start to the end of the operand
-    const int pieces = 2 * W * EB;                    // 32 W EB / 16
-    for (int q = lane; q < pieces; q += 32) {
+    for (int q = lane; q < P; q += 32) {
       const std::int64_t rest = left - 16 * std::int64_t(q);
       if (rest >= 16) {
         cp_async16(dst + q, src + 16 * q, 16);
@@ -49,39 +61,74 @@ __device__ __forceinline__ void ring_copy_chunk(uint4* dst, const E* base, std::
       }
     }
   } else {  // W runs of 32 elements, column j at base + j ld + 32 c
-    constexpr int PC = 32 * EB / 16;  // pieces per column
-    constexpr int EP = 16 / EB;       // elements per piece
-    const std::int64_t r0 = c * 32;
-    for (int q = lane; q < W * PC; q += 32) {
-      const int j = q / PC, t = q % PC;
-      const std::int64_t r = r0 + std::int64_t(t) * EP;
-      const E* src = base + j * ld + r;
+    constexpr int PC = 2 * EB;  // pieces per column (32 EB / 16)
+    constexpr int EP = 16 / EB;  // elements per piece
+    constexpr int CPW = 32 / PC;  // columns a warp covers per step (D 2, Z 1)
+    const int j0 = lane / PC, t0 = lane % PC;
+    const E* src = base + j0 * ld + c * 32 + t0 * EP;
+    if (whole) {
+#pragma unroll
+      for (int t = 0; t < (W + CPW - 1) / CPW; ++t) {
+        if (W % CPW == 0 || j0 + CPW * t < W) cp_async16(dst + lane + 32 * t, src + CPW * t * ld, 16);
+      }
+      return;
+    }
+#pragma unroll
+    for (int t = 0; t < (W + CPW - 1) / CPW; ++t) {
+      if (W % CPW != 0 && j0 + CPW * t >= W) continue;
+      const std::int64_t r = c * 32 + t0 * EP;
+      const E* p = src + CPW * t * ld;
+      uint4* d = dst + lane + 32 * t;
       if (r + EP <= K) {
-        cp_async16(dst + q, src, 16);
+        cp_async16(d, p, 16);
       } else if (r < K) {  // EP == 2, one double left in this column
-        cp_async<8>(dst + q, src, true);
-        cp_async<8>(reinterpret_cast<char*>(dst + q) + 8, src, false);
+        cp_async<8>(d, p, true);
+        cp_async<8>(reinterpret_cast<char*>(d) + 8, p, false);
       } else {
-        cp_async16(dst + q, base, 0);
+        cp_async16(d, base, 0);
       }
     }
   }
 }
 
-// acc[i][j] += conj(A(k, i)) * B(k, j) over the rows k of the warp chunks gw, gw + nw, gw + 2 nw, ... (i < M, j < N).
-// `ring`: this warp's ST stages. fma: the kernel's acc += conj(a) * b.
+// Row `lane` of a stage region into v (W elements): row-major rows are W consecutive elements, column-major columns
+// 32 elements apart. 16-byte loads where a row is a whole number of 16-byte pieces.
+template <class E, int W, bool COL>
+__device__ __forceinline__ void ring_read_row(const uint4* region, int lane, E (&v)[W]) {
+  const E* s = reinterpret_cast<const E*>(region);
+  if constexpr (COL) {
+#pragma unroll
+    for (int i = 0; i < W; ++i) v[i] = s[i * 32 + lane];
+  } else if constexpr ((W * sizeof(E)) % 16 == 0) {
+    constexpr int PR = int(W * sizeof(E) / 16);  // pieces per row
+    constexpr int EP = int(16 / sizeof(E));
+#pragma unroll
+    for (int t = 0; t < PR; ++t) {
+      const uint4 u = region[lane * PR + t];
+      const E* e = reinterpret_cast<const E*>(&u);
+#pragma unroll
+      for (int q = 0; q < EP; ++q) v[t * EP + q] = e[q];
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < W; ++i) v[i] = s[lane * W + i];
+  }
+}
+
+// acc[i][j] += conj(A(k, i)) * B(k, j) over the rows k of the warp chunks gw, gw + nw, gw + 2 nw, ... (A: K x TM,
+// B: K x TN, exactly). `ring`: this warp's ST stages. fma: the kernel's acc += conj(a) * b.
 template <class E, int TM, int TN, bool COL, int ST, class FMA>
 __device__ __forceinline__ void tsmttsm_ring_rows(E (&acc)[TM][TN], uint4* ring, const E* A, const E* B, std::int64_t K,
-                                                  int M, int N, std::int64_t lda, std::int64_t ldb, std::int64_t gw,
-                                                  std::int64_t nw, int lane, FMA&& fma) {
+                                                  std::int64_t lda, std::int64_t ldb, std::int64_t gw, std::int64_t nw,
+                                                  int lane, FMA&& fma) {
   using St = TsmttsmRingStage<E, TM, TN>;
   static_assert(ST >= 2, "at least two stages");
   const std::int64_t nchunks = (K + 31) / 32;
   auto issue = [&](std::int64_t c, int s) {
     if (c < nchunks) {
       uint4* d = ring + s * St::PIECES;
-      ring_copy_chunk<E, COL>(d, A, c, K, M, lda, lane);
-      ring_copy_chunk<E, COL>(d + St::PA, B, c, K, N, ldb, lane);
+      ring_copy_chunk<E, TM, COL>(d, A, c, K, lda, lane);
+      ring_copy_chunk<E, TN, COL>(d + St::PA, B, c, K, ldb, lane);
     }
     cp_async_commit();  // empty groups too: the wait below counts groups
   };
@@ -92,19 +139,9 @@ __device__ __forceinline__ void tsmttsm_ring_rows(E (&acc)[TM][TN], uint4* ring,
     issue(c + (ST - 1) * nw, s == 0 ? ST - 1 : s - 1);  // into the stage read in the previous step
     cp_async_wait<ST - 1>();                              // chunk c has landed (this lane's copies)
     __syncwarp();                                         // ... and the other lanes'
-    const E* sa = reinterpret_cast<const E*>(ring + s * St::PIECES);
-    const E* sb = reinterpret_cast<const E*>(ring + s * St::PIECES + St::PA);
     E a[TM], b[TN];
-#pragma unroll
-    for (int i = 0; i < TM; ++i) {
-      if (i < M) a[i] = COL ? sa[i * 32 + lane] : sa[lane * M + i];
-      else set_zero(a[i]);
-    }
-#pragma unroll
-    for (int j = 0; j < TN; ++j) {
-      if (j < N) b[j] = COL ? sb[j * 32 + lane] : sb[lane * N + j];
-      else set_zero(b[j]);
-    }
+    ring_read_row<E, TM, COL>(ring + s * St::PIECES, lane, a);
+    ring_read_row<E, TN, COL>(ring + s * St::PIECES + St::PA, lane, b);
 #pragma unroll
     for (int i = 0; i < TM; ++i)
 #pragma unroll

@@ -385,7 +385,7 @@ void suite(bool quick) {
     }
   // the warp ring of the one-thread-per-row classes (tsmttsm_ring.cuh, double types): dense row-major (odd K * w: the
   // 8-byte last piece) and column-major at even ld (odd K: one double in a column's last piece), partial last chunk,
-  // fewer rows than one chunk, M != N in one class, the deterministic partials
+  // fewer rows than one chunk, M != N (the leap-frog next to it), the deterministic partials
   for (int w = 1; w <= 8; ++w)
     for (std::int64_t K : {5, 64, 2051, quick ? 4100 : 100003}) {
       test_tsmttsm<T>(K, w, w, C, C, C, int(K % 2), al, (w % 2) ? be : zero);
