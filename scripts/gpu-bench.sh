@@ -83,6 +83,10 @@ for what in "$@"; do
             echo "exit $?" >> "$OUT/.ts_raw_${t}_$routes" ) &
         done
       done
+      # the warp ring of the double Aᴴ·B (tsmttsm_ring.cuh) wherever it fits, not only above the L2 size
+      ( KBLA_TS_NO_ROUTES=1 KBLA_TS_RING=1 OMP_NUM_THREADS=$thr timeout "${TS_RAW_LIMIT:-400}" \
+            "$RAW/kbla_cuda_raw_tests" --types D > "$OUT/.ts_raw_D_ring" 2>&1
+        echo "exit $?" >> "$OUT/.ts_raw_D_ring" ) &
       wait
       : > "$OUT/ts_raw.txt"
       for f in "$OUT"/.ts_raw_*; do

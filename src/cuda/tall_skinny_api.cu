@@ -55,6 +55,18 @@ int sm_count() {
   return cache[d];
 }
 
+std::int64_t l2_bytes() {
+  static std::int64_t cache[kMaxDevices] = {0};
+  const int d = current_device();
+  if (d < 0 || d >= kMaxDevices) return 0;
+  if (cache[d] == 0) {
+    int n = 0;
+    if (cudaDeviceGetAttribute(&n, cudaDevAttrL2CacheSize, d) != cudaSuccess || n < 1) n = 1;
+    cache[d] = n;
+  }
+  return cache[d];
+}
+
 namespace {
 struct Buf {
   void* p = nullptr;

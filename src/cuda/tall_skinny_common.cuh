@@ -84,8 +84,9 @@ struct Coef {  // alpha or beta as passed to a kernel
   S re, im;
 };
 
-// Number of SMs of the current device, queried once per device and cached.
+// Number of SMs / L2 bytes of the current device, queried once per device and cached.
 int sm_count();
+std::int64_t l2_bytes();
 int current_device();
 
 // Per (device, stream, slot) workspace, cached and grown on demand (the old buffer is freed after

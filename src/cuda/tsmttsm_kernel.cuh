@@ -729,10 +729,22 @@ constexpr int tsmttsm_ring_stages() {
   constexpr int st = want < cap ? want : cap;
   return st > 16 ? 16 : st < 2 ? 2 : st;
 }
-// KBLA_TS_NO_RING=1: the register leap-frog everywhere (A/B runs)
-inline bool tsmttsm_ring_on() {
-  static const bool on = !env_switch("KBLA_TS_NO_RING");
-  return on;
+// KBLA_TS_NO_RING=1: the register leap-frog everywhere; KBLA_TS_RING=1: the ring wherever it fits (A/B runs, tests)
+inline int tsmttsm_ring_mode() {
+  static const int m = env_switch("KBLA_TS_NO_RING") ? 0 : env_switch("KBLA_TS_RING") ? 2 : 1;
+  return m;
+}
+// Where the ring pays, measured (H100, session 16, ts_cases --random-data --prefer-shared, routes off, two rounds, GB/s
+// leap-frog -> ring; results/tall_skinny-h100-2026-11-24-s16-k-ring-ab.txt): K = 2^29 / w D 8 x 8 R 2935-2938 ->
+// 3100-3104, C 2805-2807 -> 3096-3103, D 3 x 3 / 5 x 5 C 2677-2690 / 2663 -> 2828-2836 / 2796-2802, D 4 x 4 R 3050-3063
+// -> 3105-3110, D 6 x 6 R 3033-3038 -> 3073-3081; K = 2^20 (event-timed, as the benchmark) D 4 x 4 R 2110-2178 ->
+// 2153-2215, C 2078-2147 -> 2149-2176, D 8 x 8 R 2285-2303 -> 2423-2430. Lost: D 1 x 1 and 2 x 2 (5-30 %: a warp's
+// chunk is 512 B / 1 KB, too little per copy), complex widths 1-3 (-3 to +1 %; not compiled), and operands that fit
+// in the L2 (K = 2^18 D 4 x 4 with the data in L2 between calls: -8 to -25 %; the leap-frog's shorter latency wins
+// when the data come from the L2). So: double widths 4-8 (3 column-major), operands larger than the L2.
+template <int TM, int LAY>
+constexpr bool tsmttsm_ring_class() {
+  return TM >= 4 || (TM == 3 && LAY == kLayCC);
 }
 // What the ring needs: the class's own widths (M == TM, N == TN: compile-time piece counts), 16-byte aligned operands,
 // row-major rows dense (ld == width: a chunk is one run) or column-major columns starting at 16-byte multiples.
@@ -740,15 +752,16 @@ template <class S, bool CPLX, int TM, int TN, int LAY>
 bool tsmttsm_ring_fits(const TsmttsmArgs<S, CPLX>& a) {
   constexpr std::int64_t EB = sizeof(Elem<S, CPLX>);
   if (a.M != TM || a.N != TN || a.K < 1) return false;
+  if (tsmttsm_ring_mode() == 1 && (!tsmttsm_ring_class<TM, LAY>() || a.K * (a.M + a.N) * EB <= l2_bytes())) return false;
   if ((reinterpret_cast<std::uintptr_t>(a.A) | reinterpret_cast<std::uintptr_t>(a.B)) % 16 != 0) return false;
   if (LAY == kLayRR) return a.ask == a.M && a.bsk == a.N;
   return (a.asm_ * EB) % 16 == 0 && (a.bsm * EB) % 16 == 0;
 }
-// The square tables' launch: the ring where it fits (double and complex double, one thread per row), else the leap-frog.
+// The square tables' launch: the ring where it fits and pays (real double, one thread per row), else the leap-frog.
 template <class S, bool CPLX, int TM, int TN, int PM, int PN, int LAY>
 cudaError_t launch_tsmttsm_square(const TsmttsmArgs<S, CPLX>& a, cudaStream_t stream) {
-  if constexpr (PM * PN == 1 && LAY != kLayGEN && std::is_same<S, double>::value) {
-    if (tsmttsm_ring_on() && tsmttsm_ring_fits<S, CPLX, TM, TN, LAY>(a))
+  if constexpr (PM * PN == 1 && LAY != kLayGEN && std::is_same<S, double>::value && !CPLX) {
+    if (tsmttsm_ring_mode() > 0 && tsmttsm_ring_fits<S, CPLX, TM, TN, LAY>(a))
       return launch_tsmttsm<S, CPLX, TM, TN, PM, PN, LAY, tsmttsm_ring_stages<Elem<S, CPLX>, TM, TN>()>(a, stream);
   }
   return launch_tsmttsm<S, CPLX, TM, TN, PM, PN, LAY>(a, stream);

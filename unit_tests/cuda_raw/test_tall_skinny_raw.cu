@@ -394,6 +394,10 @@ void suite(bool quick) {
     }
   test_tsmttsm<T>(65537, 4, 4, R, R, R, 0, al, be, true);
   test_tsmttsm<T>(65538, 6, 5, C, C, C, 0, al, be, true);
+  if (!quick) {  // operands beyond the L2: the ring by default (the cases above take it with KBLA_TS_RING=1)
+    test_tsmttsm<T>(2000003, 4, 4, R, R, R, 0, al, be);
+    test_tsmttsm<T>(2000003, 8, 8, C, C, C, 1, al, zero);
+  }
   // M != N, mixed layouts, strided (ld > rows)
   // (24, 57) ... (48, 33): M != N inside the TSMM DMMA classes (k-steps / n-tiles skipped past M, N)
   const int shapes[][2] = {{1, 7},   {7, 1},   {3, 64},  {64, 5},  {33, 17}, {17, 40},
