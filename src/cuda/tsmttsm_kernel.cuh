@@ -60,7 +60,7 @@ struct TsmttsmArgs {
   std::uint64_t epoch;   // this call's (host counter, unique and increasing per process)
   bool scaler_off;       // test switch KBLA_TS_DIRECT_ROWSCALE=1: the extra blocks leave the scaling to the row blocks
   bool scaler_block;     // direct: block x = 0 is the extra scaling block; false (the ring's one block per SM, where an
-                         // idle SM cost 1.5 %): every block takes rows and the first to finish them claims the scaling
+                         // idle SM cost 1.5 %): every block takes rows, row block 0 claims the scaling at its start
 };
 
 __device__ __forceinline__ std::uint64_t ld_relaxed_gpu(const std::uint64_t* p) {
@@ -326,7 +326,16 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
     tsmttsm_ring_rows<E, TM, TN, LAY == kLayCC, ST>(
         acc, ts_ring + std::size_t(wid) * ST * TsmttsmRingStage<E, TM, TN>::PIECES, p.A, p.B, K,
         LAY == kLayCC ? p.asm_ : p.ask, LAY == kLayCC ? p.bsm : p.bsk, std::int64_t(xb) * NWB + wid,
-        std::int64_t(nxb) * NWB, lane, [](E& c, const E& a, const E& b) { fma_conj(c, a, b); });
+        std::int64_t(nxb) * NWB, lane, [](E& c, const E& a, const E& b) { fma_conj(c, a, b); },
+        [&] {  // no extra block: row block 0 claims and scales the tile while its first copies are in flight, so
+               // that the others find the flag done when they finish (claimed at the end, it sat on their path)
+          if (p.direct && !extra && xb == 0 && tid == 0 &&
+              atomicMax(reinterpret_cast<unsigned long long*>(p.flags + tile), claimed) < claimed) {
+            scale_tile(0, 1);
+            __threadfence();
+            st_release_gpu(p.flags + tile, done);
+          }
+        });
   } else {
     const std::int64_t gstride = std::int64_t(nxb) * R;
     std::int64_t k = std::int64_t(xb) * R + r;

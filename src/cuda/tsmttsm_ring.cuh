@@ -116,11 +116,12 @@ __device__ __forceinline__ void ring_read_row(const uint4* region, int lane, E (
 }
 
 // acc[i][j] += conj(A(k, i)) * B(k, j) over the rows k of the warp chunks gw, gw + nw, gw + 2 nw, ... (A: K x TM,
-// B: K x TN, exactly). `ring`: this warp's ST stages. fma: the kernel's acc += conj(a) * b.
-template <class E, int TM, int TN, bool COL, int ST, class FMA>
+// B: K x TN, exactly). `ring`: this warp's ST stages. fma: the kernel's acc += conj(a) * b. started(): called once the
+// first ST - 1 chunks are in flight (work whose latency the copies hide).
+template <class E, int TM, int TN, bool COL, int ST, class FMA, class STARTED>
 __device__ __forceinline__ void tsmttsm_ring_rows(E (&acc)[TM][TN], uint4* ring, const E* A, const E* B, std::int64_t K,
                                                   std::int64_t lda, std::int64_t ldb, std::int64_t gw, std::int64_t nw,
-                                                  int lane, FMA&& fma) {
+                                                  int lane, FMA&& fma, STARTED&& started) {
   using St = TsmttsmRingStage<E, TM, TN>;
   static_assert(ST >= 2, "at least two stages");
   const std::int64_t nchunks = (K + 31) / 32;
@@ -134,6 +135,7 @@ __device__ __forceinline__ void tsmttsm_ring_rows(E (&acc)[TM][TN], uint4* ring,
   };
 #pragma unroll
   for (int s = 0; s < ST - 1; ++s) issue(gw + s * nw, s);
+  started();
   int s = 0;
   for (std::int64_t c = gw; c < nchunks; c += nw) {
     issue(c + (ST - 1) * nw, s == 0 ? ST - 1 : s - 1);  // into the stage read in the previous step
