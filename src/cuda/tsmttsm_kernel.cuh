@@ -758,10 +758,13 @@ inline int tsmttsm_ring_mode() {
 // 2153-2215, C 2078-2147 -> 2149-2176, D 8 x 8 R 2285-2303 -> 2423-2430. Lost: D 1 x 1 and 2 x 2 (5-30 %: a warp's
 // chunk is 512 B / 1 KB, too little per copy), complex widths 1-3 (-3 to +1 %; not compiled), and operands that fit
 // in the L2 (K = 2^18 D 4 x 4 with the data in L2 between calls: -8 to -25 %; the leap-frog's shorter latency wins
-// when the data come from the L2). So: double widths 4-8 (3 column-major), operands larger than the L2.
+// when the data come from the L2). Column-major D 4 x 4 and 6 x 6 gained nothing (square: +0.5 / 0.0 %) and lost
+// 0.5-2.6 % at K = 2^21-2^24 with L2-cold inputs (benchmark run s16o's ramp against its KBLA_TS_NO_RING=1 ramp: 2^22
+// 92.4 against 94.9 %; ring_probe -s16-m / -n). So: double row-major widths 4-8, column-major 3, 5 and 8, operands
+// larger than the L2.
 template <int TM, int LAY>
 constexpr bool tsmttsm_ring_class() {
-  return TM >= 4 || (TM == 3 && LAY == kLayCC);
+  return LAY == kLayRR ? TM >= 4 : (TM == 3 || TM == 5 || TM == 8);
 }
 // What the ring needs: the class's own widths (M == TM, N == TN: compile-time piece counts), 16-byte aligned operands,
 // row-major rows dense (ld == width: a chunk is one run) or column-major columns starting at 16-byte multiples.
