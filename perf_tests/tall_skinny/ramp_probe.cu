@@ -79,18 +79,7 @@ void launch_costs(F&& f, cudaStream_t st, int n, double& host_us, double& pipe_u
   const auto t1 = std::chrono::steady_clock::now();
   CK(cudaStreamSynchronize(st));
   host_us = std::chrono::duration<double, std::micro>(t1 - t0).count() / n;
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  CK(cudaEventRecord(e0, st));
-  for (int i = 0; i < n; ++i) f();
-  CK(cudaEventRecord(e1, st));
-  CK(cudaEventSynchronize(e1));
-  float ms = 0;
-  CK(cudaEventElapsedTime(&ms, e0, e1));
-  pipe_us = 1000.0 * ms / n;
-  CK(cudaEventDestroy(e0));
-  CK(cudaEventDestroy(e1));
+  pipe_us = 1000.0 * mean_back_to_back_ms(f, 0, n, st);
 }
 
 void launch_floor(const std::vector<int>& widths, const std::vector<int>& logs, int sms, double* A, double* B,

@@ -104,21 +104,7 @@ float run(const Case& c, std::int64_t K, void* bufA, void* bufB, void* bufC, cud
       CK(kbla::cuda::tsmttsm<T>(s, K, c.M, c.N, T(1), A, ld(K, c.M), L, B, ld(K, c.N), L, T(0), C, ld(c.M, c.N), L,
                                 options));
   };
-  if (!g_b2b) return median_event_ms(call, 2, reps, s);
-  call();
-  call();
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  CK(cudaEventRecord(e0, s));
-  for (int i = 0; i < reps; ++i) call();
-  CK(cudaEventRecord(e1, s));
-  CK(cudaEventSynchronize(e1));
-  float ms = 0;
-  CK(cudaEventElapsedTime(&ms, e0, e1));
-  CK(cudaEventDestroy(e0));
-  CK(cudaEventDestroy(e1));
-  return ms / reps;
+  return g_b2b ? mean_back_to_back_ms(call, 2, reps, s) : median_event_ms(call, 2, reps, s);
 }
 
 int main(int argc, char** argv) {

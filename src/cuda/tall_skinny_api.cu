@@ -43,28 +43,26 @@ int current_device() {
   return d;
 }
 
-int sm_count() {
-  static int cache[kMaxDevices] = {0};
+// One device attribute of the current device, queried once per device (fallback when the query fails).
+static int cached_attribute(cudaDeviceAttr attr, int (&cache)[kMaxDevices], int fallback) {
   const int d = current_device();
-  if (d < 0 || d >= kMaxDevices) return 1;
+  if (d < 0 || d >= kMaxDevices) return fallback;
   if (cache[d] == 0) {
     int n = 0;
-    if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, d) != cudaSuccess || n < 1) n = 1;
+    if (cudaDeviceGetAttribute(&n, attr, d) != cudaSuccess || n < 1) n = fallback;
     cache[d] = n;
   }
   return cache[d];
 }
 
+int sm_count() {
+  static int cache[kMaxDevices] = {0};
+  return cached_attribute(cudaDevAttrMultiProcessorCount, cache, 1);
+}
+
 std::int64_t l2_bytes() {
-  static std::int64_t cache[kMaxDevices] = {0};
-  const int d = current_device();
-  if (d < 0 || d >= kMaxDevices) return 0;
-  if (cache[d] == 0) {
-    int n = 0;
-    if (cudaDeviceGetAttribute(&n, cudaDevAttrL2CacheSize, d) != cudaSuccess || n < 1) n = 1;
-    cache[d] = n;
-  }
-  return cache[d];
+  static int cache[kMaxDevices] = {0};
+  return cached_attribute(cudaDevAttrL2CacheSize, cache, 1);
 }
 
 namespace {
