@@ -1,11 +1,11 @@
-// Ring probe (session 16): D 4 x 4 Aᴴ·B at K = 2^20 and 2^24 rows, the library's kernel (leap-frog ST 0 and the
+// Ring probe (session 16): D 4 x 4 Aᴴ·B at K = 2^20, 2^21, 2^22 and 2^24 rows, the library's kernel (leap-frog ST 0 and the
 // warp-private cp.async ring, tsmttsm_ring.cuh, at ST stages) against minimal stand-alone forms of both (k_regs: one
 // thread per row, U rows in flight; k_ring: the ring with no combine logic) that set what the access pattern allows.
 // Times: `cold` the median of 31 single event-timed calls on inputs rotated through 4 GiB (as the benchmark: L2
 // and TLB cold), `event` the same on one input (partly L2-resident at 2^20), `b2b` 50
 // calls back to back / 50 (latency hidden; at 2^20 the 67 MB partly stay in the 50 MB L2 between calls).
 //   make -C perf_tests/tall_skinny ringprobe BUILD=/tmp/bts; $BUILD/ring_probe [--one LAY IDX L]  (--one: 5 calls of
-//   one variant, for ncu). The column-major stand-alone ring's `relerr` compares a transposed C (layout, not error).
+//   one variant, for ncu). `relerr` against the first variant of the layout.
 #include <cuda_runtime.h>
 #include <chrono>
 #include <cstdio>
@@ -82,24 +82,10 @@ __global__ void __launch_bounds__(BT, MINB) k_regs(const double* __restrict__ A,
   block_sum_atomic(acc, C, red);
 }
 
-__device__ __forceinline__ void cp16(void* smem, const void* gmem, bool valid) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  const int n = valid ? 16 : 0;
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(n));
-}
-__device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void wait_group() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
-
 // warp-private ring: each warp streams 32-row chunks (A 1 KB + B 1 KB) through ST stages of its own; no block barrier
 // in the loop. Lane l copies 16-byte pieces l and l + 32 of each operand's chunk, then reads row l.
-__device__ __forceinline__ void cpn(void* smem, const void* gmem, int n) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(n));
-}
-template <int ST, int BT, int MINB, bool COL, bool SKIP0 = false, bool LIBH = false>
+template <int ST, int BT, int MINB, bool COL>
 __global__ void __launch_bounds__(BT, MINB) k_ring(const double* __restrict__ A, const double* __restrict__ B, double* C, std::int64_t K) {
-  if (SKIP0 && blockIdx.x == 0) return;
   extern __shared__ double2 ring[];  // [warp][stage][A 64 | B 64] double2
   __shared__ double red[(BT / 32) * 16];
   const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
@@ -107,8 +93,7 @@ __global__ void __launch_bounds__(BT, MINB) k_ring(const double* __restrict__ A,
   const double2* a2 = reinterpret_cast<const double2*>(A);
   const double2* b2 = reinterpret_cast<const double2*>(B);
   const std::int64_t nchunks = (K + 31) / 32;
-  const int bx = SKIP0 ? int(blockIdx.x) - 1 : int(blockIdx.x), nbx = SKIP0 ? int(gridDim.x) - 1 : int(gridDim.x);
-  const std::int64_t gw = std::int64_t(bx) * (BT / 32) + wid, nwarps = std::int64_t(nbx) * (BT / 32);
+  const std::int64_t gw = std::int64_t(blockIdx.x) * (BT / 32) + wid, nwarps = std::int64_t(gridDim.x) * (BT / 32);
   const std::int64_t n2 = 2 * K;  // double2 per operand
   auto issue = [&](std::int64_t c, int s) {
     double2* d = my + s * 128;
@@ -118,13 +103,8 @@ __global__ void __launch_bounds__(BT, MINB) k_ring(const double* __restrict__ A,
       for (int h = 0; h < 2; ++h) {
         const std::int64_t i = base + lane + 32 * h;
         const bool v = c < nchunks && i < n2;
-        if constexpr (LIBH) {
-          cp_async16(d + lane + 32 * h, v ? a2 + i : a2, v ? 16 : 0);
-          cp_async16(d + 64 + lane + 32 * h, v ? b2 + i : b2, v ? 16 : 0);
-        } else {
-          cp16(d + lane + 32 * h, v ? a2 + i : a2, v);
-          cp16(d + 64 + lane + 32 * h, v ? b2 + i : b2, v);
-        }
+        cp_async16(d + lane + 32 * h, v ? a2 + i : a2, v ? 16 : 0);
+        cp_async16(d + 64 + lane + 32 * h, v ? b2 + i : b2, v ? 16 : 0);
       }
     } else {  // column col = (lane + 32 h) / 16, piece j = lane % 16: rows 32 c + 2 j, + 1 of that column (lda = K)
 #pragma unroll
@@ -133,8 +113,8 @@ __global__ void __launch_bounds__(BT, MINB) k_ring(const double* __restrict__ A,
         const std::int64_t r = c * 32 + 2 * j;
         const int n = r < K ? (r + 1 < K ? 16 : 8) : 0;
         const std::int64_t off = col * K + r;
-        cpn(d + q, n ? A + off : A, n);
-        cpn(d + 64 + q, n ? B + off : B, n);
+        cp_async_pair(d + q, n ? A + off : A, n);
+        cp_async_pair(d + 64 + q, n ? B + off : B, n);
       }
     }
   };
@@ -145,12 +125,13 @@ __global__ void __launch_bounds__(BT, MINB) k_ring(const double* __restrict__ A,
 #pragma unroll
   for (int s = 0; s < ST - 1; ++s) {
     issue(c + s * nwarps, s);
-    if constexpr (LIBH) cp_async_commit(); else commit();
+    cp_async_commit();
   }
   int s = 0;
   for (; c < nchunks; c += nwarps) {
     issue(c + (ST - 1) * nwarps, (s + ST - 1) % ST);
-    if constexpr (LIBH) { cp_async_commit(); cp_async_wait<ST - 1>(); } else { commit(); wait_group<ST - 1>(); }
+    cp_async_commit();
+    cp_async_wait<ST - 1>();
     __syncwarp();
     const double2* d = my + s * 128;
     double a[4], b[4];
@@ -170,7 +151,7 @@ __global__ void __launch_bounds__(BT, MINB) k_ring(const double* __restrict__ A,
     __syncwarp();  // this stage is rewritten ST - 1 iterations on
     s = (s + 1 == ST) ? 0 : s + 1;
   }
-  wait_group<0>();
+  cp_async_wait<0>();
   block_sum_atomic(acc, C, red);
 }
 
@@ -195,18 +176,14 @@ void launch_regs(const double* A, const double* B, double* C, std::int64_t K, in
   g = std::max<std::int64_t>(1, std::min(g, need));
   k_regs<U, BT, MINB><<<unsigned(g), BT, 0, st>>>(A, B, C, K);
 }
-template <int ST, int BT, int MINB, bool COL = false, bool SKIP0 = false, bool LIBH = false>
+template <int ST, int BT, int MINB, bool COL = false>
 void launch_ring(const double* A, const double* B, double* C, std::int64_t K, int sms, cudaStream_t st, bool zero) {
   const std::size_t smem = std::size_t(BT / 32) * ST * 128 * 16;
-  static int occ = occupancy(k_ring<ST, BT, MINB, COL, SKIP0, LIBH>, BT, smem);
+  static int occ = occupancy(k_ring<ST, BT, MINB, COL>, BT, smem);
   if (zero) CK(cudaMemsetAsync(C, 0, 128, st));
   std::int64_t g = std::int64_t(sms) * occ, need = (K + BT * 4 - 1) / (BT * 4);
   g = std::max<std::int64_t>(1, std::min(g, need));
-  k_ring<ST, BT, MINB, COL, SKIP0, LIBH><<<unsigned(g), BT, smem, st>>>(A, B, C, K);
-}
-void launch_lib(const double* A, const double* B, double* C, std::int64_t K, int, cudaStream_t st, bool) {
-  CK(kbla::cuda::tsmttsm<double>(st, K, 4, 4, 1.0, A, 4, kbla::cuda::Layout::RowMajor, B, 4,
-                                 kbla::cuda::Layout::RowMajor, 0.0, C, 4, kbla::cuda::Layout::RowMajor));
+  k_ring<ST, BT, MINB, COL><<<unsigned(g), BT, smem, st>>>(A, B, C, K);
 }
 template <int ST, int LAY>
 void launch_direct(const double* A, const double* B, double* C, std::int64_t K, int, cudaStream_t st, bool) {
@@ -219,17 +196,12 @@ void launch_direct(const double* A, const double* B, double* C, std::int64_t K, 
   CK(tsmttsm_entry<double>(st, K, 4, 4, 1.0, A, ld, L, B, ld, L, 0.0, C, 4, L, kbla::cuda::TallSkinnyOptions{}, run,
                            no_narrow));
 }
-void launch_libc(const double* A, const double* B, double* C, std::int64_t K, int, cudaStream_t st, bool) {
-  CK(kbla::cuda::tsmttsm<double>(st, K, 4, 4, 1.0, A, K, kbla::cuda::Layout::ColMajor, B, K,
-                                 kbla::cuda::Layout::ColMajor, 0.0, C, 4, kbla::cuda::Layout::ColMajor));
-}
 
 int main(int argc, char** argv) {
   setenv("KBLA_TS_NO_ROUTES", "1", 1);
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
   const int sms = prop.multiProcessorCount;
-  const std::size_t maxK = std::size_t(1) << 24;
   const std::size_t kBig = std::size_t(1) << 32;  // cold calls: inputs rotate through 4 GiB, as in the benchmark
   double *A, *B, *C, *Cref;
   CK(cudaMalloc(&A, kBig));

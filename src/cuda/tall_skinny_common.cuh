@@ -46,10 +46,21 @@ __device__ __forceinline__ void cp_async(void* smem, const void* gmem, bool pred
   asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(gmem), "n"(BYTES), "r"(src_size)
                : "memory");
 }
-// 16 bytes through L2 only; `bytes` < 16 zero-fills the rest (but see cp_async_pair: it may still read 16)
+// 16 bytes through L2 only; `bytes` < 16 zero-fills the rest, but may still read all 16 (see cp_async_pair)
 __device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int bytes) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(bytes) : "memory");
+}
+// 16 bytes when both 8-byte halves exist; otherwise 8-byte copies (bytes 8: the first half; 0: nothing read, both
+// zero), so that nothing past the last element is touched (a 16-byte cp.async with src-size 8 still faulted past the
+// end of an allocation: run 3, perf_tests/tall_skinny/NOTES.md). `src` must be a valid address even when bytes is 0.
+__device__ __forceinline__ void cp_async_pair(void* dst, const void* src, int bytes) {
+  if (bytes == 16) {
+    cp_async16(dst, src, 16);
+  } else {
+    cp_async<8>(dst, src, bytes == 8);
+    cp_async<8>(static_cast<char*>(dst) + 8, src, false);
+  }
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N>

@@ -74,17 +74,6 @@ struct DmmaShape {
   static constexpr std::size_t smem = std::size_t(ST) * (SA + SB) * sizeof(double);
 };
 
-// 16 bytes when both elements exist; otherwise 8-byte copies, so that nothing past the last element is touched
-// (a 16-byte cp.async with src-size 8 still faulted past the end of an allocation: run 3, NOTES.md)
-__device__ __forceinline__ void cp_async_pair(double* dst, const double* src, int bytes) {
-  if (bytes == 16) {
-    cp_async16(dst, src, 16);
-  } else {
-    cp_async<8>(dst, src, bytes == 8);
-    cp_async<8>(dst + 1, src, false);
-  }
-}
-
 // One operand's chunk (KC rows x BJ real columns starting at j0) into shared memory.
 // Real view: element (k, j) at base[k*rs + (j&1)*c1 + (j>>1)*c2]. VEC = 2: 16-byte copies of pairs (pairs of
 // columns j, j+1 when !KMAJ, which needs c1 == 1; pairs of rows k, k+1 when KMAJ, which needs rs == 1).

@@ -59,9 +59,8 @@ struct TsmttsmArgs {
   std::uint64_t* flags;  // per column tile: 2 e (claimed) or 2 e + 1 (done) of the last call e that scaled it
   std::uint64_t epoch;   // this call's (host counter, unique and increasing per process)
   bool scaler_off;       // test switch KBLA_TS_DIRECT_ROWSCALE=1: the extra blocks leave the scaling to the row blocks
-  bool scaler_block;     // direct: block x = 0 is the extra scaling block; false (A/B, KBLA_TS_RING_CLAIM): every block
-                         // takes rows and the first to finish claims the scaling, or (claim_early) row block 0 at its start
-  bool claim_early;
+  bool scaler_block;     // direct: block x = 0 is the extra scaling block; false (the ring's launches): every block
+                         // takes rows and the first to finish claims the scaling
 };
 
 __device__ __forceinline__ std::uint64_t ld_relaxed_gpu(const std::uint64_t* p) {
@@ -327,16 +326,7 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
     tsmttsm_ring_rows<E, TM, TN, LAY == kLayCC, ST>(
         acc, ts_ring + std::size_t(wid) * ST * TsmttsmRingStage<E, TM, TN>::PIECES, p.A, p.B, K,
         LAY == kLayCC ? p.asm_ : p.ask, LAY == kLayCC ? p.bsm : p.bsk, std::int64_t(xb) * NWB + wid,
-        std::int64_t(nxb) * NWB, lane, [](E& c, const E& a, const E& b) { fma_conj(c, a, b); },
-        [&] {  // KBLA_TS_RING_CLAIM=2 (A/B): no extra block, row block 0 claims and scales the tile once its first
-               // copies are in flight (its fence then waits for them: +4 us at 2^20 rows, session 16)
-          if (p.direct && !extra && p.claim_early && xb == 0 && tid == 0 &&
-              atomicMax(reinterpret_cast<unsigned long long*>(p.flags + tile), claimed) < claimed) {
-            scale_tile(0, 1);
-            __threadfence();
-            st_release_gpu(p.flags + tile, done);
-          }
-        });
+        std::int64_t(nxb) * NWB, lane, [](E& c, const E& a, const E& b) { fma_conj(c, a, b); });
   } else {
     const std::int64_t gstride = std::int64_t(nxb) * R;
     std::int64_t k = std::int64_t(xb) * R + r;
@@ -666,13 +656,14 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
   if (max_blocks_override > 0) fill = max_blocks_override;
   const bool direct = !a.deterministic && tsmttsm_direct_combine<S, CPLX>() && !stream_capturing(stream);
   // direct (leap-frog): one scaling block per column tile comes on top of the row blocks, which give up one block to it
-  // The ring runs one block per SM, where the extra block leaves an SM idle, so by default (KBLA_TS_RING_CLAIM=1) its
-  // launches have none and the first row block to finish claims the scaling. H100, D 4 x 4 R, inputs L2-cold (ring_probe,
-  // results/...-s16-n-ring-claim.txt), us extra block / first to finish / row block 0 at its start (=0 / 1 / 2): K = 2^21
-  // 51.9 / 51.0 / 56.4 (leap-frog 52.7-53.0), 2^22 95.6 / 92.8 / 98.7 (95.1-95.9), 2^24 354.6 / 353.4 / 353.1 (355.8-356.8),
-  // 2^20 30.1 / 30.7 / 35.4 (30.2-31.4). Claimed at the start, block 0's fence also waits for its in-flight copies.
-  static const int ring_claim = env_digit("KBLA_TS_RING_CLAIM", 0, 2, 1);
-  const bool scaler_block = direct && (ST == 0 || ring_claim == 0);
+  // The ring runs one block per SM, where the extra block leaves an SM idle, so its launches have none and the first
+  // row block to finish claims the scaling (KBLA_TS_RING_CLAIM=0: the extra block, A/B). H100, D 4 x 4 R, inputs
+  // L2-cold (ring_probe, results/...-s16-n-ring-claim.txt), us extra block / first to finish / row block 0 at its
+  // start (measured, not kept: its fence waited for its in-flight copies): K = 2^21 51.9 / 51.0 / 56.4 (leap-frog
+  // 52.7-53.0), 2^22 95.6 / 92.8 / 98.7 (95.1-95.9), 2^24 354.6 / 353.4 / 353.1 (355.8-356.8), 2^20 30.1 / 30.7 / 35.4
+  // (30.2-31.4).
+  static const bool ring_extra_block = env_digit("KBLA_TS_RING_CLAIM", 0, 1, 1) == 0;
+  const bool scaler_block = direct && (ST == 0 || ring_extra_block);
   std::int64_t gx = fill / (std::int64_t(ty) * tz) - (scaler_block ? 1 : 0);
   if (gx < 1) gx = 1;
   // At least 4 rows per thread: at small K one row per thread spends more on the block reduction and the combine than
@@ -704,7 +695,6 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
     static const bool scaler_off = env_switch("KBLA_TS_DIRECT_ROWSCALE");
     a.scaler_off = scaler_off;
     a.scaler_block = scaler_block;
-    a.claim_early = ring_claim == 2;
     a.W = nullptr;
     a.counters = nullptr;
     std::lock_guard<std::mutex> lock(tsmttsm_epoch_mutex());

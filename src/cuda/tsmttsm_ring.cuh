@@ -29,9 +29,8 @@ struct TsmttsmRingStage {
 // One operand's chunk c (rows 32 c .. 32 c + 31, W columns) into the stage region `dst`, by the 32 lanes of a warp.
 // Whole chunks take compile-time piece counts and one address per lane and column step (the loop is issue-bound at
 // one block of 8 warps per SM: a first version with run-time widths and per-piece bounds issued ~2x the instructions
-// and streamed at 70 % of the DRAM peak against 87 %, ncu, session 16). The last, partial chunk checks each piece;
-// its last piece of an odd run of doubles is copied with 8 bytes: a 16-byte cp.async with a shorter src-size may
-// still read past the end of the allocation (NOTES.md, run 3).
+// and streamed at 70 % of the DRAM peak against 87 %, ncu, session 16). The last, partial chunk checks each piece
+// (cp_async_pair: the last piece of an odd run of doubles by 8 bytes, pieces past the end zero).
 template <class E, int W, bool COL>
 __device__ __forceinline__ void ring_copy_chunk(uint4* dst, const E* base, std::int64_t c, std::int64_t K,
                                                 std::int64_t ld, int lane) {
@@ -51,14 +50,7 @@ __device__ __forceinline__ void ring_copy_chunk(uint4* dst, const E* base, std::
     const std::int64_t left = (K - c * 32) * W * EB;  // bytes from the chunk start to the end of the operand
     for (int q = lane; q < P; q += 32) {
       const std::int64_t rest = left - 16 * std::int64_t(q);
-      if (rest >= 16) {
-        cp_async16(dst + q, src + 16 * q, 16);
-      } else if (rest > 0) {  // 8 bytes (an odd number of doubles): copy them, zero the other half
-        cp_async<8>(dst + q, src + 16 * q, true);
-        cp_async<8>(reinterpret_cast<char*>(dst + q) + 8, src, false);
-      } else {
-        cp_async16(dst + q, src, 0);
-      }
+      cp_async_pair(dst + q, rest > 0 ? src + 16 * q : src, rest >= 16 ? 16 : rest > 0 ? 8 : 0);
     }
   } else {  // W runs of 32 elements, column j at base + j ld + 32 c
     constexpr int PC = 2 * EB;  // pieces per column (32 EB / 16)
@@ -73,20 +65,11 @@ __device__ __forceinline__ void ring_copy_chunk(uint4* dst, const E* base, std::
       }
       return;
     }
+    const std::int64_t left = (K - c * 32 - t0 * EP) * EB;  // bytes left in a column from this lane's piece on
 #pragma unroll
     for (int t = 0; t < (W + CPW - 1) / CPW; ++t) {
       if (W % CPW != 0 && j0 + CPW * t >= W) continue;
-      const std::int64_t r = c * 32 + t0 * EP;
-      const E* p = src + CPW * t * ld;
-      uint4* d = dst + lane + 32 * t;
-      if (r + EP <= K) {
-        cp_async16(d, p, 16);
-      } else if (r < K) {  // EP == 2, one double left in this column
-        cp_async<8>(d, p, true);
-        cp_async<8>(reinterpret_cast<char*>(d) + 8, p, false);
-      } else {
-        cp_async16(d, base, 0);
-      }
+      cp_async_pair(dst + lane + 32 * t, left > 0 ? src + CPW * t * ld : base, left >= 16 ? 16 : left > 0 ? 8 : 0);
     }
   }
 }
@@ -116,12 +99,11 @@ __device__ __forceinline__ void ring_read_row(const uint4* region, int lane, E (
 }
 
 // acc[i][j] += conj(A(k, i)) * B(k, j) over the rows k of the warp chunks gw, gw + nw, gw + 2 nw, ... (A: K x TM,
-// B: K x TN, exactly). `ring`: this warp's ST stages. fma: the kernel's acc += conj(a) * b. started(): called once the
-// first ST - 1 chunks are in flight (work whose latency the copies hide).
-template <class E, int TM, int TN, bool COL, int ST, class FMA, class STARTED>
+// B: K x TN, exactly). `ring`: this warp's ST stages. fma: the kernel's acc += conj(a) * b.
+template <class E, int TM, int TN, bool COL, int ST, class FMA>
 __device__ __forceinline__ void tsmttsm_ring_rows(E (&acc)[TM][TN], uint4* ring, const E* A, const E* B, std::int64_t K,
                                                   std::int64_t lda, std::int64_t ldb, std::int64_t gw, std::int64_t nw,
-                                                  int lane, FMA&& fma, STARTED&& started) {
+                                                  int lane, FMA&& fma) {
   using St = TsmttsmRingStage<E, TM, TN>;
   static_assert(ST >= 2, "at least two stages");
   const std::int64_t nchunks = (K + 31) / 32;
@@ -135,7 +117,6 @@ __device__ __forceinline__ void tsmttsm_ring_rows(E (&acc)[TM][TN], uint4* ring,
   };
 #pragma unroll
   for (int s = 0; s < ST - 1; ++s) issue(gw + s * nw, s);
-  started();
   int s = 0;
   for (std::int64_t c = gw; c < nchunks; c += nw) {
     issue(c + (ST - 1) * nw, s == 0 ? ST - 1 : s - 1);  // into the stage read in the previous step
