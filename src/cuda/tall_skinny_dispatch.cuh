@@ -6,6 +6,7 @@
 
 #include "tall_skinny_params.hpp"
 #include "tall_skinny_routes.hpp"
+#include "tsmm_bulk.cuh"
 #include "tsmm_dmma.cuh"
 #include "tsmm_kernel.cuh"
 #include "tsmm_rows.cuh"
@@ -92,6 +93,24 @@ cudaError_t tsmm_dmma_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
       }
       KBLA_TSMM_DMMA_D(KBLA_TM_X_DMMA)
     }
+  }
+  return cudaErrorNotSupported;
+}
+
+// TSMM for column-major double on the bulk-copy kernel (tsmm_bulk.cuh, KBLA_TSMM_BULK_D rows): beta == 0, whole chunks
+// of R rows. On success `a` is left with the last K mod R rows (K = 0 if none) for the other kernels.
+// KBLA_TS_BULK=0: off; 1 (default): odd lda or ldb only; 2: any leading dimension (A/B runs).
+template <class S, bool CP>
+cudaError_t tsmm_bulk_try(TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
+  if constexpr (std::is_same<S, double>::value && !CP) {
+    static const int mode = env_digit("KBLA_TS_BULK", 0, 2, 1);
+    if (mode == 0 || lay != kLayCC || !a.beta_zero || !dmma_enabled()) return cudaErrorNotSupported;
+    if (mode == 1 && a.asm_ % 2 == 0 && a.bsn % 2 == 0) return cudaErrorNotSupported;
+    const int w = std::max(a.M, a.N);
+#define KBLA_TM_X_BULK(WMIN, WMAX, W, R, ST, NCW) \
+  if (w >= WMIN && w <= WMAX) return launch_tsmm_bulk<W, R, ST, NCW>(a, st);
+    KBLA_TSMM_BULK_D(KBLA_TM_X_BULK)
+#undef KBLA_TM_X_BULK
   }
   return cudaErrorNotSupported;
 }
@@ -410,7 +429,12 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
                       T* B, std::int64_t ldb, Layout layoutB) {                                              \
     using S_ = ScalarOf<T>::S;                                                                       \
     constexpr bool CP_ = ScalarOf<T>::cplx;                                                          \
-    auto run = [](const TsmmArgs<S_, CP_>& a, int lay, cudaStream_t st) -> cudaError_t {             \
+    auto run = [](const TsmmArgs<S_, CP_>& a0, int lay, cudaStream_t st) -> cudaError_t {            \
+      TsmmArgs<S_, CP_> a = a0;                                                                              \
+      {                                                                                                      \
+        cudaError_t e_ = tsmm_bulk_try(a, lay, st); /* may leave only the last rows in a */                  \
+        if (e_ != cudaErrorNotSupported && (e_ != cudaSuccess || a.K == 0)) return e_;                       \
+      }                                                                                                      \
       const int w = a.M > a.N ? a.M : a.N;                                                                    \
       {                                                                                                      \
         cudaError_t e_ = tsmm_rows_try(a, lay, st);                                                          \

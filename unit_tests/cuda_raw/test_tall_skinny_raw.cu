@@ -209,10 +209,11 @@ void test_tsmttsm(std::int64_t K, int M, int N, Layout la, Layout lb, Layout lc,
   report<T>(ok, buf, worst);
 }
 
-// B = alpha A C + beta B   (inplace: B is A, M == N)
+// B = alpha A C + beta B   (inplace: B is A, M == N); off: A and B start `off` elements into their allocations
+// (e.g. 8 (mod 16) bytes for off = 1, a subview's start), the elements before them NaN and checked untouched
 template <class T>
 void test_tsmm(std::int64_t K, int M, int N, Layout la, Layout lc, Layout lb, int pad, T alpha, T beta,
-               bool inplace = false) {
+               bool inplace = false, int off = 0) {
   using L = typename Tr<T>::L;
   if (inplace) lb = la;
   const std::int64_t lda = (la == Layout::RowMajor ? M : K) + pad, ldc = (lc == Layout::RowMajor ? N : M) + pad;
@@ -225,18 +226,26 @@ void test_tsmm(std::int64_t K, int M, int N, Layout la, Layout lc, Layout lb, in
   if (inplace) B0 = A;
   else
     for (auto& v : B0) v = bz ? nanv<T>() : rnd<T>();
-  DevBuf<T> dA(na), dC(nc), dB(nb);
-  dA.up(A);
+  auto front = [&](const std::vector<T>& v) {  // `off` NaN elements, then v
+    std::vector<T> f(off, nanv<T>());
+    f.insert(f.end(), v.begin(), v.end());
+    return f;
+  };
+  DevBuf<T> dA(na + off), dC(nc), dB(nb + off);
+  dA.up(front(A));
   dC.up(Cm);
-  T* bptr = dA.p;
+  T* bptr = dA.p + off;
   if (!inplace) {
-    dB.up(B0);
-    bptr = dB.p;
+    dB.up(front(B0));
+    bptr = dB.p + off;
   }
-  CK(kbla::cuda::tsmm<T>(0, K, M, N, alpha, dA.p, lda, la, dC.p, ldc, lc, beta, bptr, ldb, lb));
+  CK(kbla::cuda::tsmm<T>(0, K, M, N, alpha, dA.p + off, lda, la, dC.p, ldc, lc, beta, bptr, ldb, lb));
   CK(cudaDeviceSynchronize());
   if (inplace) dA.down(B);
   else dB.down(B);
+  bool front_kept = true;  // nothing written before B
+  for (int i = 0; i < off; ++i) front_kept &= !finite(B[i]);  // still the NaN put there
+  B.erase(B.begin(), B.begin() + off);
   const long double eps = std::numeric_limits<typename Tr<T>::R>::epsilon();
   std::vector<double> ratio(std::size_t(K) * N);
   const std::vector<long double> absA = moduli(A), absC = moduli(Cm);
@@ -263,7 +272,7 @@ void test_tsmm(std::int64_t K, int M, int N, Layout la, Layout lc, Layout lb, in
     }
   double worst = 0;
   for (double r : ratio) worst = std::max(worst, r);
-  bool ok = worst <= 1.0;
+  bool ok = worst <= 1.0 && front_kept;
   if (ok && pad > 0)
     for (std::size_t i = 0; i < nb && ok; ++i) {
       const std::int64_t r = lb == Layout::RowMajor ? i / ldb : i % ldb, c = lb == Layout::RowMajor ? i % ldb : i / ldb;
@@ -271,8 +280,8 @@ void test_tsmm(std::int64_t K, int M, int N, Layout la, Layout lc, Layout lb, in
       if (!inside && std::memcmp(&B[i], &B0[i], sizeof(T)) != 0) ok = false;
     }
   char buf[256];
-  std::snprintf(buf, sizeof buf, " tsmm K=%lld M=%d N=%d A%s C%s B%s pad=%d beta0=%d inplace=%d", (long long)K, M, N,
-                ln(la), ln(lc), ln(lb), pad, int(bz), int(inplace));
+  std::snprintf(buf, sizeof buf, " tsmm K=%lld M=%d N=%d A%s C%s B%s pad=%d beta0=%d inplace=%d off=%d", (long long)K, M,
+                N, ln(la), ln(lc), ln(lb), pad, int(bz), int(inplace), off);
   report<T>(ok, buf, worst);
 }
 
@@ -357,6 +366,10 @@ void tiny_suite() {
   // dense row-major: the flat tensor-core staging (real widths 7, 10, 22, complex 3, 7) and the complex row kernel (2)
   for (int w : {2, 3, 7, 10, 22}) test_tsmm<T>(1001, w, w, R, R, R, 0, al, be, w == 3 || w == 10);
   for (int w : {16, 20, 40, 64}) test_tsmm<T>(999, w, w, C, C, C, 0, al, be, w == 64);  // odd ld: staged column stores
+  // the bulk-copy kernel (beta = 0, odd ld): M != N, 8 (mod 16) byte starts, in place
+  test_tsmm<T>(1001, 64, 50, C, C, C, 0, al, zero, false, 1);
+  test_tsmm<T>(999, 33, 33, C, C, C, 0, al, zero, true, 1);
+  test_tsmm<T>(1001, 30, 27, C, R, C, 0, al, zero);
   test_tsmttsm<T>(3001, 16, 16, R, R, R, 0, al, be, true);
   test_tsmttsm<T>(0, 4, 4, R, R, R, 0, al, be);
   // narrow shapes (block Gram-Schmidt: p basis columns x s block columns)
@@ -543,6 +556,26 @@ void suite(bool quick) {
         test_tsmm<T>(K, s[0], s[1], C, R, C, 0, al, be);
         if (s[0] == s[1]) test_tsmm<T>(K, s[0], s[1], C, C, C, 0, al, be, true);
       }
+  }
+  // column-major double A * C on the bulk-copy kernel (tsmm_bulk.cuh: beta = 0, odd lda or ldb, widths 25-64, whole
+  // chunks of 64 / 128 rows, the rest on the other kernels): fewer rows than a chunk, exactly one, one more, many;
+  // A and B starting at 8 (mod 16) bytes (off = 1), M != N with column groups past N and k-steps past M, in place;
+  // beta != 0 next to each (the other kernels). Double only (the other types never take it).
+  if (std::is_same<T, double>::value && !quick) {
+    const int bshapes[][2] = {{25, 25}, {32, 32}, {30, 27}, {33, 33}, {48, 48}, {40, 47}, {49, 49},
+                              {64, 64}, {53, 61}, {64, 50}, {26, 64}, {64, 17}, {17, 64}};
+    for (auto& s : bshapes)
+      for (std::int64_t K : {63, 64, 128, 129, 1001, 4097, 20002}) {
+        const int pad = K % 2 == 0 ? 1 : 0;  // odd ld
+        for (int off : {0, 1}) {
+          test_tsmm<T>(K, s[0], s[1], C, C, C, pad, al, zero, false, off);
+          test_tsmm<T>(K, s[0], s[1], C, R, C, pad + 2 * off, one, zero, false, off);
+          if (s[0] == s[1]) test_tsmm<T>(K, s[0], s[1], C, C, C, pad, al, zero, true, off);
+        }
+        test_tsmm<T>(K, s[0], s[1], C, C, C, pad, al, be, false, 1);
+      }
+    test_tsmm<T>(1000003, 64, 64, C, C, C, 0, al, zero);
+    test_tsmm<T>(1000003, 33, 30, C, C, C, 0, al, zero, false, 1);
   }
   // row-major widths up to 6 (real: one thread per row; dense B staged per warp of 32 rows; complex widths 1-2 the
   // same in the real view): K around multiples of 32 and past one grid pass, M != N, padded B (per-row stores),

@@ -1,0 +1,326 @@
+// TSMM B = alpha A C (beta = 0) for column-major double on Hopper's bulk-copy engine (cp.async.bulk, sm_90), at any
+// leading dimension of A and B, odd included. A: K x M, B: K x N, C: M x N (either layout). No Kokkos.
+//
+// Why: at an odd ld every other column of A and B starts at 8 (mod 16) bytes. The tensor-core kernel of
+// tsmm_dmma.cuh then copies A by 8-byte cp.async and writes B through staged 8-byte stores, and all of its warps
+// move together from one block barrier to the next (copies landed, mma, staging, stores): 75-84 % of the roofline
+// at widths 26-61 (ncu D C 53: 15 warps/SM, 0.59 eligible warps, issue 34 %, DRAM 62-67 %, perf_tests/tall_skinny/
+// NOTES.md). Here the three jobs run in different warps and meet only at mbarriers:
+// - warp 0 (loader) copies each column's chunk of R rows with one cp.async.bulk of its 16-byte aligned run; a column
+//   whose chunk starts at 8 (mod 16) bytes gets its first and last element by 8-byte cp.async, counted on the same
+//   mbarrier (cp.async.mbarrier.arrive.noinc). Shared column stride LD = R + 2 doubles (2 mod 16); row r of column c
+//   sits at c LD + s_c + r, s_c the column's misalignment in elements (0 or 1), so that both ends of every bulk copy
+//   are 16-byte aligned.
+// - warps 2 .. NCW + 1 (compute) wait for a stage, run m16n8k8 DMMAs on their 16-row tiles (alpha*C as B fragments
+//   in registers, 16 output columns per warp), release the stage, write their tiles to one of two output buffers in
+//   the same column layout (B's misalignment) and signal it.
+// - warp 1 (storer) writes each output column's aligned run with one cp.async.bulk (shared -> global) and its edge
+//   elements by 8-byte stores; the buffer is released once its bulk group has been read.
+// - k-step 2q + h takes the columns 16 q + h + 2k (k = 0..7): one parity, so one misalignment per k-step, and with
+//   LD = 2 (mod 16) the fragment loads of a half-warp hit 16 distinct 8-byte slots (the same for the output writes).
+// - Only whole chunks (K / R of them, grid-stride over one block per SM); the launcher hands the last K mod R rows
+//   back to the other kernels. A chunk's rows are read completely before they are written and belong to one
+//   block, so B == A (in place, lda == ldb) is safe.
+#pragma once
+#include <cstdint>
+
+#include "tall_skinny_common.cuh"  // cp_async, env switches, sm_count
+#include "tsmm_kernel.cuh"         // TsmmArgs
+#include "tsmttsm_dmma.cuh"        // dmma16
+
+namespace kbla {
+namespace cuda {
+namespace detail {
+
+struct TsmmBulkArgs {
+  const double* A;
+  double* B;
+  const double* C;
+  std::int64_t lda, ldb, ldc;
+  bool crow;             // C row-major
+  std::int64_t chunks;   // whole chunks of R rows
+  int M, N;
+  double alpha;
+};
+
+// W class width (multiple of 16), R rows per chunk (multiple of 16), ST stages of A, NCW compute warps
+template <int W, int R, int ST, int NCW>
+struct TsmmBulkShape {
+  static constexpr int LD = R + 2;            // 2 (mod 16) doubles
+  static constexpr int CG = W / 16;           // column groups (16 output columns each)
+  static constexpr int RT = R / 16;           // 16-row tiles per chunk
+  static constexpr int RS = NCW / CG;         // compute warps per column group
+  static constexpr int TPW = RT / RS;         // tiles per compute warp and chunk
+  static constexpr int BT = 32 * (NCW + 2);   // + loader + storer
+  static constexpr std::size_t buf = std::size_t(W) * LD * sizeof(double);
+  static constexpr std::size_t bars = 128;    // mbarriers: full[ST], empty[ST], out_full[2], out_free[2]
+  static constexpr std::size_t smem = bars + (ST + 2) * buf;
+  static_assert(W % 16 == 0 && R % 16 == 0 && NCW % CG == 0 && RT % RS == 0, "bad bulk TSMM shape");
+  static_assert(8 * (2 * ST + 4) <= int(bars), "mbarrier area");
+};
+
+// ---- sm_90 PTX: mbarriers, bulk copies, proxy fences ----
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+// one arrival on `bar` once every cp.async this thread issued so far has landed
+__device__ __forceinline__ void cp_async_arrive_noinc(unsigned bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void bulk_to_shared(unsigned dst, const void* src, unsigned bytes, unsigned bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+               "l"(src), "r"(bytes), "r"(bar)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_to_global(void* dst, unsigned src, unsigned bytes) {
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n" ::"l"(dst), "r"(src), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+template <int N>
+__device__ __forceinline__ void bulk_wait() {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+// generic-proxy shared-memory writes before they are read by a bulk copy
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+__device__ __forceinline__ void fence_mbarrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
+template <int W, int R, int ST, int NCW>
+__global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW>::BT, 1) tsmm_bulk_kernel(const TsmmBulkArgs p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using Sh = TsmmBulkShape<W, R, ST, NCW>;
+  constexpr int LD = Sh::LD;
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  const unsigned bar0 = smem_addr(smem_raw);
+  double* const stages = reinterpret_cast<double*>(smem_raw + Sh::bars);  // [ST][W][LD]
+  double* const outs = stages + ST * W * LD;                              // [2][W][LD]
+  auto full = [&](int s) { return bar0 + 8u * unsigned(s); };
+  auto empty = [&](int s) { return bar0 + 8u * unsigned(ST + s); };
+  auto out_full = [&](int b) { return bar0 + 8u * unsigned(2 * ST + b); };
+  auto out_free = [&](int b) { return bar0 + 8u * unsigned(2 * ST + 2 + b); };
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+  if (tid == 0) {
+    for (int s = 0; s < ST; ++s) {
+      mbar_init(full(s), 33);  // the loader lanes' cp.async arrivals (32) + lane 0's expect_tx
+      mbar_init(empty(s), NCW);
+    }
+    for (int b = 0; b < 2; ++b) {
+      mbar_init(out_full(b), NCW);
+      mbar_init(out_free(b), 1);
+    }
+    fence_mbarrier_init();
+  }
+  // columns from M up to the k-steps' 16-column blocks stay zero in every stage (0 * garbage could be NaN)
+  const int Mp = (p.M + 15) / 16 * 16;
+  for (int s = 0; s < ST; ++s)
+    for (int e = tid; e < (Mp - p.M) * LD; e += blockDim.x) stages[(s * W + p.M) * LD + e] = 0.0;
+  __syncthreads();
+
+  const std::int64_t my = p.chunks > blockIdx.x ? (p.chunks - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+  // misalignment in elements of a column's chunk start (R is even): base parity + column parity x ld parity
+  const unsigned apar = unsigned(reinterpret_cast<std::uintptr_t>(p.A) >> 3) & 1u;
+  const unsigned bpar = unsigned(reinterpret_cast<std::uintptr_t>(p.B) >> 3) & 1u;
+  const unsigned ald = unsigned(p.lda & 1), bld = unsigned(p.ldb & 1);
+  auto a_shift = [&](int c) { return int((apar + unsigned(c) * ald) & 1u); };
+  auto b_shift = [&](int n) { return int((bpar + unsigned(n) * bld) & 1u); };
+
+  if (warp == 0) {  // ---- loader ----
+    unsigned tx = 0;  // bulk bytes per chunk
+    for (int c = 0; c < p.M; ++c) tx += a_shift(c) ? (R - 2) * 8 : R * 8;
+    for (std::int64_t i = 0; i < my; ++i) {
+      const int s = int(i % ST);
+      if (i >= ST) mbar_wait(empty(s), unsigned((i / ST - 1) & 1));
+      const std::int64_t r0 = (blockIdx.x + i * gridDim.x) * std::int64_t(R);
+      double* const st = stages + s * W * LD;
+      if (lane == 0) mbar_arrive_expect_tx(full(s), tx);
+      __syncwarp();
+      for (int c = lane; c < p.M; c += 32) {
+        const double* g = p.A + std::int64_t(c) * p.lda + r0;
+        double* d = st + c * LD;
+        if (a_shift(c) == 0) {
+          bulk_to_shared(smem_addr(d), g, R * 8, full(s));
+        } else {
+          bulk_to_shared(smem_addr(d + 2), g + 1, (R - 2) * 8, full(s));
+          cp_async<8>(d + 1, g, true);
+          cp_async<8>(d + R, g + R - 1, true);
+        }
+      }
+      cp_async_arrive_noinc(full(s));
+    }
+  } else if (warp == 1) {  // ---- storer ----
+    for (std::int64_t i = 0; i < my; ++i) {
+      const int b = int(i & 1);
+      mbar_wait(out_full(b), unsigned((i >> 1) & 1));
+      const std::int64_t r0 = (blockIdx.x + i * gridDim.x) * std::int64_t(R);
+      const double* const o = outs + b * W * LD;
+      for (int n = lane; n < p.N; n += 32) {
+        double* g = p.B + std::int64_t(n) * p.ldb + r0;
+        const double* src = o + n * LD;
+        if (b_shift(n) == 0) {
+          bulk_to_global(g, smem_addr(src), R * 8);
+        } else {
+          bulk_to_global(g + 1, smem_addr(src + 2), (R - 2) * 8);
+          g[0] = src[1];
+          g[R - 1] = src[R];
+        }
+      }
+      bulk_commit();
+      if (i > 0) {  // the previous chunk's buffer has been read by its bulk copies: give it back
+        bulk_wait_read<1>();
+        __syncwarp();
+        if (lane == 0) mbar_arrive(out_free(b ^ 1));
+      }
+    }
+    bulk_wait<0>();
+  } else {  // ---- compute ----
+    const int cw = warp - 2, cg = cw % Sh::CG, rs = cw / Sh::CG;
+    const int g = lane >> 2, t = lane & 3, n0 = 16 * cg;
+    const bool active = n0 < p.N;
+    const bool nt1 = n0 + 8 < p.N;  // the second 8-column tile holds output columns
+    const int kblocks = (p.M + 15) / 16;
+    constexpr int KS = W / 8;
+    // alpha * C as B fragments: k-step ks, n-tile nt, j: row 16 (ks / 2) + ks % 2 + 2 (t + 4 j), column n0 + 8 nt + g
+    double bf[KS][2][2];
+#pragma unroll
+    for (int ks = 0; ks < KS; ++ks)
+#pragma unroll
+      for (int nt = 0; nt < 2; ++nt)
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+          const int k = 16 * (ks >> 1) + (ks & 1) + 2 * (t + 4 * j), n = n0 + 8 * nt + g;
+          double v = 0.0;
+          if (k < p.M && n < p.N) v = p.alpha * (p.crow ? p.C[std::int64_t(k) * p.ldc + n] : p.C[k + std::int64_t(n) * p.ldc]);
+          bf[ks][nt][j] = v;
+        }
+    const int ash[2] = {a_shift(0), a_shift(1)};  // by column parity
+    const int bsh[2] = {b_shift(0), b_shift(1)};
+    for (std::int64_t i = 0; i < my; ++i) {
+      const int s = int(i % ST), b = int(i & 1);
+      mbar_wait(full(s), unsigned((i / ST) & 1));
+      const double* const st = stages + s * W * LD;
+      double acc[Sh::TPW][2][2][2];
+#pragma unroll
+      for (int u = 0; u < Sh::TPW; ++u)
+#pragma unroll
+        for (int nt = 0; nt < 2; ++nt) acc[u][nt][0][0] = acc[u][nt][0][1] = acc[u][nt][1][0] = acc[u][nt][1][1] = 0.0;
+      if (active) {
+#pragma unroll
+        for (int ks = 0; ks < KS; ++ks) {
+          if ((ks >> 1) >= kblocks) break;
+          const int h = ks & 1;
+          const double* lo = st + (16 * (ks >> 1) + h + 2 * t) * LD + ash[h];  // k = t
+          const double* hi = lo + 8 * LD;                                        // k = t + 4
+#pragma unroll
+          for (int u = 0; u < Sh::TPW; ++u) {
+            const int r = 16 * (rs + u * Sh::RS) + g;
+            const double a0 = lo[r], a1 = lo[r + 8], a2 = hi[r], a3 = hi[r + 8];
+            dmma16(acc[u][0][0], acc[u][0][1], a0, a1, a2, a3, bf[ks][0][0], bf[ks][0][1]);
+            if (nt1) dmma16(acc[u][1][0], acc[u][1][1], a0, a1, a2, a3, bf[ks][1][0], bf[ks][1][1]);
+          }
+        }
+      }
+      __syncwarp();
+      if (lane == 0) mbar_arrive(empty(s));
+      if (i >= 2) mbar_wait(out_free(b), unsigned(((i >> 1) - 1) & 1));
+      double* const o = outs + b * W * LD;
+      if (active) {
+#pragma unroll
+        for (int u = 0; u < Sh::TPW; ++u) {
+          const int r = 16 * (rs + u * Sh::RS) + g;
+#pragma unroll
+          for (int nt = 0; nt < 2; ++nt) {
+            const int n = n0 + 8 * nt + 2 * t;  // even: columns n (shift bsh[0]) and n + 1 (bsh[1])
+            double* c0 = o + n * LD + bsh[0] + r;
+            double* c1 = o + (n + 1) * LD + bsh[1] + r;
+            c0[0] = acc[u][nt][0][0];
+            c1[0] = acc[u][nt][0][1];
+            c0[8] = acc[u][nt][1][0];
+            c1[8] = acc[u][nt][1][1];
+          }
+        }
+      }
+      fence_proxy_async_shared();
+      __syncwarp();
+      if (lane == 0) mbar_arrive(out_full(b));
+    }
+  }
+#endif
+}
+
+// Column-major double, beta == 0, M and N <= W: runs the whole chunks of R rows of `a` and leaves `a` holding the
+// last K mod R rows (K = 0 when none are left) for the caller's other kernels; cudaErrorNotSupported (nothing run,
+// `a` unchanged) when the device is older than sm_90 or there is no whole chunk.
+template <int W, int R, int ST, int NCW>
+cudaError_t launch_tsmm_bulk(TsmmArgs<double, false>& a, cudaStream_t stream) {
+  using Sh = TsmmBulkShape<W, R, ST, NCW>;
+  const std::int64_t chunks = a.K / R;
+  if (chunks < 1 || a.M > W || a.N > W) return cudaErrorNotSupported;
+  static int ready[kMaxDevices] = {0};  // 1: attributes set, -1: device too old
+  const int dev = current_device();
+  if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
+  if (ready[dev] == 0) {
+    int major = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) return cudaErrorUnknown;
+    if (major < 9) {
+      ready[dev] = -1;
+    } else {
+      const cudaError_t e = cudaFuncSetAttribute(tsmm_bulk_kernel<W, R, ST, NCW>,
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, int(Sh::smem));
+      if (e != cudaSuccess) return e;
+      ready[dev] = 1;
+    }
+  }
+  if (ready[dev] < 0) return cudaErrorNotSupported;
+  TsmmBulkArgs p{};
+  p.A = a.A;
+  p.B = a.B;
+  p.C = a.C;
+  p.lda = a.asm_;
+  p.ldb = a.bsn;
+  p.ldc = a.ldc;
+  p.crow = a.crow;
+  p.chunks = chunks;
+  p.M = a.M;
+  p.N = a.N;
+  p.alpha = a.alpha.re;
+  const std::int64_t gx = std::min<std::int64_t>(chunks, sm_count());
+  tsmm_bulk_kernel<W, R, ST, NCW><<<unsigned(gx), Sh::BT, Sh::smem, stream>>>(p);
+  const cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) return e;
+  const std::int64_t done = chunks * R;
+  a.A += done;
+  a.B += done;
+  a.K -= done;
+  return cudaSuccess;
+}
+
+}  // namespace detail
+}  // namespace cuda
+}  // namespace kbla
