@@ -223,6 +223,7 @@
 // Chosen by the shared-memory budget (ST + 2 buffers of W x (R + 2) doubles), not yet tuned by measurement.
 // KBLA_TS_BULK=0: off; =1 (default): odd lda or ldb only; =2: any ld (A/B runs).
 #define KBLA_TSMM_BULK_D(X) X(25, 32, 32, 128, 4, 8) X(33, 48, 48, 64, 6, 6) X(49, 64, 64, 64, 4, 8)
+#define KBLA_TSMM_BULK_D_ALT(X) X(25, 32, 32, 64, 6, 8) X(33, 48, 48, 64, 6, 12)
 
 // Narrow row-major rows, tried before the tables above for row-major A and B only (KBLA_TS_RR_NARROW=0: off, the
 // SIMT kernel as before). D 7-8 in the class W 16 (7: flat copies, 8: VEC 5 staged stores); Z odd widths 3-11 in the

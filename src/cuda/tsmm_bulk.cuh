@@ -112,7 +112,9 @@ __device__ __forceinline__ void fence_mbarrier_init() {
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
 
-template <int W, int R, int ST, int NCW>
+// SQ: a block takes SQ consecutive chunks at a time (grid stride over runs of SQ chunks), so that the 32-byte sector
+// which an odd column splits at a chunk boundary is read and written by one block close together in time.
+template <int W, int R, int ST, int NCW, int SQ>
 __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW>::BT, 1) tsmm_bulk_kernel(const TsmmBulkArgs p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using Sh = TsmmBulkShape<W, R, ST, NCW>;
@@ -129,11 +131,11 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW>::BT, 1) tsmm_bulk
   if (tid == 0) {
     for (int s = 0; s < ST; ++s) {
       mbar_init(full(s), 33);  // the loader lanes' cp.async arrivals (32) + lane 0's expect_tx
-      mbar_init(empty(s), NCW);
+      mbar_init(empty(s), 32 * NCW);  // every thread arrives for its own accesses (no warp-level hand-off)
     }
     for (int b = 0; b < 2; ++b) {
-      mbar_init(out_full(b), NCW);
-      mbar_init(out_free(b), 1);
+      mbar_init(out_full(b), 32 * NCW);
+      mbar_init(out_free(b), 32);
     }
     fence_mbarrier_init();
   }
@@ -143,7 +145,14 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW>::BT, 1) tsmm_bulk
     for (int e = tid; e < (Mp - p.M) * LD; e += blockDim.x) stages[(s * W + p.M) * LD + e] = 0.0;
   __syncthreads();
 
-  const std::int64_t my = p.chunks > blockIdx.x ? (p.chunks - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+  // this block's chunks: runs of SQ consecutive chunks, run j = blockIdx.x + i gridDim.x
+  const std::int64_t runs = (p.chunks + SQ - 1) / SQ;
+  const std::int64_t myruns = runs > blockIdx.x ? (runs - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+  std::int64_t my = myruns * SQ;
+  if (myruns > 0 && blockIdx.x + (myruns - 1) * gridDim.x == runs - 1) my -= runs * SQ - p.chunks;  // short last run
+  auto row0 = [&](std::int64_t i) {
+    return ((blockIdx.x + (i / SQ) * gridDim.x) * SQ + i % SQ) * std::int64_t(R);
+  };
   // misalignment in elements of a column's chunk start (R is even): base parity + column parity x ld parity
   const unsigned apar = unsigned(reinterpret_cast<std::uintptr_t>(p.A) >> 3) & 1u;
   const unsigned bpar = unsigned(reinterpret_cast<std::uintptr_t>(p.B) >> 3) & 1u;
@@ -157,7 +166,7 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW>::BT, 1) tsmm_bulk
     for (std::int64_t i = 0; i < my; ++i) {
       const int s = int(i % ST);
       if (i >= ST) mbar_wait(empty(s), unsigned((i / ST - 1) & 1));
-      const std::int64_t r0 = (blockIdx.x + i * gridDim.x) * std::int64_t(R);
+      const std::int64_t r0 = row0(i);
       double* const st = stages + s * W * LD;
       if (lane == 0) mbar_arrive_expect_tx(full(s), tx);
       __syncwarp();
@@ -178,7 +187,7 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW>::BT, 1) tsmm_bulk
     for (std::int64_t i = 0; i < my; ++i) {
       const int b = int(i & 1);
       mbar_wait(out_full(b), unsigned((i >> 1) & 1));
-      const std::int64_t r0 = (blockIdx.x + i * gridDim.x) * std::int64_t(R);
+      const std::int64_t r0 = row0(i);
       const double* const o = outs + b * W * LD;
       for (int n = lane; n < p.N; n += 32) {
         double* g = p.B + std::int64_t(n) * p.ldb + r0;
@@ -192,10 +201,9 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW>::BT, 1) tsmm_bulk
         }
       }
       bulk_commit();
-      if (i > 0) {  // the previous chunk's buffer has been read by its bulk copies: give it back
+      if (i > 0) {  // the previous chunk's buffer has been read by this lane's bulk copies: give it back
         bulk_wait_read<1>();
-        __syncwarp();
-        if (lane == 0) mbar_arrive(out_free(b ^ 1));
+        mbar_arrive(out_free(b ^ 1));
       }
     }
     bulk_wait<0>();
@@ -246,8 +254,7 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW>::BT, 1) tsmm_bulk
           }
         }
       }
-      __syncwarp();
-      if (lane == 0) mbar_arrive(empty(s));
+      mbar_arrive(empty(s));
       if (i >= 2) mbar_wait(out_free(b), unsigned(((i >> 1) - 1) & 1));
       double* const o = outs + b * W * LD;
       if (active) {
@@ -267,8 +274,7 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW>::BT, 1) tsmm_bulk
         }
       }
       fence_proxy_async_shared();
-      __syncwarp();
-      if (lane == 0) mbar_arrive(out_full(b));
+      mbar_arrive(out_full(b));
     }
   }
 #endif
@@ -277,7 +283,7 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW>::BT, 1) tsmm_bulk
 // Column-major double, beta == 0, M and N <= W: runs the whole chunks of R rows of `a` and leaves `a` holding the
 // last K mod R rows (K = 0 when none are left) for the caller's other kernels; cudaErrorNotSupported (nothing run,
 // `a` unchanged) when the device is older than sm_90 or there is no whole chunk.
-template <int W, int R, int ST, int NCW>
+template <int W, int R, int ST, int NCW, int SQ>
 cudaError_t launch_tsmm_bulk(TsmmArgs<double, false>& a, cudaStream_t stream) {
   using Sh = TsmmBulkShape<W, R, ST, NCW>;
   const std::int64_t chunks = a.K / R;
@@ -291,7 +297,7 @@ cudaError_t launch_tsmm_bulk(TsmmArgs<double, false>& a, cudaStream_t stream) {
     if (major < 9) {
       ready[dev] = -1;
     } else {
-      const cudaError_t e = cudaFuncSetAttribute(tsmm_bulk_kernel<W, R, ST, NCW>,
+      const cudaError_t e = cudaFuncSetAttribute(tsmm_bulk_kernel<W, R, ST, NCW, SQ>,
                                                  cudaFuncAttributeMaxDynamicSharedMemorySize, int(Sh::smem));
       if (e != cudaSuccess) return e;
       ready[dev] = 1;
@@ -310,8 +316,8 @@ cudaError_t launch_tsmm_bulk(TsmmArgs<double, false>& a, cudaStream_t stream) {
   p.M = a.M;
   p.N = a.N;
   p.alpha = a.alpha.re;
-  const std::int64_t gx = std::min<std::int64_t>(chunks, sm_count());
-  tsmm_bulk_kernel<W, R, ST, NCW><<<unsigned(gx), Sh::BT, Sh::smem, stream>>>(p);
+  const std::int64_t gx = std::min<std::int64_t>((chunks + SQ - 1) / SQ, sm_count());
+  tsmm_bulk_kernel<W, R, ST, NCW, SQ><<<unsigned(gx), Sh::BT, Sh::smem, stream>>>(p);
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
   const std::int64_t done = chunks * R;
