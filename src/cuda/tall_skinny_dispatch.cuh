@@ -107,14 +107,15 @@ cudaError_t tsmm_bulk_try(TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
     if (mode == 0 || lay != kLayCC || !a.beta_zero || !dmma_enabled()) return cudaErrorNotSupported;
     if (mode == 1 && a.asm_ % 2 == 0 && a.bsn % 2 == 0) return cudaErrorNotSupported;
     // A/B selectors: KBLA_TS_BULK_SQ = 1 | 4 | 16 consecutive chunks per block visit; KBLA_TS_BULK_ALT=1 the ALT rows
-    static const int sq = int(env_int("KBLA_TS_BULK_SQ", 4));
+    static const int sq = int(env_int("KBLA_TS_BULK_SQ", 16));
     static const bool alt = env_switch("KBLA_TS_BULK_ALT");
     const int w = std::max(a.M, a.N);
 #define KBLA_TM_X_BULK(WMIN, WMAX, W, R, ST, NCW)                                          \
   if (w >= WMIN && w <= WMAX) {                                                          \
     if (sq == 1) return launch_tsmm_bulk<W, R, ST, NCW, 1>(a, st);                       \
-    if (sq == 16) return launch_tsmm_bulk<W, R, ST, NCW, 16>(a, st);                     \
-    return launch_tsmm_bulk<W, R, ST, NCW, 4>(a, st);                                    \
+    if (sq == 4) return launch_tsmm_bulk<W, R, ST, NCW, 4>(a, st);                       \
+    if (sq == 64) return launch_tsmm_bulk<W, R, ST, NCW, 64>(a, st);                     \
+    return launch_tsmm_bulk<W, R, ST, NCW, 16>(a, st);                                   \
   }
     if (alt) {
       KBLA_TSMM_BULK_D_ALT(KBLA_TM_X_BULK)

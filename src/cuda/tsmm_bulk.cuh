@@ -39,6 +39,7 @@ struct TsmmBulkArgs {
   std::int64_t lda, ldb, ldc;
   bool crow;             // C row-major
   std::int64_t chunks;   // whole chunks of R rows
+  std::int64_t K;        // rows of A and B (chunks * R <= K)
   int M, N;
   double alpha;
 };
@@ -161,20 +162,30 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW>::BT, 1) tsmm_bulk
   auto b_shift = [&](int n) { return int((bpar + unsigned(n) * bld) & 1u); };
 
   if (warp == 0) {  // ---- loader ----
-    unsigned tx = 0;  // bulk bytes per chunk
-    for (int c = 0; c < p.M; ++c) tx += a_shift(c) ? (R - 2) * 8 : R * 8;
+    // A column at 8 (mod 16) bytes is copied one element wider on each side (R + 2 elements from row r0 - 1, both
+    // ends 16-byte aligned; rows -1 and R land in slots nobody reads), except where that would reach outside the
+    // matrix (row -1 of column 0, row K of column M - 1): there its first and last element come by 8-byte cp.async.
+    unsigned tx = 0;  // bulk bytes of a chunk away from the matrix ends
+    for (int c = 0; c < p.M; ++c) tx += a_shift(c) ? (R + 2) * 8 : R * 8;
     for (std::int64_t i = 0; i < my; ++i) {
       const int s = int(i % ST);
       if (i >= ST) mbar_wait(empty(s), unsigned((i / ST - 1) & 1));
       const std::int64_t r0 = row0(i);
+      const bool at_top = r0 == 0, at_end = r0 + R >= p.K;
       double* const st = stages + s * W * LD;
-      if (lane == 0) mbar_arrive_expect_tx(full(s), tx);
+      if (lane == 0) {  // the narrower copies of the columns at the matrix ends
+        unsigned ex = at_top && a_shift(0) ? 32u : 0u;
+        if (at_end && a_shift(p.M - 1) && !(p.M == 1 && at_top)) ex += 32u;
+        mbar_arrive_expect_tx(full(s), tx - ex);
+      }
       __syncwarp();
       for (int c = lane; c < p.M; c += 32) {
         const double* g = p.A + std::int64_t(c) * p.lda + r0;
         double* d = st + c * LD;
         if (a_shift(c) == 0) {
           bulk_to_shared(smem_addr(d), g, R * 8, full(s));
+        } else if (!(c == 0 && at_top) && !(c == p.M - 1 && at_end)) {
+          bulk_to_shared(smem_addr(d), g - 1, (R + 2) * 8, full(s));
         } else {
           bulk_to_shared(smem_addr(d + 2), g + 1, (R - 2) * 8, full(s));
           cp_async<8>(d + 1, g, true);
@@ -184,21 +195,39 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW>::BT, 1) tsmm_bulk
       cp_async_arrive_noinc(full(s));
     }
   } else if (warp == 1) {  // ---- storer ----
+    // A column at 8 (mod 16) bytes: its rows r0 - 1 .. r0 + R - 2 leave as one aligned run of R elements, row r0 - 1
+    // carried in a register from the previous chunk of the run (this block's) and put in the unused slot of row -1;
+    // the first chunk of a run stores its row r0 alone, the last its row r0 + R - 1.
+    constexpr int NJ = (W + 31) / 32;  // columns per lane
+    double carry[NJ];
+#pragma unroll
+    for (int j = 0; j < NJ; ++j) carry[j] = 0.0;
     for (std::int64_t i = 0; i < my; ++i) {
       const int b = int(i & 1);
       mbar_wait(out_full(b), unsigned((i >> 1) & 1));
       const std::int64_t r0 = row0(i);
-      const double* const o = outs + b * W * LD;
-      for (int n = lane; n < p.N; n += 32) {
+      const bool first = i % SQ == 0, last = i + 1 == my || (i + 1) % SQ == 0;
+      double* const o = outs + b * W * LD;
+#pragma unroll
+      for (int j = 0; j < NJ; ++j) {
+        const int n = lane + 32 * j;
+        if (n >= p.N) continue;
         double* g = p.B + std::int64_t(n) * p.ldb + r0;
-        const double* src = o + n * LD;
+        double* src = o + n * LD;
         if (b_shift(n) == 0) {
           bulk_to_global(g, smem_addr(src), R * 8);
-        } else {
-          bulk_to_global(g + 1, smem_addr(src + 2), (R - 2) * 8);
-          g[0] = src[1];
-          g[R - 1] = src[R];
+          continue;
         }
+        if (first) {
+          g[0] = src[1];
+          bulk_to_global(g + 1, smem_addr(src + 2), (R - 2) * 8);
+        } else {
+          src[0] = carry[j];
+          fence_proxy_async_shared();
+          bulk_to_global(g - 1, smem_addr(src), R * 8);
+        }
+        if (last) g[R - 1] = src[R];
+        else carry[j] = src[R];
       }
       bulk_commit();
       if (i > 0) {  // the previous chunk's buffer has been read by this lane's bulk copies: give it back
@@ -313,6 +342,7 @@ cudaError_t launch_tsmm_bulk(TsmmArgs<double, false>& a, cudaStream_t stream) {
   p.ldc = a.ldc;
   p.crow = a.crow;
   p.chunks = chunks;
+  p.K = a.K;
   p.M = a.M;
   p.N = a.N;
   p.alpha = a.alpha.re;

@@ -558,12 +558,13 @@ void suite(bool quick) {
       }
   }
   // column-major double A * C on the bulk-copy kernel (tsmm_bulk.cuh: beta = 0, odd lda or ldb, widths 25-64, whole
-  // chunks of 64 / 128 rows, the rest on the other kernels): fewer rows than a chunk, exactly one, one more, many;
-  // A and B starting at 8 (mod 16) bytes (off = 1), M != N with column groups past N and k-steps past M, in place;
+  // chunks of 64 / 128 rows in runs of 16 per block, the rest on the other kernels): fewer rows than a chunk, exactly
+  // one, one more, many (runs cut short, several runs per block); A and B starting at 8 (mod 16) bytes (off = 1: the
+  // narrow copies at the matrix ends), M != N with column groups past N and k-steps past M, M or N = 1, in place;
   // beta != 0 next to each (the other kernels). Double only (the other types never take it).
   if (std::is_same<T, double>::value && !quick) {
     const int bshapes[][2] = {{25, 25}, {32, 32}, {30, 27}, {33, 33}, {48, 48}, {40, 47}, {49, 49},
-                              {64, 64}, {53, 61}, {64, 50}, {26, 64}, {64, 17}, {17, 64}};
+                              {64, 64}, {53, 61}, {64, 50}, {26, 64}, {64, 17}, {17, 64}, {1, 30}, {30, 1}};
     for (auto& s : bshapes)
       for (std::int64_t K : {63, 64, 128, 129, 1001, 4097, 20002}) {
         const int pad = K % 2 == 0 ? 1 : 0;  // odd ld
