@@ -110,12 +110,11 @@ cudaError_t tsmm_bulk_try(TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
     static const int sq = int(env_int("KBLA_TS_BULK_SQ", 16));
     static const bool alt = env_switch("KBLA_TS_BULK_ALT");
     const int w = std::max(a.M, a.N);
-#define KBLA_TM_X_BULK(WMIN, WMAX, W, R, ST, NCW)                                          \
-  if (w >= WMIN && w <= WMAX) {                                                          \
-    if (sq == 1) return launch_tsmm_bulk<W, R, ST, NCW, 1>(a, st);                       \
-    if (sq == 4) return launch_tsmm_bulk<W, R, ST, NCW, 4>(a, st);                       \
-    if (sq == 64) return launch_tsmm_bulk<W, R, ST, NCW, 64>(a, st);                     \
-    return launch_tsmm_bulk<W, R, ST, NCW, 16>(a, st);                                   \
+#define KBLA_TM_X_BULK(WMIN, WMAX, W, R, ST, NCW, NO)                                      \
+  if (w >= WMIN && w <= WMAX) {                                                              \
+    if (sq == 1) return launch_tsmm_bulk<W, R, ST, NCW, NO, 1>(a, st);                       \
+    if (sq == 4) return launch_tsmm_bulk<W, R, ST, NCW, NO, 4>(a, st);                       \
+    return launch_tsmm_bulk<W, R, ST, NCW, NO, 16>(a, st);                                   \
   }
     if (alt) {
       KBLA_TSMM_BULK_D_ALT(KBLA_TM_X_BULK)

@@ -218,12 +218,13 @@
 #define KBLA_TSMM_DMMA_D_ODDLONG(X) X(17, 24, 24, 3, 8, 256, 2, 2) X(49, 64, 64, 2, 4, 128, 2, 1)
 
 // D column-major A * C on the bulk-copy kernel (tsmm_bulk.cuh; beta = 0, whole chunks of R rows; the rest of the rows
-// take the rows above): X(WMIN, WMAX, W, R, ST, NCW) for WMIN <= max(M, N) <= WMAX, class width W, R rows per chunk,
-// ST stages of A, NCW compute warps (+ a loader and a storer warp), one block per SM (~200 KB of shared memory).
+// take the rows above): X(WMIN, WMAX, W, R, ST, NCW, NO) for WMIN <= max(M, N) <= WMAX, class width W, R rows per chunk,
+// ST stages of A, NCW compute warps (+ a loader and a storer warp), NO output buffers, one block per SM (~200 KB of
+// shared memory).
 // Chosen by the shared-memory budget (ST + 2 buffers of W x (R + 2) doubles), not yet tuned by measurement.
 // KBLA_TS_BULK=0: off; =1 (default): odd lda or ldb only; =2: any ld (A/B runs).
-#define KBLA_TSMM_BULK_D(X) X(25, 32, 32, 128, 4, 8) X(33, 48, 48, 64, 6, 6) X(49, 64, 64, 64, 4, 8)
-#define KBLA_TSMM_BULK_D_ALT(X) X(25, 32, 32, 64, 6, 8) X(33, 48, 48, 64, 6, 12)
+#define KBLA_TSMM_BULK_D(X) X(25, 32, 32, 128, 4, 8, 2) X(33, 48, 48, 64, 6, 6, 2) X(49, 64, 64, 64, 4, 8, 2)
+#define KBLA_TSMM_BULK_D_ALT(X) X(33, 48, 48, 128, 3, 6, 1) X(49, 64, 64, 128, 2, 8, 1)
 
 // Narrow row-major rows, tried before the tables above for row-major A and B only (KBLA_TS_RR_NARROW=0: off, the
 // SIMT kernel as before). D 7-8 in the class W 16 (7: flat copies, 8: VEC 5 staged stores); Z odd widths 3-11 in the

@@ -12,7 +12,7 @@
 //   sits at c LD + s_c + r, s_c the column's misalignment in elements (0 or 1), so that both ends of every bulk copy
 //   are 16-byte aligned.
 // - warps 2 .. NCW + 1 (compute) wait for a stage, run m16n8k8 DMMAs on their 16-row tiles (alpha*C as B fragments
-//   in registers, 16 output columns per warp), release the stage, write their tiles to one of two output buffers in
+//   in registers, 16 output columns per warp), release the stage, write their tiles to one of NO output buffers in
 //   the same column layout (B's misalignment) and signal it.
 // - warp 1 (storer) writes each output column's aligned run with one cp.async.bulk (shared -> global) and its edge
 //   elements by 8-byte stores; the buffer is released once its bulk group has been read.
@@ -44,8 +44,9 @@ struct TsmmBulkArgs {
   double alpha;
 };
 
-// W class width (multiple of 16), R rows per chunk (multiple of 16), ST stages of A, NCW compute warps
-template <int W, int R, int ST, int NCW>
+// W class width (multiple of 16), R rows per chunk (multiple of 16), ST stages of A, NCW compute warps, NO output
+// buffers (1 or 2; with one, the compute warps still run the next chunk's mma while it drains)
+template <int W, int R, int ST, int NCW, int NO>
 struct TsmmBulkShape {
   static constexpr int LD = R + 2;            // 2 (mod 16) doubles
   static constexpr int CG = W / 16;           // column groups (16 output columns each)
@@ -54,10 +55,10 @@ struct TsmmBulkShape {
   static constexpr int TPW = RT / RS;         // tiles per compute warp and chunk
   static constexpr int BT = 32 * (NCW + 2);   // + loader + storer
   static constexpr std::size_t buf = std::size_t(W) * LD * sizeof(double);
-  static constexpr std::size_t bars = 128;    // mbarriers: full[ST], empty[ST], out_full[2], out_free[2]
-  static constexpr std::size_t smem = bars + (ST + 2) * buf;
+  static constexpr std::size_t bars = 128;    // mbarriers: full[ST], empty[ST], out_full[NO], out_free[NO]
+  static constexpr std::size_t smem = bars + (ST + NO) * buf;
   static_assert(W % 16 == 0 && R % 16 == 0 && NCW % CG == 0 && RT % RS == 0, "bad bulk TSMM shape");
-  static_assert(8 * (2 * ST + 4) <= int(bars), "mbarrier area");
+  static_assert(8 * (2 * ST + 2 * NO) <= int(bars) && (NO == 1 || NO == 2), "mbarrier area / output buffers");
 };
 
 // ---- sm_90 PTX: mbarriers, bulk copies, proxy fences ----
@@ -115,26 +116,26 @@ __device__ __forceinline__ void fence_mbarrier_init() {
 
 // SQ: a block takes SQ consecutive chunks at a time (grid stride over runs of SQ chunks), so that the 32-byte sector
 // which an odd column splits at a chunk boundary is read and written by one block close together in time.
-template <int W, int R, int ST, int NCW, int SQ>
-__global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW>::BT, 1) tsmm_bulk_kernel(const TsmmBulkArgs p) {
+template <int W, int R, int ST, int NCW, int NO, int SQ>
+__global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW, NO>::BT, 1) tsmm_bulk_kernel(const TsmmBulkArgs p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  using Sh = TsmmBulkShape<W, R, ST, NCW>;
+  using Sh = TsmmBulkShape<W, R, ST, NCW, NO>;
   constexpr int LD = Sh::LD;
   extern __shared__ __align__(128) unsigned char smem_raw[];
   const unsigned bar0 = smem_addr(smem_raw);
   double* const stages = reinterpret_cast<double*>(smem_raw + Sh::bars);  // [ST][W][LD]
-  double* const outs = stages + ST * W * LD;                              // [2][W][LD]
+  double* const outs = stages + ST * W * LD;                              // [NO][W][LD]
   auto full = [&](int s) { return bar0 + 8u * unsigned(s); };
   auto empty = [&](int s) { return bar0 + 8u * unsigned(ST + s); };
   auto out_full = [&](int b) { return bar0 + 8u * unsigned(2 * ST + b); };
-  auto out_free = [&](int b) { return bar0 + 8u * unsigned(2 * ST + 2 + b); };
+  auto out_free = [&](int b) { return bar0 + 8u * unsigned(2 * ST + NO + b); };
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
   if (tid == 0) {
     for (int s = 0; s < ST; ++s) {
       mbar_init(full(s), 33);  // the loader lanes' cp.async arrivals (32) + lane 0's expect_tx
       mbar_init(empty(s), 32 * NCW);  // every thread arrives for its own accesses (no warp-level hand-off)
     }
-    for (int b = 0; b < 2; ++b) {
+    for (int b = 0; b < NO; ++b) {
       mbar_init(out_full(b), 32 * NCW);
       mbar_init(out_free(b), 32);
     }
@@ -203,8 +204,8 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW>::BT, 1) tsmm_bulk
 #pragma unroll
     for (int j = 0; j < NJ; ++j) carry[j] = 0.0;
     for (std::int64_t i = 0; i < my; ++i) {
-      const int b = int(i & 1);
-      mbar_wait(out_full(b), unsigned((i >> 1) & 1));
+      const int b = int(i % NO);
+      mbar_wait(out_full(b), unsigned((i / NO) & 1));
       const std::int64_t r0 = row0(i);
       const bool first = i % SQ == 0, last = i + 1 == my || (i + 1) % SQ == 0;
       double* const o = outs + b * W * LD;
@@ -230,9 +231,9 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW>::BT, 1) tsmm_bulk
         else carry[j] = src[R];
       }
       bulk_commit();
-      if (i > 0) {  // the previous chunk's buffer has been read by this lane's bulk copies: give it back
-        bulk_wait_read<1>();
-        mbar_arrive(out_free(b ^ 1));
+      if (i >= NO - 1) {  // chunk i - (NO - 1)'s buffer has been read by this lane's bulk copies: give it back
+        bulk_wait_read<NO - 1>();
+        mbar_arrive(out_free(int((i - (NO - 1)) % NO)));
       }
     }
     bulk_wait<0>();
@@ -259,7 +260,7 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW>::BT, 1) tsmm_bulk
     const int ash[2] = {a_shift(0), a_shift(1)};  // by column parity
     const int bsh[2] = {b_shift(0), b_shift(1)};
     for (std::int64_t i = 0; i < my; ++i) {
-      const int s = int(i % ST), b = int(i & 1);
+      const int s = int(i % ST), b = int(i % NO);
       mbar_wait(full(s), unsigned((i / ST) & 1));
       const double* const st = stages + s * W * LD;
       double acc[Sh::TPW][2][2][2];
@@ -284,7 +285,7 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW>::BT, 1) tsmm_bulk
         }
       }
       mbar_arrive(empty(s));
-      if (i >= 2) mbar_wait(out_free(b), unsigned(((i >> 1) - 1) & 1));
+      if (i >= NO) mbar_wait(out_free(b), unsigned((i / NO - 1) & 1));
       double* const o = outs + b * W * LD;
       if (active) {
 #pragma unroll
@@ -312,9 +313,9 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW>::BT, 1) tsmm_bulk
 // Column-major double, beta == 0, M and N <= W: runs the whole chunks of R rows of `a` and leaves `a` holding the
 // last K mod R rows (K = 0 when none are left) for the caller's other kernels; cudaErrorNotSupported (nothing run,
 // `a` unchanged) when the device is older than sm_90 or there is no whole chunk.
-template <int W, int R, int ST, int NCW, int SQ>
+template <int W, int R, int ST, int NCW, int NO, int SQ>
 cudaError_t launch_tsmm_bulk(TsmmArgs<double, false>& a, cudaStream_t stream) {
-  using Sh = TsmmBulkShape<W, R, ST, NCW>;
+  using Sh = TsmmBulkShape<W, R, ST, NCW, NO>;
   const std::int64_t chunks = a.K / R;
   if (chunks < 1 || a.M > W || a.N > W) return cudaErrorNotSupported;
   static int ready[kMaxDevices] = {0};  // 1: attributes set, -1: device too old
@@ -326,7 +327,7 @@ cudaError_t launch_tsmm_bulk(TsmmArgs<double, false>& a, cudaStream_t stream) {
     if (major < 9) {
       ready[dev] = -1;
     } else {
-      const cudaError_t e = cudaFuncSetAttribute(tsmm_bulk_kernel<W, R, ST, NCW, SQ>,
+      const cudaError_t e = cudaFuncSetAttribute(tsmm_bulk_kernel<W, R, ST, NCW, NO, SQ>,
                                                  cudaFuncAttributeMaxDynamicSharedMemorySize, int(Sh::smem));
       if (e != cudaSuccess) return e;
       ready[dev] = 1;
@@ -347,7 +348,7 @@ cudaError_t launch_tsmm_bulk(TsmmArgs<double, false>& a, cudaStream_t stream) {
   p.N = a.N;
   p.alpha = a.alpha.re;
   const std::int64_t gx = std::min<std::int64_t>((chunks + SQ - 1) / SQ, sm_count());
-  tsmm_bulk_kernel<W, R, ST, NCW, SQ><<<unsigned(gx), Sh::BT, Sh::smem, stream>>>(p);
+  tsmm_bulk_kernel<W, R, ST, NCW, NO, SQ><<<unsigned(gx), Sh::BT, Sh::smem, stream>>>(p);
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
   const std::int64_t done = chunks * R;
