@@ -218,13 +218,12 @@
 #define KBLA_TSMM_DMMA_D_ODDLONG(X) X(17, 24, 24, 3, 8, 256, 2, 2) X(49, 64, 64, 2, 4, 128, 2, 1)
 
 // D column-major A * C on the bulk-copy kernel (tsmm_bulk.cuh; beta = 0, whole chunks of R rows; the rest of the rows
-// take the rows above): X(WMIN, WMAX, W, R, ST, NCW, NO) for WMIN <= max(M, N) <= WMAX, class width W, R rows per chunk,
-// ST stages of A, NCW compute warps (+ a loader and a storer warp), NO output buffers, one block per SM (~200 KB of
-// shared memory).
-// Chosen by the shared-memory budget (ST + 2 buffers of W x (R + 2) doubles), not yet tuned by measurement.
-// KBLA_TS_BULK=0: off; =1 (default): odd lda or ldb only; =2: any ld (A/B runs).
-#define KBLA_TSMM_BULK_D(X) X(25, 32, 32, 128, 4, 8, 2) X(33, 48, 48, 64, 6, 6, 2) X(49, 64, 64, 64, 4, 8, 2)
-#define KBLA_TSMM_BULK_D_ALT(X) X(33, 48, 48, 128, 3, 6, 1) X(49, 64, 64, 128, 2, 8, 1)
+// take the rows above): X(WMIN, WMAX, W, R, ST, NCW, NO) for WMIN <= max(M, N) <= WMAX, class width W, R rows per
+// chunk, ST stages of A, NCW compute warps (+ a loader and a storer warp), NO output buffers, one block per SM (~200 KB
+// of shared memory). Session 17 (H100, ts_cases --random-data --rows-log2 29, routes off, two rounds, GB/s, 64-row
+// chunks ST 6 NCW 6 NO 2 / ST 4 NCW 8 NO 2 -> these 128-row rows): 33 2569-2571 -> 2660-2673, 44 2523-2524 -> 2641, 49
+// 2519-2521 -> 2618-2630, 53 2474-2509 -> 2607-2613, 64 2798-2801 -> 2821-2830 (every width 33-64 gained 0.5-5 %).
+#define KBLA_TSMM_BULK_D(X) X(25, 32, 32, 128, 4, 8, 2) X(33, 48, 48, 128, 3, 6, 1) X(49, 64, 64, 128, 2, 8, 1)
 
 // Narrow row-major rows, tried before the tables above for row-major A and B only (KBLA_TS_RR_NARROW=0: off, the
 // SIMT kernel as before). D 7-8 in the class W 16 (7: flat copies, 8: VEC 5 staged stores); Z odd widths 3-11 in the

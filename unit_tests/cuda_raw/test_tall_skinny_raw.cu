@@ -558,7 +558,7 @@ void suite(bool quick) {
       }
   }
   // column-major double A * C on the bulk-copy kernel (tsmm_bulk.cuh: beta = 0, odd lda or ldb, widths 25-64, whole
-  // chunks of 64 / 128 rows in runs of 16 per block, the rest on the other kernels): fewer rows than a chunk, exactly
+  // chunks of 128 rows in runs of 1, 4 or 16 per block visit, the rest on the other kernels): fewer rows than a chunk, exactly
   // one, one more, many (runs cut short, several runs per block); A and B starting at 8 (mod 16) bytes (off = 1: the
   // narrow copies at the matrix ends), M != N with column groups past N and k-steps past M, M or N = 1, in place;
   // beta != 0 next to each (the other kernels). Double only (the other types never take it).
@@ -575,7 +575,7 @@ void suite(bool quick) {
         }
         test_tsmm<T>(K, s[0], s[1], C, C, C, pad, al, be, false, 1);
       }
-    test_tsmm<T>(1000003, 64, 64, C, C, C, 0, al, zero);
+    test_tsmm<T>(1100003, 64, 64, C, C, C, 0, al, zero);  // enough chunks for runs of 16 per block visit
     test_tsmm<T>(1000003, 33, 30, C, C, C, 0, al, zero, false, 1);
   }
   // row-major widths up to 6 (real: one thread per row; dense B staged per warp of 32 rows; complex widths 1-2 the
