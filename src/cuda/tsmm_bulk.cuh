@@ -18,9 +18,9 @@
 //   elements by 8-byte stores; the buffer is released once its bulk group has been read.
 // - k-step 2q + h takes the columns 16 q + h + 2k (k = 0..7): one parity, so one misalignment per k-step, and with
 //   LD = 2 (mod 16) the fragment loads of a half-warp hit 16 distinct 8-byte slots (the same for the output writes).
-// - Only whole chunks (K / R of them, grid-stride over one block per SM in runs of SQ); the launcher hands the last K mod R rows
-//   back to the other kernels. A chunk's rows are read completely before they are written and belong to one
-//   block, so B == A (in place, lda == ldb) is safe.
+// - Only whole chunks (K / R of them, grid-stride over one block per SM in runs of SQ); the launcher hands the last
+//   K mod R rows back to the other kernels. A chunk's rows are read completely before they are written and belong to
+//   one block, so B == A (in place, lda == ldb) is safe.
 #pragma once
 #include <cstdint>
 
