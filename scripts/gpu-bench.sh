@@ -70,6 +70,9 @@ for what in "$@"; do
       for tool in memcheck racecheck; do
         run_step "$tool-tall_skinny" "${SANITIZE_LIMIT_TS:-150}" "$SAN" --tool "$tool" --error-exitcode 9 \
             "$RAW/kbla_cuda_raw_tests" --tiny
+        # the bulk-copy A·C at the tiny set's row counts (mbarrier hand-offs between its warps)
+        KBLA_TS_BULK=2 run_step "$tool-tall_skinny-bulk" "${SANITIZE_LIMIT_TS:-150}" "$SAN" --tool "$tool" \
+            --error-exitcode 9 "$RAW/kbla_cuda_raw_tests" --tiny --types D
       done ;;
     ts_raw)
       types=${TS_RAW_TYPES:-D Z S C}
@@ -83,10 +86,11 @@ for what in "$@"; do
             echo "exit $?" >> "$OUT/.ts_raw_${t}_$routes" ) &
         done
       done
-      # the warp ring of the double Aᴴ·B (tsmttsm_ring.cuh) wherever it fits, not only above the L2 size
-      ( KBLA_TS_NO_ROUTES=1 KBLA_TS_RING=1 OMP_NUM_THREADS=$thr timeout "${TS_RAW_LIMIT:-400}" \
-            "$RAW/kbla_cuda_raw_tests" --types D > "$OUT/.ts_raw_D_ring" 2>&1
-        echo "exit $?" >> "$OUT/.ts_raw_D_ring" ) &
+      # the warp ring of the double Aᴴ·B (tsmttsm_ring.cuh) wherever it fits, not only above the L2 size, and the
+      # bulk-copy A·C (tsmm_bulk.cuh) at any row count (by default only from 2^17-2^19 rows, beyond most cases here)
+      ( KBLA_TS_NO_ROUTES=1 KBLA_TS_RING=1 KBLA_TS_BULK=2 OMP_NUM_THREADS=$thr timeout "${TS_RAW_LIMIT:-400}" \
+            "$RAW/kbla_cuda_raw_tests" --types D > "$OUT/.ts_raw_D_ring_bulk" 2>&1
+        echo "exit $?" >> "$OUT/.ts_raw_D_ring_bulk" ) &
       wait
       : > "$OUT/ts_raw.txt"
       for f in "$OUT"/.ts_raw_*; do

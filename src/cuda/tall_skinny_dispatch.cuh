@@ -99,8 +99,9 @@ cudaError_t tsmm_dmma_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
 
 // TSMM for column-major double on the bulk-copy kernel (tsmm_bulk.cuh, KBLA_TSMM_BULK_D rows): beta == 0, whole chunks
 // of R rows. On success `a` is left with the last K mod R rows (K = 0 if none) for the other kernels.
-// KBLA_TS_BULK=0: off; 1: odd lda or ldb only; 2 (default): any leading dimension. H100, ts_cases --random-data
-// --rows-log2 29, routes off, two rounds, GB/s old kernels -> this (session 17, perf_tests/tall_skinny/NOTES.md): odd
+// KBLA_TS_BULK=0: off; 1: odd lda or ldb only; 2: wherever it fits (any K, any ld); 3 (default): the rows' K and
+// alignment limits. KBLA_TS_BULK_SQ=n forces runs of n (1, 4, 16) and drops the K limit (tests). H100, ts_cases
+// --random-data --rows-log2 29, routes off, two rounds, GB/s old kernels -> this (session 17, perf_tests/tall_skinny/NOTES.md): odd
 // ld 26 2464-2476 -> 2697, 33 2445-2447 -> 2660-2673, 49 2282-2284 -> 2618-2630, 57 2288-2292 -> 2634-2636; ld = 2
 // (mod 4) 29 2552-2559 -> 2726-2736, 50 2330-2346 -> 2616-2697; ld = 0 (mod 4) 25 2602-2604 -> 2756-2762, 40 2511-2539 ->
 // 2729-2736, 64 2649-2676 -> 2821-2830; within -0.8 % at 35, 39, 45 (93-94 % of the roofline on the old kernels).
@@ -109,7 +110,7 @@ cudaError_t tsmm_dmma_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
 template <class S, bool CP>
 cudaError_t tsmm_bulk_try(TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
   if constexpr (std::is_same<S, double>::value && !CP) {
-    static const int mode = env_digit("KBLA_TS_BULK", 0, 2, 2);
+    static const int mode = env_digit("KBLA_TS_BULK", 0, 3, 3);
     if (mode == 0 || lay != kLayCC || !a.beta_zero || !dmma_enabled()) return cudaErrorNotSupported;
     if (mode == 1 && a.asm_ % 2 == 0 && a.bsn % 2 == 0) return cudaErrorNotSupported;
     static const int sq_env = int(env_int("KBLA_TS_BULK_SQ", 0));
@@ -119,8 +120,10 @@ cudaError_t tsmm_bulk_try(TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
       const std::int64_t chunks = a.K / R, blocks = sm_count();
       return chunks >= 16 * 4 * blocks ? 16 : chunks >= 4 * 4 * blocks ? 4 : 1;
     };
-#define KBLA_TM_X_BULK(WMIN, WMAX, W, R, ST, NCW, NO)                                      \
+#define KBLA_TM_X_BULK(WMIN, WMAX, W, R, ST, NCW, NO, LK, A32)                             \
   if (w >= WMIN && w <= WMAX) {                                                              \
+    if (mode == 3 && sq_env == 0 && a.K < (std::int64_t(1) << LK)) return cudaErrorNotSupported; \
+    if (mode == 3 && A32 && a.asm_ % 32 == 0 && a.bsn % 32 == 0) return cudaErrorNotSupported;     \
     const int sq = sq_for(R);                                                                \
     if (sq == 1) return launch_tsmm_bulk<W, R, ST, NCW, NO, 1>(a, st);                       \
     if (sq == 4) return launch_tsmm_bulk<W, R, ST, NCW, NO, 4>(a, st);                       \

@@ -218,12 +218,19 @@
 #define KBLA_TSMM_DMMA_D_ODDLONG(X) X(17, 24, 24, 3, 8, 256, 2, 2) X(49, 64, 64, 2, 4, 128, 2, 1)
 
 // D column-major A * C on the bulk-copy kernel (tsmm_bulk.cuh; beta = 0, whole chunks of R rows; the rest of the rows
-// take the rows above): X(WMIN, WMAX, W, R, ST, NCW, NO) for WMIN <= max(M, N) <= WMAX, class width W, R rows per
-// chunk, ST stages of A, NCW compute warps (+ a loader and a storer warp), NO output buffers, one block per SM (~200 KB
-// of shared memory). Session 17 (H100, ts_cases --random-data --rows-log2 29, routes off, two rounds, GB/s, 64-row
-// chunks ST 6 NCW 6 NO 2 / ST 4 NCW 8 NO 2 -> these 128-row rows): 33 2569-2571 -> 2660-2673, 44 2523-2524 -> 2641, 49
-// 2519-2521 -> 2618-2630, 53 2474-2509 -> 2607-2613, 64 2798-2801 -> 2821-2830 (every width 33-64 gained 0.5-5 %).
-#define KBLA_TSMM_BULK_D(X) X(25, 32, 32, 128, 4, 8, 2) X(33, 48, 48, 128, 3, 6, 1) X(49, 64, 64, 128, 2, 8, 1)
+// take the rows above): X(WMIN, WMAX, W, R, ST, NCW, NO, LK, A32) for WMIN <= max(M, N) <= WMAX and K >= 2^LK rows,
+// class width W, R rows per chunk, ST stages of A, NCW compute warps (+ a loader and a storer warp), NO output buffers,
+// one block per SM (~200 KB of shared memory); A32 = 1: not when lda and ldb are multiples of 32 (256-byte aligned
+// columns, where the W 48 rows of KBLA_TSMM_DMMA_D run at 92-94 % of the roofline). Session 17 (H100, ts_cases
+// --random-data, routes off, two rounds, GB/s; perf_tests/tall_skinny/NOTES.md):
+// - K = 2^29/w, 64-row chunks ST 6 NCW 6 NO 2 / ST 4 NCW 8 NO 2 -> these 128-row rows: 33 2569-2571 -> 2660-2673, 44
+//   2523-2524 -> 2641, 49 2519-2521 -> 2618-2630, 53 2474-2509 -> 2607-2613, 64 2798-2801 -> 2821-2830 (all of 33-64
+//   gained 0.5-5 %).
+// - K = 2^12 .. 2^22 (old kernels -> these rows): the bulk kernel's one block per SM and its pipeline fill lose at
+//   few rows (2^12 0.79-0.91x, 2^16 0.90-0.98x); it wins from 2^18 at 25 / 32 (1.03-1.05x), from 2^17 at 57 / 64
+//   (1.03-1.09x); at 40 / 48 with K a power of two (lda = 0 mod 32) it stays 1-2 % behind up to 2^22.
+#define KBLA_TSMM_BULK_D(X) \
+  X(25, 32, 32, 128, 4, 8, 2, 18, 0) X(33, 48, 48, 128, 3, 6, 1, 19, 1) X(49, 64, 64, 128, 2, 8, 1, 17, 0)
 
 // Narrow row-major rows, tried before the tables above for row-major A and B only (KBLA_TS_RR_NARROW=0: off, the
 // SIMT kernel as before). D 7-8 in the class W 16 (7: flat copies, 8: VEC 5 staged stores); Z odd widths 3-11 in the
