@@ -19,7 +19,9 @@ the measured shapes, and the own kernels run where they win. Tables are data wit
 Usage: scripts/make_ts_routes.py [--sweep SWEEP.txt[:TYPES] ...] RESULT.json[:PARTS] [MORE.json[:PARTS] ...]
        > src/cuda/tall_skinny_routes.hpp
 PARTS (optional, comma-separated) limits what a file contributes: D and/or Z (square cases of that type) and/or
-krylov (the narrow table), e.g. run13.json:Z,krylov when that run's D kernels have since been replaced; a sweep's
+krylov (the narrow table), e.g. run13.json:Z,krylov when that run's D kernels have since been replaced; finer, a
+group TYPE.OP.LAYOUT adds those square cases alone and -TYPE.OP.LAYOUT drops them, e.g. s13.json:D,Z,-D.tsmm.C when
+only the double column-major A·C kernels changed since (and the new run passes D.tsmm.C or D); a sweep's
 TYPES (D and/or Z) likewise, e.g. sweep.txt:D when its Z points are not to replace an older file's.
 A shape and row count go to cuBLAS when they were slower in ANY of the files (run-to-run variation of a few widths).
 Pass square cases only from runs with the routes off (KBLA_TS_NO_ROUTES=1): with the routes on, "kbla" is cuBLAS
@@ -98,7 +100,9 @@ def row_mask(pts):
 
 def collect(d, points, narrow, parts):
     for e in d.get("cases", []):
-        if e["M"] != e["N"] or e["M"] > 64 or e["type"] not in parts or not e.get("K"):
+        group = "%s.%s.%s" % (e["type"], e["op"], e["layout"])
+        wanted = (e["type"] in parts or group in parts) and "-" + group not in parts
+        if e["M"] != e["N"] or e["M"] > 64 or not wanted or not e.get("K"):
             continue
         r = e.get("kbla", {}).get("ratio_vs_cublas")
         if r is not None:

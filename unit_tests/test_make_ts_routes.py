@@ -2,8 +2,9 @@
 """Checks scripts/make_ts_routes.py on synthetic measurements (host only, no GPU): the per-row-count masks it writes
 (bit b = cuBLAS when floor(log2 K) = b): the nearest measured row count decides a bucket (a tie: the larger), any
 point saying cuBLAS wins a bucket, a ratio within 3 % is a tie (own kernel), a later sweep file replaces an earlier
-one's points of a shape, a sweep's TYPES filter, below a benchmark-only point the own kernel, below a sweep's
-smallest point that point's decision. Exit status 0 when every check passes."""
+one's points of a shape, a sweep's TYPES filter, a JSON's group parts (TYPE.OP.LAYOUT, -TYPE.OP.LAYOUT), below a
+benchmark-only point the own kernel, below a sweep's smallest point that point's decision. Exit status 0 when every
+check passes."""
 import json
 import os
 import re
@@ -42,6 +43,7 @@ def main():
                      case(4, 0.9, 1 << 24),          # the sweep says own at 2^24, the benchmark cuBLAS: cuBLAS there
                      case(7, 0.5, 1 << 22, t="Z", op="tsmm", layout="C"),
                      case(9, 1.5, 1 << 22),          # kept own at the top; the sweep has cuBLAS below
+                     case(10, 0.5, 1 << 22, op="tsmm", layout="C"),  # dropped by -D.tsmm.C (run2 decides)
                      {"type": "D", "op": "tsmm", "layout": "R", "M": 5, "N": 5, "kbla": {"ratio_vs_cublas": 0.5}}]}
     sweep1 = [  # type op layout w K own_ms cublas_ms
         "SWEEP D tsmttsm R 4 4096 1.0 1.5",      # own at 2^12
@@ -61,14 +63,19 @@ def main():
         "SWEEP D tsmttsm R 5 1048576 1.0 0.9",   # cuBLAS from 2^17 on (2^16: tie between 2^12 and 2^20 -> larger)
         "SWEEP Z tsmm C 7 4096 1.0 0.5",         # ignored: sweep 2 is read for D only (s2.txt:D)
     ]
+    run2 = {"device": "synthetic", "bw_read_GBs": 1.0,
+            "cases": [case(10, 1.2, 1 << 22, op="tsmm", layout="C"),  # own faster: the only D.tsmm.C source
+                      case(11, 0.5, 1 << 22)]}                         # D.tsmttsm.R: not passed from run2
     with tempfile.TemporaryDirectory() as d:
         paths = {}
-        for name, body in (("run.json", json.dumps(run)), ("s1.txt", "\n".join(sweep1)), ("s2.txt", "\n".join(sweep2))):
+        for name, body in (("run.json", json.dumps(run)), ("run2.json", json.dumps(run2)),
+                           ("s1.txt", "\n".join(sweep1)), ("s2.txt", "\n".join(sweep2))):
             paths[name] = os.path.join(d, name)
             with open(paths[name], "w") as f:
                 f.write(body + "\n")
         out = subprocess.run([sys.executable, SCRIPT, "--sweep", paths["s1.txt"], "--sweep", paths["s2.txt"] + ":D",
-                              paths["run.json"]], capture_output=True, text=True, check=True).stdout
+                              paths["run.json"] + ":D,Z,-D.tsmm.C", paths["run2.json"] + ":D.tsmm.C"],
+                             capture_output=True, text=True, check=True).stdout
 
     block = re.search(r"kCublasRows\[2\]\[2\]\[2\]\[64\] = \{(.*?)\n\};", out, re.S).group(1)
     rows = [int(x, 16) for x in re.findall(r"0x([0-9a-f]{8})", block)]
@@ -85,6 +92,8 @@ def main():
     check("D tsmttsm R w 9: below 2^15 (and the sweep decides below 2^10)", d_r[8], below_bit(14))
     check("D tsmm R w 5 (no K in its case: not read)", rows[(0 * 4 + 1 * 2 + 0) * 64 + 4], 0)
     check("Z tsmm C w 7 from 2^22 (sweep 2 not read for Z)", rows[(1 * 4 + 1 * 2 + 1) * 64 + 6], from_bit(22))
+    check("D tsmm C w 10: run.json's group dropped, run2's own-faster point", rows[(0 * 4 + 1 * 2 + 1) * 64 + 9], 0)
+    check("D tsmttsm R w 11: run2 passes D.tsmm.C only", d_r[10], 0)
     for line in out.splitlines():
         if len(line) > 120:
             failures.append("line longer than 120: " + line[:60])
