@@ -101,10 +101,11 @@ cudaError_t tsmm_dmma_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
 // of R rows. On success `a` is left with the last K mod R rows (K = 0 if none) for the other kernels.
 // KBLA_TS_BULK=0: off; 1: odd lda or ldb only; 2: wherever it fits (any K, any ld); 3 (default): the rows' K and
 // alignment limits. KBLA_TS_BULK_SQ=n forces runs of n (1, 4, 16) and drops the K limit (tests). H100, ts_cases
-// --random-data --rows-log2 29, routes off, two rounds, GB/s old kernels -> this (session 17, perf_tests/tall_skinny/NOTES.md): odd
-// ld 26 2464-2476 -> 2697, 33 2445-2447 -> 2660-2673, 49 2282-2284 -> 2618-2630, 57 2288-2292 -> 2634-2636; ld = 2
-// (mod 4) 29 2552-2559 -> 2726-2736, 50 2330-2346 -> 2616-2697; ld = 0 (mod 4) 25 2602-2604 -> 2756-2762, 40 2511-2539 ->
-// 2729-2736, 64 2649-2676 -> 2821-2830; within -0.8 % at 35, 39, 45 (93-94 % of the roofline on the old kernels).
+// --random-data --rows-log2 29, routes off, two rounds, GB/s old kernels -> this (session 17, NOTES.md of
+// perf_tests/tall_skinny): odd ld 26 2464-2476 -> 2697, 33 2445-2447 -> 2660-2673, 49 2282-2284 -> 2618-2630, 57
+// 2288-2292 -> 2634-2636; ld = 2 (mod 4) 29 2552-2559 -> 2726-2736, 50 2330-2346 -> 2616-2697; ld = 0 (mod 4) 25
+// 2602-2604 -> 2756-2762, 40 2511-2539 -> 2729-2736, 64 2649-2676 -> 2821-2830; within -0.8 % at 35, 39, 45 (93-94 %
+// of the roofline on the old kernels).
 // Runs of SQ consecutive chunks per block visit: 16 where every block gets at least 4 runs, else 4, else 1 (small K
 // needs every SM); KBLA_TS_BULK_SQ=1|4|16 forces one (A/B runs).
 template <class S, bool CP>

@@ -254,7 +254,8 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW, NO>::BT, 1) tsmm_
         for (int j = 0; j < 2; ++j) {
           const int k = 16 * (ks >> 1) + (ks & 1) + 2 * (t + 4 * j), n = n0 + 8 * nt + g;
           double v = 0.0;
-          if (k < p.M && n < p.N) v = p.alpha * (p.crow ? p.C[std::int64_t(k) * p.ldc + n] : p.C[k + std::int64_t(n) * p.ldc]);
+          if (k < p.M && n < p.N)
+            v = p.alpha * (p.crow ? p.C[std::int64_t(k) * p.ldc + n] : p.C[k + std::int64_t(n) * p.ldc]);
           bf[ks][nt][j] = v;
         }
     const int ash[2] = {a_shift(0), a_shift(1)};  // by column parity

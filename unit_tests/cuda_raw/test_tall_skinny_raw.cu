@@ -280,8 +280,8 @@ void test_tsmm(std::int64_t K, int M, int N, Layout la, Layout lc, Layout lb, in
       if (!inside && std::memcmp(&B[i], &B0[i], sizeof(T)) != 0) ok = false;
     }
   char buf[256];
-  std::snprintf(buf, sizeof buf, " tsmm K=%lld M=%d N=%d A%s C%s B%s pad=%d beta0=%d inplace=%d off=%d", (long long)K, M,
-                N, ln(la), ln(lc), ln(lb), pad, int(bz), int(inplace), off);
+  std::snprintf(buf, sizeof buf, " tsmm K=%lld M=%d N=%d A%s C%s B%s pad=%d beta0=%d inplace=%d off=%d",
+                (long long)K, M, N, ln(la), ln(lc), ln(lb), pad, int(bz), int(inplace), off);
   report<T>(ok, buf, worst);
 }
 
@@ -557,11 +557,12 @@ void suite(bool quick) {
         if (s[0] == s[1]) test_tsmm<T>(K, s[0], s[1], C, C, C, 0, al, be, true);
       }
   }
-  // column-major double A * C on the bulk-copy kernel (tsmm_bulk.cuh: beta = 0, odd lda or ldb, widths 25-64, whole
-  // chunks of 128 rows in runs of 1, 4 or 16 per block visit, the rest on the other kernels): fewer rows than a chunk, exactly
-  // one, one more, many (runs cut short, several runs per block); A and B starting at 8 (mod 16) bytes (off = 1: the
-  // narrow copies at the matrix ends), M != N with column groups past N and k-steps past M, M or N = 1, in place;
-  // beta != 0 next to each (the other kernels). Double only (the other types never take it).
+  // column-major double A * C on the bulk-copy kernel (tsmm_bulk.cuh: beta = 0, widths 25-64, whole chunks of 128
+  // rows in runs of 1, 4 or 16 per block visit, the rest on the other kernels; by default only from 2^17-2^19 rows,
+  // so the GPU step runs these also with KBLA_TS_BULK=2): fewer rows than a chunk, exactly one, one more, many (runs
+  // cut short, several runs per block); odd ld; A and B starting at 8 (mod 16) bytes (off = 1: the narrow copies at
+  // the matrix ends), M != N with column groups past N and k-steps past M, M or N = 1, in place; beta != 0 next to each
+  // (the other kernels). Double only (the other types never take it).
   if (std::is_same<T, double>::value && !quick) {
     const int bshapes[][2] = {{25, 25}, {32, 32}, {30, 27}, {33, 33}, {48, 48}, {40, 47}, {49, 49},
                               {64, 64}, {53, 61}, {64, 50}, {26, 64}, {64, 17}, {17, 64}, {1, 30}, {30, 1}};
