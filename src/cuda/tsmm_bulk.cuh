@@ -319,20 +319,18 @@ cudaError_t launch_tsmm_bulk(TsmmArgs<double, false>& a, cudaStream_t stream) {
   using Sh = TsmmBulkShape<W, R, ST, NCW, NO>;
   const std::int64_t chunks = a.K / R;
   if (chunks < 1 || a.M > W || a.N > W) return cudaErrorNotSupported;
-  static int ready[kMaxDevices] = {0};  // 1: attributes set, -1: device too old
+  static int ready[kMaxDevices] = {0};  // 1: attributes set, -1: not this device (older, or too little shared memory)
   const int dev = current_device();
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
   if (ready[dev] == 0) {
     int major = 0;
     if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) return cudaErrorUnknown;
-    if (major < 9) {
-      ready[dev] = -1;
-    } else {
-      const cudaError_t e = cudaFuncSetAttribute(tsmm_bulk_kernel<W, R, ST, NCW, NO, SQ>,
-                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, int(Sh::smem));
-      if (e != cudaSuccess) return e;
-      ready[dev] = 1;
-    }
+    // sm_90 and the ~200 KB of shared memory per block, else the other kernels (the error cleared)
+    const bool ok = major >= 9 && cudaFuncSetAttribute(tsmm_bulk_kernel<W, R, ST, NCW, NO, SQ>,
+                                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                       int(Sh::smem)) == cudaSuccess;
+    if (!ok) (void)cudaGetLastError();
+    ready[dev] = ok ? 1 : -1;
   }
   if (ready[dev] < 0) return cudaErrorNotSupported;
   TsmmBulkArgs p{};
