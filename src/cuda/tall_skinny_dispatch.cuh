@@ -110,7 +110,7 @@ cudaError_t tsmm_dmma_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
 // needs every SM); KBLA_TS_BULK_SQ=1|4|16 forces one (A/B runs).
 template <class S, bool CP>
 cudaError_t tsmm_bulk_try(TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
-  if constexpr (std::is_same<S, double>::value && !CP) {
+  if constexpr (std::is_same<S, double>::value) {
     static const int mode = env_digit("KBLA_TS_BULK", 0, 3, 3);
     if (mode == 0 || lay != kLayCC || !a.beta_zero || !dmma_enabled()) return cudaErrorNotSupported;
     if (mode == 1 && a.asm_ % 2 == 0 && a.bsn % 2 == 0) return cudaErrorNotSupported;
@@ -126,11 +126,15 @@ cudaError_t tsmm_bulk_try(TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
     if (mode == 3 && sq_env == 0 && a.K < (std::int64_t(1) << LK)) return cudaErrorNotSupported; \
     if (mode == 3 && A32 && a.asm_ % 32 == 0 && a.bsn % 32 == 0) return cudaErrorNotSupported;     \
     const int sq = sq_for(R);                                                                \
-    if (sq == 1) return launch_tsmm_bulk<W, R, ST, NCW, NO, 1>(a, st);                       \
-    if (sq == 4) return launch_tsmm_bulk<W, R, ST, NCW, NO, 4>(a, st);                       \
-    return launch_tsmm_bulk<W, R, ST, NCW, NO, 16>(a, st);                                   \
+    if (sq == 1) return launch_tsmm_bulk<W, R, ST, NCW, NO, 1, CP>(a, st);                   \
+    if (sq == 4) return launch_tsmm_bulk<W, R, ST, NCW, NO, 4, CP>(a, st);                   \
+    return launch_tsmm_bulk<W, R, ST, NCW, NO, 16, CP>(a, st);                               \
   }
-    KBLA_TSMM_BULK_D(KBLA_TM_X_BULK)
+    if constexpr (CP) {
+      KBLA_TSMM_BULK_Z(KBLA_TM_X_BULK)
+    } else {
+      KBLA_TSMM_BULK_D(KBLA_TM_X_BULK)
+    }
 #undef KBLA_TM_X_BULK
   }
   return cudaErrorNotSupported;

@@ -231,6 +231,11 @@
 //   (1.03-1.09x); at 40 / 48 with K a power of two (lda = 0 mod 32) it stays 1-2 % behind up to 2^22.
 #define KBLA_TSMM_BULK_D(X) \
   X(25, 32, 32, 128, 4, 8, 2, 18, 0) X(33, 48, 48, 128, 3, 6, 1, 19, 1) X(49, 64, 64, 128, 2, 8, 1, 17, 0)
+// Complex double column-major (complex widths WMIN-WMAX, W of the real view, 16-byte elements: no misaligned columns).
+// Not yet measured: off by default (LK 31); KBLA_TS_BULK=2 takes them (A/B runs).
+#define KBLA_TSMM_BULK_Z(X)                                                                              \
+  X(12, 16, 32, 128, 4, 8, 2, 31, 0) X(17, 24, 48, 128, 3, 6, 1, 31, 0) X(25, 32, 64, 128, 2, 8, 1, 31, 0) \
+  X(33, 48, 96, 64, 3, 6, 1, 31, 0) X(49, 64, 128, 32, 4, 8, 1, 31, 0)
 
 // Narrow row-major rows, tried before the tables above for row-major A and B only (KBLA_TS_RR_NARROW=0: off, the
 // SIMT kernel as before). D 7-8 in the class W 16 (7: flat copies, 8: VEC 5 staged stores); Z odd widths 3-11 in the

@@ -33,28 +33,31 @@ namespace cuda {
 namespace detail {
 
 struct TsmmBulkArgs {
-  const double* A;
+  const double* A;       // complex (ZV): interleaved re, im; lda, ldb, ldc in elements
   double* B;
   const double* C;
   std::int64_t lda, ldb, ldc;
   bool crow;             // C row-major
   std::int64_t chunks;   // whole chunks of R rows
   std::int64_t K;        // rows of A and B (chunks * R <= K)
-  int M, N;
-  double alpha;
+  int M, N;              // elements (complex: complex columns)
+  double alpha, alpha_im;
 };
 
-// W class width (multiple of 16), R rows per chunk (multiple of 16), ST stages of A, NCW compute warps, NO output
-// buffers (1 or 2; with one, the compute warps still run the next chunk's mma while it drains)
-template <int W, int R, int ST, int NCW, int NO>
+// W class width (multiple of 16; complex: of the real view, 2 per element), R rows per chunk (multiple of 16), ST
+// stages of A, NCW compute warps, NO output buffers (1 or 2; with one, the compute warps still run the next chunk's
+// mma while it drains). Complex (ZV): COLS = W / 2 columns of R 16-byte elements each, column stride 2 R + 4 doubles
+// (4 mod 16: the 16-byte fragment loads and stores of a quarter-warp hit 8 distinct 16-byte slots).
+template <int W, int R, int ST, int NCW, int NO, bool ZV = false>
 struct TsmmBulkShape {
-  static constexpr int LD = R + 2;            // 2 (mod 16) doubles
-  static constexpr int CG = W / 16;           // column groups (16 output columns each)
+  static constexpr int COLS = ZV ? W / 2 : W;
+  static constexpr int LD = ZV ? 2 * R + 4 : R + 2;  // column stride in doubles: 4 / 2 (mod 16)
+  static constexpr int CG = W / 16;           // column groups (16 real-view output columns each)
   static constexpr int RT = R / 16;           // 16-row tiles per chunk
   static constexpr int RS = NCW / CG;         // compute warps per column group
   static constexpr int TPW = RT / RS;         // tiles per compute warp and chunk
   static constexpr int BT = 32 * (NCW + 2);   // + loader + storer
-  static constexpr std::size_t buf = std::size_t(W) * LD * sizeof(double);
+  static constexpr std::size_t buf = std::size_t(COLS) * LD * sizeof(double);
   static constexpr std::size_t bars = 128;    // mbarriers: full[ST], empty[ST], out_full[NO], out_free[NO]
   static constexpr std::size_t smem = bars + (ST + NO) * buf;
   static_assert(W % 16 == 0 && R % 16 == 0 && NCW % CG == 0 && RT % RS == 0, "bad bulk TSMM shape");
@@ -116,15 +119,15 @@ __device__ __forceinline__ void fence_mbarrier_init() {
 
 // SQ: a block takes SQ consecutive chunks at a time (grid stride over runs of SQ chunks), so that the 32-byte sector
 // which an odd column splits at a chunk boundary is read and written by one block close together in time.
-template <int W, int R, int ST, int NCW, int NO, int SQ>
-__global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW, NO>::BT, 1) tsmm_bulk_kernel(const TsmmBulkArgs p) {
+template <int W, int R, int ST, int NCW, int NO, int SQ, bool ZV = false>
+__global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW, NO, ZV>::BT, 1) tsmm_bulk_kernel(const TsmmBulkArgs p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  using Sh = TsmmBulkShape<W, R, ST, NCW, NO>;
-  constexpr int LD = Sh::LD;
+  using Sh = TsmmBulkShape<W, R, ST, NCW, NO, ZV>;
+  constexpr int LD = Sh::LD, COLS = Sh::COLS;
   extern __shared__ __align__(128) unsigned char smem_raw[];
   const unsigned bar0 = smem_addr(smem_raw);
-  double* const stages = reinterpret_cast<double*>(smem_raw + Sh::bars);  // [ST][W][LD]
-  double* const outs = stages + ST * W * LD;                              // [NO][W][LD]
+  double* const stages = reinterpret_cast<double*>(smem_raw + Sh::bars);  // [ST][COLS][LD]
+  double* const outs = stages + ST * COLS * LD;                           // [NO][COLS][LD]
   auto full = [&](int s) { return bar0 + 8u * unsigned(s); };
   auto empty = [&](int s) { return bar0 + 8u * unsigned(ST + s); };
   auto out_full = [&](int b) { return bar0 + 8u * unsigned(2 * ST + b); };
@@ -141,10 +144,12 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW, NO>::BT, 1) tsmm_
     }
     fence_mbarrier_init();
   }
-  // columns from M up to the k-steps' 16-column blocks stay zero in every stage (0 * garbage could be NaN)
-  const int Mp = (p.M + 15) / 16 * 16;
+  // columns from M up to the k-steps' blocks (real: 16 columns, complex: 4) stay zero in every stage (0 * garbage
+  // could be NaN)
+  constexpr int KCOLS = ZV ? 4 : 16;
+  const int Mp = (p.M + KCOLS - 1) / KCOLS * KCOLS;
   for (int s = 0; s < ST; ++s)
-    for (int e = tid; e < (Mp - p.M) * LD; e += blockDim.x) stages[(s * W + p.M) * LD + e] = 0.0;
+    for (int e = tid; e < (Mp - p.M) * LD; e += blockDim.x) stages[(s * COLS + p.M) * LD + e] = 0.0;
   __syncthreads();
 
   // this block's chunks: runs of SQ consecutive chunks, run j = blockIdx.x + i gridDim.x
@@ -159,21 +164,23 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW, NO>::BT, 1) tsmm_
   const unsigned apar = unsigned(reinterpret_cast<std::uintptr_t>(p.A) >> 3) & 1u;
   const unsigned bpar = unsigned(reinterpret_cast<std::uintptr_t>(p.B) >> 3) & 1u;
   const unsigned ald = unsigned(p.lda & 1), bld = unsigned(p.ldb & 1);
-  auto a_shift = [&](int c) { return int((apar + unsigned(c) * ald) & 1u); };
-  auto b_shift = [&](int n) { return int((bpar + unsigned(n) * bld) & 1u); };
+  // (complex elements are 16-byte aligned: never shifted)
+  auto a_shift = [&](int c) { return ZV ? 0 : int((apar + unsigned(c) * ald) & 1u); };
+  auto b_shift = [&](int n) { return ZV ? 0 : int((bpar + unsigned(n) * bld) & 1u); };
+  constexpr int ES = ZV ? 2 : 1;  // doubles per element
 
   if (warp == 0) {  // ---- loader ----
     // A column at 8 (mod 16) bytes is copied one element wider on each side (R + 2 elements from row r0 - 1, both
     // ends 16-byte aligned; rows -1 and R land in slots nobody reads), except where that would reach outside the
     // matrix (row -1 of column 0, row K of column M - 1): there its first and last element come by 8-byte cp.async.
     unsigned tx = 0;  // bulk bytes of a chunk away from the matrix ends
-    for (int c = 0; c < p.M; ++c) tx += a_shift(c) ? (R + 2) * 8 : R * 8;
+    for (int c = 0; c < p.M; ++c) tx += a_shift(c) ? (R + 2) * 8 : R * 8 * ES;
     for (std::int64_t i = 0; i < my; ++i) {
       const int s = int(i % ST);
       if (i >= ST) mbar_wait(empty(s), unsigned((i / ST - 1) & 1));
       const std::int64_t r0 = row0(i);
       const bool at_top = r0 == 0, at_end = r0 + R >= p.K;
-      double* const st = stages + s * W * LD;
+      double* const st = stages + s * COLS * LD;
       if (lane == 0) {  // the narrower copies of the columns at the matrix ends
         unsigned ex = at_top && a_shift(0) ? 32u : 0u;
         if (at_end && a_shift(p.M - 1) && !(p.M == 1 && at_top)) ex += 32u;
@@ -181,10 +188,10 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW, NO>::BT, 1) tsmm_
       }
       __syncwarp();
       for (int c = lane; c < p.M; c += 32) {
-        const double* g = p.A + std::int64_t(c) * p.lda + r0;
+        const double* g = p.A + (std::int64_t(c) * p.lda + r0) * ES;
         double* d = st + c * LD;
         if (a_shift(c) == 0) {
-          bulk_to_shared(smem_addr(d), g, R * 8, full(s));
+          bulk_to_shared(smem_addr(d), g, R * 8 * ES, full(s));
         } else if (!(c == 0 && at_top) && !(c == p.M - 1 && at_end)) {
           bulk_to_shared(smem_addr(d), g - 1, (R + 2) * 8, full(s));
         } else {
@@ -199,7 +206,7 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW, NO>::BT, 1) tsmm_
     // A column at 8 (mod 16) bytes: its rows r0 - 1 .. r0 + R - 2 leave as one aligned run of R elements, row r0 - 1
     // carried in a register from the previous chunk of the run (this block's) and put in the unused slot of row -1;
     // the first chunk of a run stores its row r0 alone, the last its row r0 + R - 1.
-    constexpr int NJ = (W + 31) / 32;  // columns per lane
+    constexpr int NJ = (COLS + 31) / 32;  // columns per lane
     double carry[NJ];
 #pragma unroll
     for (int j = 0; j < NJ; ++j) carry[j] = 0.0;
@@ -208,15 +215,15 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW, NO>::BT, 1) tsmm_
       mbar_wait(out_full(b), unsigned((i / NO) & 1));
       const std::int64_t r0 = row0(i);
       const bool first = i % SQ == 0, last = i + 1 == my || (i + 1) % SQ == 0;
-      double* const o = outs + b * W * LD;
+      double* const o = outs + b * COLS * LD;
 #pragma unroll
       for (int j = 0; j < NJ; ++j) {
         const int n = lane + 32 * j;
         if (n >= p.N) continue;
-        double* g = p.B + std::int64_t(n) * p.ldb + r0;
+        double* g = p.B + (std::int64_t(n) * p.ldb + r0) * ES;
         double* src = o + n * LD;
         if (b_shift(n) == 0) {
-          bulk_to_global(g, smem_addr(src), R * 8);
+          bulk_to_global(g, smem_addr(src), R * 8 * ES);
           continue;
         }
         if (first) {
@@ -240,11 +247,13 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW, NO>::BT, 1) tsmm_
   } else {  // ---- compute ----
     const int cw = warp - 2, cg = cw % Sh::CG, rs = cw / Sh::CG;
     const int g = lane >> 2, t = lane & 3, n0 = 16 * cg;
-    const bool active = n0 < p.N;
-    const bool nt1 = n0 + 8 < p.N;  // the second 8-column tile holds output columns
-    const int kblocks = (p.M + 15) / 16;
+    const int Nr = ES * p.N;          // real-view output columns
+    const bool active = n0 < Nr;
+    const bool nt1 = n0 + 8 < Nr;     // the second 8-column tile holds output columns
+    const int kmax = ZV ? (p.M + 3) / 4 : 2 * ((p.M + 15) / 16);  // k-steps holding columns of A
     constexpr int KS = W / 8;
-    // alpha * C as B fragments: k-step ks, n-tile nt, j: row 16 (ks / 2) + ks % 2 + 2 (t + 4 j), column n0 + 8 nt + g
+    // alpha * C as B fragments (k-step ks, n-tile nt, j = 0 / 1 for k = t / t + 4), column n0 + 8 nt + g:
+    // real: row 16 (ks / 2) + ks % 2 + 2 (t + 4 j); complex: real-view row 2 (4 ks + t) + j (re / im of element 4 ks + t)
     double bf[KS][2][2];
 #pragma unroll
     for (int ks = 0; ks < KS; ++ks)
@@ -252,10 +261,20 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW, NO>::BT, 1) tsmm_
       for (int nt = 0; nt < 2; ++nt)
 #pragma unroll
         for (int j = 0; j < 2; ++j) {
-          const int k = 16 * (ks >> 1) + (ks & 1) + 2 * (t + 4 * j), n = n0 + 8 * nt + g;
+          const int n = n0 + 8 * nt + g;
           double v = 0.0;
-          if (k < p.M && n < p.N)
-            v = p.alpha * (p.crow ? p.C[std::int64_t(k) * p.ldc + n] : p.C[k + std::int64_t(n) * p.ldc]);
+          if constexpr (ZV) {
+            const int k = 4 * ks + t, q = n >> 1;
+            if (k < p.M && q < p.N) {
+              const std::int64_t e = p.crow ? std::int64_t(k) * p.ldc + q : k + std::int64_t(q) * p.ldc;
+              const double cr = p.C[2 * e], ci = p.C[2 * e + 1];
+              v = real_view_entry(p.alpha * cr - p.alpha_im * ci, p.alpha * ci + p.alpha_im * cr, 2 * k + j, n);
+            }
+          } else {
+            const int k = 16 * (ks >> 1) + (ks & 1) + 2 * (t + 4 * j);
+            if (k < p.M && n < p.N)
+              v = p.alpha * (p.crow ? p.C[std::int64_t(k) * p.ldc + n] : p.C[k + std::int64_t(n) * p.ldc]);
+          }
           bf[ks][nt][j] = v;
         }
     const int ash[2] = {a_shift(0), a_shift(1)};  // by column parity
@@ -263,7 +282,7 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW, NO>::BT, 1) tsmm_
     for (std::int64_t i = 0; i < my; ++i) {
       const int s = int(i % ST), b = int(i % NO);
       mbar_wait(full(s), unsigned((i / ST) & 1));
-      const double* const st = stages + s * W * LD;
+      const double* const st = stages + s * COLS * LD;
       double acc[Sh::TPW][2][2][2];
 #pragma unroll
       for (int u = 0; u < Sh::TPW; ++u)
@@ -272,14 +291,21 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW, NO>::BT, 1) tsmm_
       if (active) {
 #pragma unroll
         for (int ks = 0; ks < KS; ++ks) {
-          if ((ks >> 1) >= kblocks) break;
-          const int h = ks & 1;
-          const double* lo = st + (16 * (ks >> 1) + h + 2 * t) * LD + ash[h];  // k = t
-          const double* hi = lo + 8 * LD;                                        // k = t + 4
+          if (ks >= kmax) break;
 #pragma unroll
           for (int u = 0; u < Sh::TPW; ++u) {
             const int r = 16 * (rs + u * Sh::RS) + g;
-            const double a0 = lo[r], a1 = lo[r + 8], a2 = hi[r], a3 = hi[r + 8];
+            double a0, a1, a2, a3;
+            if constexpr (ZV) {  // element 4 ks + t, rows r / r + 8: (re, im) = (k = t, k = t + 4)
+              const double* e = st + (4 * ks + t) * LD + 2 * r;
+              const double2 x = *reinterpret_cast<const double2*>(e), y = *reinterpret_cast<const double2*>(e + 16);
+              a0 = x.x, a2 = x.y, a1 = y.x, a3 = y.y;
+            } else {
+              const int h = ks & 1;
+              const double* lo = st + (16 * (ks >> 1) + h + 2 * t) * LD + ash[h];  // k = t
+              const double* hi = lo + 8 * LD;                                        // k = t + 4
+              a0 = lo[r], a1 = lo[r + 8], a2 = hi[r], a3 = hi[r + 8];
+            }
             dmma16(acc[u][0][0], acc[u][0][1], a0, a1, a2, a3, bf[ks][0][0], bf[ks][0][1]);
             if (nt1) dmma16(acc[u][1][0], acc[u][1][1], a0, a1, a2, a3, bf[ks][1][0], bf[ks][1][1]);
           }
@@ -287,20 +313,26 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW, NO>::BT, 1) tsmm_
       }
       mbar_arrive(empty(s));
       if (i >= NO) mbar_wait(out_free(b), unsigned((i / NO - 1) & 1));
-      double* const o = outs + b * W * LD;
+      double* const o = outs + b * COLS * LD;
       if (active) {
 #pragma unroll
         for (int u = 0; u < Sh::TPW; ++u) {
           const int r = 16 * (rs + u * Sh::RS) + g;
 #pragma unroll
           for (int nt = 0; nt < 2; ++nt) {
-            const int n = n0 + 8 * nt + 2 * t;  // even: columns n (shift bsh[0]) and n + 1 (bsh[1])
-            double* c0 = o + n * LD + bsh[0] + r;
-            double* c1 = o + (n + 1) * LD + bsh[1] + r;
-            c0[0] = acc[u][nt][0][0];
-            c1[0] = acc[u][nt][0][1];
-            c0[8] = acc[u][nt][1][0];
-            c1[8] = acc[u][nt][1][1];
+            const int n = n0 + 8 * nt + 2 * t;  // even real-view column
+            if constexpr (ZV) {  // (n, n + 1) = (re, im) of element n / 2
+              double* e = o + (n >> 1) * LD + 2 * r;
+              *reinterpret_cast<double2*>(e) = make_double2(acc[u][nt][0][0], acc[u][nt][0][1]);
+              *reinterpret_cast<double2*>(e + 16) = make_double2(acc[u][nt][1][0], acc[u][nt][1][1]);
+            } else {  // columns n (shift bsh[0]) and n + 1 (bsh[1])
+              double* c0 = o + n * LD + bsh[0] + r;
+              double* c1 = o + (n + 1) * LD + bsh[1] + r;
+              c0[0] = acc[u][nt][0][0];
+              c1[0] = acc[u][nt][0][1];
+              c0[8] = acc[u][nt][1][0];
+              c1[8] = acc[u][nt][1][1];
+            }
           }
         }
       }
@@ -311,14 +343,14 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW, NO>::BT, 1) tsmm_
 #endif
 }
 
-// Column-major double, beta == 0, M and N <= W: runs the whole chunks of R rows of `a` and leaves `a` holding the
-// last K mod R rows (K = 0 when none are left) for the caller's other kernels; cudaErrorNotSupported (nothing run,
-// `a` unchanged) when the device is older than sm_90 or there is no whole chunk.
-template <int W, int R, int ST, int NCW, int NO, int SQ>
-cudaError_t launch_tsmm_bulk(TsmmArgs<double, false>& a, cudaStream_t stream) {
-  using Sh = TsmmBulkShape<W, R, ST, NCW, NO>;
+// Column-major double or complex double, beta == 0, M and N <= the class (W, complex W / 2): runs the whole chunks of R
+// rows of `a` and leaves `a` holding the last K mod R rows (K = 0 when none are left) for the caller's other kernels;
+// cudaErrorNotSupported (nothing run, `a` unchanged) when the device is older than sm_90 or there is no whole chunk.
+template <int W, int R, int ST, int NCW, int NO, int SQ, bool ZV>
+cudaError_t launch_tsmm_bulk(TsmmArgs<double, ZV>& a, cudaStream_t stream) {
+  using Sh = TsmmBulkShape<W, R, ST, NCW, NO, ZV>;
   const std::int64_t chunks = a.K / R;
-  if (chunks < 1 || a.M > W || a.N > W) return cudaErrorNotSupported;
+  if (chunks < 1 || a.M > Sh::COLS || a.N > Sh::COLS) return cudaErrorNotSupported;
   static int ready[kMaxDevices] = {0};  // 1: attributes set, -1: not this device (older, or too little shared memory)
   const int dev = current_device();
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
@@ -326,7 +358,7 @@ cudaError_t launch_tsmm_bulk(TsmmArgs<double, false>& a, cudaStream_t stream) {
     int major = 0;
     if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) return cudaErrorUnknown;
     // sm_90 and the ~200 KB of shared memory per block, else the other kernels (the error cleared)
-    const bool ok = major >= 9 && cudaFuncSetAttribute(tsmm_bulk_kernel<W, R, ST, NCW, NO, SQ>,
+    const bool ok = major >= 9 && cudaFuncSetAttribute(tsmm_bulk_kernel<W, R, ST, NCW, NO, SQ, ZV>,
                                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                        int(Sh::smem)) == cudaSuccess;
     if (!ok) (void)cudaGetLastError();
@@ -334,9 +366,9 @@ cudaError_t launch_tsmm_bulk(TsmmArgs<double, false>& a, cudaStream_t stream) {
   }
   if (ready[dev] < 0) return cudaErrorNotSupported;
   TsmmBulkArgs p{};
-  p.A = a.A;
-  p.B = a.B;
-  p.C = a.C;
+  p.A = reinterpret_cast<const double*>(a.A);
+  p.B = reinterpret_cast<double*>(a.B);
+  p.C = reinterpret_cast<const double*>(a.C);
   p.lda = a.asm_;
   p.ldb = a.bsn;
   p.ldc = a.ldc;
@@ -346,8 +378,9 @@ cudaError_t launch_tsmm_bulk(TsmmArgs<double, false>& a, cudaStream_t stream) {
   p.M = a.M;
   p.N = a.N;
   p.alpha = a.alpha.re;
+  p.alpha_im = ZV ? a.alpha.im : 0.0;
   const std::int64_t gx = std::min<std::int64_t>((chunks + SQ - 1) / SQ, sm_count());
-  tsmm_bulk_kernel<W, R, ST, NCW, NO, SQ><<<unsigned(gx), Sh::BT, Sh::smem, stream>>>(p);
+  tsmm_bulk_kernel<W, R, ST, NCW, NO, SQ, ZV><<<unsigned(gx), Sh::BT, Sh::smem, stream>>>(p);
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
   const std::int64_t done = chunks * R;
