@@ -557,13 +557,13 @@ void suite(bool quick) {
         if (s[0] == s[1]) test_tsmm<T>(K, s[0], s[1], C, C, C, 0, al, be, true);
       }
   }
-  // column-major double A * C on the bulk-copy kernel (tsmm_bulk.cuh: beta = 0, widths 25-64, whole chunks of 128
+  // column-major (complex) double A * C on the bulk-copy kernel (tsmm_bulk.cuh: beta = 0, widths 25-64, chunks of 128
   // rows in runs of 1, 4 or 16 per block visit, the rest on the other kernels; by default only from 2^17-2^19 rows,
   // so the GPU step runs these also with KBLA_TS_BULK=2): fewer rows than a chunk, exactly one, one more, many (runs
   // cut short, several runs per block); odd ld; A and B starting at 8 (mod 16) bytes (off = 1: the narrow copies at
   // the matrix ends), M != N with column groups past N and k-steps past M, M or N = 1, in place; beta != 0 next to each
-  // (the other kernels). Double only (the other types never take it).
-  if (std::is_same<T, double>::value && !quick) {
+  // (the other kernels). Double and complex double (complex: the classes from width 12; the other types never take it).
+  if ((std::is_same<T, double>::value || std::is_same<T, std::complex<double>>::value) && !quick) {
     const int bshapes[][2] = {{25, 25}, {32, 32}, {30, 27}, {33, 33}, {48, 48}, {40, 47}, {49, 49},
                               {64, 64}, {53, 61}, {64, 50}, {26, 64}, {64, 17}, {17, 64}, {1, 30}, {30, 1}};
     for (auto& s : bshapes)
@@ -576,8 +576,9 @@ void suite(bool quick) {
         }
         test_tsmm<T>(K, s[0], s[1], C, C, C, pad, al, be, false, 1);
       }
-    test_tsmm<T>(1100003, 64, 64, C, C, C, 0, al, zero);  // enough chunks for runs of 16 per block visit
-    test_tsmm<T>(1000003, 33, 30, C, C, C, 0, al, zero, false, 1);
+    const bool dbl = std::is_same<T, double>::value;  // (complex: a shorter reference)
+    test_tsmm<T>(dbl ? 1100003 : 530003, 64, 64, C, C, C, 0, al, zero);  // enough chunks for runs of 16 per visit
+    test_tsmm<T>(dbl ? 1000003 : 300007, 33, 30, C, C, C, 0, al, zero, false, 1);
   }
   // row-major widths up to 6 (real: one thread per row; dense B staged per warp of 32 rows; complex widths 1-2 the
   // same in the real view): K around multiples of 32 and past one grid pass, M != N, padded B (per-row stores),
