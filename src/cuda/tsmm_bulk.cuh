@@ -253,7 +253,8 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW, NO, ZV>::BT, 1) t
     const int kmax = ZV ? (p.M + 3) / 4 : 2 * ((p.M + 15) / 16);  // k-steps holding columns of A
     constexpr int KS = W / 8;
     // alpha * C as B fragments (k-step ks, n-tile nt, j = 0 / 1 for k = t / t + 4), column n0 + 8 nt + g:
-    // real: row 16 (ks / 2) + ks % 2 + 2 (t + 4 j); complex: real-view row 2 (4 ks + t) + j (re / im of element 4 ks + t)
+    // real: row 16 (ks / 2) + ks % 2 + 2 (t + 4 j); complex: real-view row 2 (4 ks + t) + j (re / im of element
+    // 4 ks + t)
     double bf[KS][2][2];
 #pragma unroll
     for (int ks = 0; ks < KS; ++ks)
