@@ -72,7 +72,7 @@ for what in "$@"; do
             "$RAW/kbla_cuda_raw_tests" --tiny
         # the bulk-copy A·C at the tiny set's row counts (mbarrier hand-offs between its warps)
         KBLA_TS_BULK=2 run_step "$tool-tall_skinny-bulk" "${SANITIZE_LIMIT_TS:-150}" "$SAN" --tool "$tool" \
-            --error-exitcode 9 "$RAW/kbla_cuda_raw_tests" --tiny --types D
+            --error-exitcode 9 "$RAW/kbla_cuda_raw_tests" --tiny --types DZ
       done ;;
     ts_raw)
       types=${TS_RAW_TYPES:-D Z S C}
@@ -91,6 +91,9 @@ for what in "$@"; do
       ( KBLA_TS_NO_ROUTES=1 KBLA_TS_RING=1 KBLA_TS_BULK=2 OMP_NUM_THREADS=$thr timeout "${TS_RAW_LIMIT:-400}" \
             "$RAW/kbla_cuda_raw_tests" --types D > "$OUT/.ts_raw_D_ring_bulk" 2>&1
         echo "exit $?" >> "$OUT/.ts_raw_D_ring_bulk" ) &
+      ( KBLA_TS_NO_ROUTES=1 KBLA_TS_BULK=2 OMP_NUM_THREADS=$thr timeout "${TS_RAW_LIMIT:-400}" \
+            "$RAW/kbla_cuda_raw_tests" --types Z > "$OUT/.ts_raw_Z_bulk" 2>&1
+        echo "exit $?" >> "$OUT/.ts_raw_Z_bulk" ) &
       wait
       : > "$OUT/ts_raw.txt"
       for f in "$OUT"/.ts_raw_*; do

@@ -97,7 +97,8 @@ cudaError_t tsmm_dmma_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
   return cudaErrorNotSupported;
 }
 
-// TSMM for column-major double on the bulk-copy kernel (tsmm_bulk.cuh, KBLA_TSMM_BULK_D rows): beta == 0, whole chunks
+// TSMM for column-major double and complex double on the bulk-copy kernel (tsmm_bulk.cuh, KBLA_TSMM_BULK_D / _Z
+// rows; the numbers below are double's, complex in the table): beta == 0, whole chunks
 // of R rows. On success `a` is left with the last K mod R rows (K = 0 if none) for the other kernels.
 // KBLA_TS_BULK=0: off; 1: odd lda or ldb only; 2: wherever it fits (any K, any ld); 3 (default): the rows' K and
 // alignment limits. KBLA_TS_BULK_SQ=n forces runs of n (1, 4, 16) and drops the K limit (tests). H100, ts_cases
