@@ -233,13 +233,14 @@
   X(25, 32, 32, 128, 4, 8, 2, 18, 0) X(33, 48, 48, 128, 3, 6, 1, 19, 1) X(49, 64, 64, 128, 2, 8, 1, 17, 0)
 // Complex double column-major (complex widths WMIN-WMAX, W of the real view; 16-byte elements: no shifted columns).
 // Session 17 (H100, ts_cases --random-data, routes off, two rounds, GB/s old kernels -> these rows): K = 2^28/w 12
-// 2572 -> 2800, 19 2346 -> 2745, 22 2334 -> 2739, 33 2335 -> 2630, 40 2530 -> 2682, 50 2263 -> 2492, 51 2442 -> 2767,
-// 57 2318 -> 2483, 64 2674 -> 2759 (+1 to +17 % at 52 of the 53 widths 12-64; 48: -0.8 %, 17: -0.2 %); K = 2^14 ..
-// 2^22: 0.98-1.25x (40 / 48 at 2^19-2^20 0.98-1.0x), 2^12 0.96-1.19x: from 2^13 rows. The W 128 row spills 220
-// bytes (ptxas) and still wins.
+// 2572 -> 2800, 19 2346 -> 2745, 22 2334 -> 2739, 33 2335 -> 2630, 40 2530 -> 2682 (+1 to +17 % at 36 of the 37 widths
+// 12-48; 17: -0.2 %); K = 2^14 .. 2^22: 0.98-1.25x (40 / 48 at 2^19-2^20 0.98-1.0x), 2^12 0.96-1.19x: from 2^13 rows.
+// Benchmark s17k (routes off): 12-48 at 85.5-95.0 % (s17h 76.7-92.0 %). Not taken: 49-64 as W 128, R 32, ST 4, NCW 8
+// (ptxas: 220 bytes spilled): +1-13 % in 10-call ts_cases bursts, but 59-66 % of the roofline in the benchmark's
+// sustained calls against 75-89 % for tsmm_dmma.cuh's rows (the 700 W power cap; cuBLAS ~64 % there).
 #define KBLA_TSMM_BULK_Z(X)                                                                              \
   X(12, 16, 32, 128, 4, 8, 2, 13, 0) X(17, 24, 48, 128, 3, 6, 1, 13, 0) X(25, 32, 64, 128, 2, 8, 1, 13, 0) \
-  X(33, 48, 96, 64, 3, 6, 1, 13, 0) X(49, 64, 128, 32, 4, 8, 1, 13, 0)
+  X(33, 48, 96, 64, 3, 6, 1, 13, 0)
 
 // Narrow row-major rows, tried before the tables above for row-major A and B only (KBLA_TS_RR_NARROW=0: off, the
 // SIMT kernel as before). D 7-8 in the class W 16 (7: flat copies, 8: VEC 5 staged stores); Z odd widths 3-11 in the

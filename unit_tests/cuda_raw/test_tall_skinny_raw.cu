@@ -562,7 +562,7 @@ void suite(bool quick) {
   // so the GPU step runs these also with KBLA_TS_BULK=2): fewer rows than a chunk, exactly one, one more, many (runs
   // cut short, several runs per block); odd ld; A and B starting at 8 (mod 16) bytes (off = 1: the narrow copies at
   // the matrix ends), M != N with column groups past N and k-steps past M, M or N = 1, in place; beta != 0 next to each
-  // (the other kernels). Double and complex double (complex: the classes from width 12; the other types never take it).
+  // (the other kernels). Double and complex double (complex: widths 12-48; the other types never take it).
   if ((std::is_same<T, double>::value || std::is_same<T, std::complex<double>>::value) && !quick) {
     const int bshapes[][2] = {{25, 25}, {32, 32}, {30, 27}, {33, 33}, {48, 48}, {40, 47}, {49, 49},
                               {64, 64}, {53, 61}, {64, 50}, {26, 64}, {64, 17}, {17, 64}, {1, 30}, {30, 1}};
