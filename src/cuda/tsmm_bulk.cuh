@@ -1,23 +1,27 @@
-// TSMM B = alpha A C (beta = 0) for column-major double on Hopper's bulk-copy engine (cp.async.bulk, sm_90), at any
-// leading dimension of A and B, odd included. A: K x M, B: K x N, C: M x N (either layout). No Kokkos.
+// TSMM B = alpha A C (beta = 0) for column-major double and complex double on Hopper's bulk-copy engine
+// (cp.async.bulk, sm_90), at any leading dimension of A and B, odd included. A: K x M, B: K x N, C: M x N (either
+// layout). No Kokkos.
 //
-// Why: at an odd ld every other column of A and B starts at 8 (mod 16) bytes. The tensor-core kernel of
+// Why: at an odd ld every other column of a double A and B starts at 8 (mod 16) bytes. The tensor-core kernel of
 // tsmm_dmma.cuh then copies A by 8-byte cp.async and writes B through staged 8-byte stores, and all of its warps
 // move together from one block barrier to the next (copies landed, mma, staging, stores): 75-84 % of the roofline
 // at widths 26-61 (ncu D C 53: 15 warps/SM, 0.59 eligible warps, issue 34 %, DRAM 62-67 %, perf_tests/tall_skinny/
 // NOTES.md). Here the three jobs run in different warps and meet only at mbarriers:
-// - warp 0 (loader) copies each column's chunk of R rows with one cp.async.bulk of its 16-byte aligned run; a column
-//   whose chunk starts at 8 (mod 16) bytes gets its first and last element by 8-byte cp.async, counted on the same
-//   mbarrier (cp.async.mbarrier.arrive.noinc). Shared column stride LD = R + 2 doubles (2 mod 16); row r of column c
-//   sits at c LD + s_c + r, s_c the column's misalignment in elements (0 or 1), so that both ends of every bulk copy
-//   are 16-byte aligned.
+// - warp 0 (loader) copies each column's chunk of R rows with one cp.async.bulk. Shared column stride LD = R + 2
+//   doubles (2 mod 16); row r of column c sits at c LD + s_c + r, s_c the column's misalignment in elements (0 or 1).
+//   A misaligned column is copied one element wider on each side (rows r0 - 1 .. r0 + R, both ends 16-byte aligned;
+//   its first and last element come by 8-byte cp.async on the same mbarrier only at the matrix ends).
 // - warps 2 .. NCW + 1 (compute) wait for a stage, run m16n8k8 DMMAs on their 16-row tiles (alpha*C as B fragments
 //   in registers, 16 output columns per warp), release the stage, write their tiles to one of NO output buffers in
 //   the same column layout (B's misalignment) and signal it.
-// - warp 1 (storer) writes each output column's aligned run with one cp.async.bulk (shared -> global) and its edge
-//   elements by 8-byte stores; the buffer is released once its bulk group has been read.
+// - warp 1 (storer) writes each output column with one cp.async.bulk (shared -> global): a misaligned column as the
+//   aligned run of rows r0 - 1 .. r0 + R - 2, row r0 - 1 carried in a register from the block's previous chunk (runs of
+//   SQ consecutive chunks); the first chunk of a run stores its first row alone, the last its last. The buffer is
+//   released once its bulk group has been read.
 // - k-step 2q + h takes the columns 16 q + h + 2k (k = 0..7): one parity, so one misalignment per k-step, and with
 //   LD = 2 (mod 16) the fragment loads of a half-warp hit 16 distinct 8-byte slots (the same for the output writes).
+// - Complex (ZV): 16-byte elements, so no misaligned column; the real view of tsmm_dmma.cuh (alpha*C as Ĉ), k-step ks
+//   takes element 4 ks + t as (re, im) = (k = t, k = t + 4) by one 16-byte load, column stride 2 R + 4 doubles.
 // - Only whole chunks (K / R of them, grid-stride over one block per SM in runs of SQ); the launcher hands the last
 //   K mod R rows back to the other kernels. A chunk's rows are read completely before they are written and belong to
 //   one block, so B == A (in place, lda == ldb) is safe.
