@@ -7,6 +7,7 @@
 #include "tall_skinny_params.hpp"
 #include "tall_skinny_routes.hpp"
 #include "tsmm_bulk.cuh"
+#include "tsmm_bulk_cplx.cuh"
 #include "tsmm_dmma.cuh"
 #include "tsmm_kernel.cuh"
 #include "tsmm_rows.cuh"
@@ -109,10 +110,47 @@ cudaError_t tsmm_dmma_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
 // of the roofline on the old kernels).
 // Runs of SQ consecutive chunks per block visit: 16 where every block gets at least 4 runs, else 4, else 1 (small K
 // needs every SM); KBLA_TS_BULK_SQ=1|4|16 forces one (A/B runs).
+// Complex double A * C at the widths of KBLA_TSMM_BULK_ZC (tsmm_bulk_cplx.cuh: alpha C in shared memory), row-major or
+// column-major A and B, beta == 0, whole chunks of R rows, K >= 2^LK rows (any K with KBLA_TS_BULK=2). KBLA_TS_ZC=0:
+// off; 1 (default): the table; 2..9: candidate row n - 2 of KBLA_TSMM_BULK_ZC_TRY wherever its widths fit (A/B runs).
+template <class S, bool CP>
+cudaError_t tsmm_bulk_cplx_try(TsmmArgs<S, CP>& a, int lay, int mode, cudaStream_t st) {
+  if constexpr (std::is_same<S, double>::value && CP) {
+    static const int pick = env_digit("KBLA_TS_ZC", 0, 9, 1);
+    if (pick == 0 || mode < 2 || (lay != kLayCC && lay != kLayRR) || !a.beta_zero || !dmma_enabled())
+      return cudaErrorNotSupported;
+    const int w = std::max(a.M, a.N);
+    const bool row = lay == kLayRR;
+#define KBLA_TM_X_ZC(WMIN, WMAX, COLS, R, ST, NP, TU, RS, SQ, LK)                                        \
+  if (w >= WMIN && w <= WMAX) {                                                                            \
+    if (mode == 3 && a.K < (std::int64_t(1) << LK)) return cudaErrorNotSupported;                          \
+    return row ? launch_tsmm_bulk_cplx<COLS, R, ST, NP, TU, RS, SQ, true>(a, st)                           \
+               : launch_tsmm_bulk_cplx<COLS, R, ST, NP, TU, RS, SQ, false>(a, st);                         \
+  }
+    if (pick == 1) {
+      KBLA_TSMM_BULK_ZC(KBLA_TM_X_ZC)
+    } else {
+      int n = 2;
+#define KBLA_TM_X_ZC_TRY(...) \
+  if (n++ == pick) {          \
+    KBLA_TM_X_ZC(__VA_ARGS__) \
+  }
+      KBLA_TSMM_BULK_ZC_TRY(KBLA_TM_X_ZC_TRY)
+#undef KBLA_TM_X_ZC_TRY
+    }
+#undef KBLA_TM_X_ZC
+  }
+  return cudaErrorNotSupported;
+}
+
 template <class S, bool CP>
 cudaError_t tsmm_bulk_try(TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
   if constexpr (std::is_same<S, double>::value) {
     static const int mode = env_digit("KBLA_TS_BULK", 0, 3, 3);
+    if constexpr (CP) {
+      const cudaError_t e = tsmm_bulk_cplx_try(a, lay, mode, st);
+      if (e != cudaErrorNotSupported) return e;
+    }
     if (mode == 0 || lay != kLayCC || !a.beta_zero || !dmma_enabled()) return cudaErrorNotSupported;
     if (mode == 1 && a.asm_ % 2 == 0 && a.bsn % 2 == 0) return cudaErrorNotSupported;
     static const int sq_env = int(env_int("KBLA_TS_BULK_SQ", 0));

@@ -576,9 +576,21 @@ void suite(bool quick) {
         }
         test_tsmm<T>(K, s[0], s[1], C, C, C, pad, al, be, false, 1);
       }
+    // complex widths 49-64 on tsmm_bulk_cplx.cuh (alpha C in shared memory): also row-major A and B, padded rows
+    if (!std::is_same<T, double>::value) {
+      const int zshapes[][2] = {{49, 49}, {64, 64}, {53, 61}, {64, 50}, {50, 64}, {57, 57}};
+      for (auto& s : zshapes)
+        for (std::int64_t K : {31, 32, 33, 1001, 4097, 20002}) {
+          test_tsmm<T>(K, s[0], s[1], R, R, R, 0, al, zero);
+          test_tsmm<T>(K, s[0], s[1], R, C, R, 1, al, zero, false, 1);
+          test_tsmm<T>(K, s[0], s[1], R, R, R, 3, one, zero, s[0] == s[1]);
+          test_tsmm<T>(K, s[0], s[1], R, R, R, 0, al, be);
+        }
+    }
     const bool dbl = std::is_same<T, double>::value;  // (complex: a shorter reference)
     test_tsmm<T>(dbl ? 1100003 : 530003, 64, 64, C, C, C, 0, al, zero);  // enough chunks for runs of 16 per visit
     test_tsmm<T>(dbl ? 1000003 : 300007, 33, 30, C, C, C, 0, al, zero, false, 1);
+    if (!dbl) test_tsmm<T>(300007, 60, 60, R, R, R, 0, al, zero);
   }
   // row-major widths up to 6 (real: one thread per row; dense B staged per warp of 32 rows; complex widths 1-2 the
   // same in the real view): K around multiples of 32 and past one grid pass, M != N, padded B (per-row stores),
