@@ -112,11 +112,11 @@ cudaError_t tsmm_dmma_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
 // needs every SM); KBLA_TS_BULK_SQ=1|4|16 forces one (A/B runs).
 // Complex double A * C at the widths of KBLA_TSMM_BULK_ZC (tsmm_bulk_cplx.cuh: alpha C in shared memory), row-major or
 // column-major A and B, beta == 0, whole chunks of R rows, K >= 2^LK rows (any K with KBLA_TS_BULK=2). KBLA_TS_ZC=0:
-// off; 1 (default): the table; 2..9: candidate row n - 2 of KBLA_TSMM_BULK_ZC_TRY wherever its widths fit (A/B runs).
+// off (the other kernels, for A/B runs).
 template <class S, bool CP>
 cudaError_t tsmm_bulk_cplx_try(TsmmArgs<S, CP>& a, int lay, int mode, cudaStream_t st) {
   if constexpr (std::is_same<S, double>::value && CP) {
-    static const int pick = env_digit("KBLA_TS_ZC", 0, 9, 1);
+    static const int pick = env_digit("KBLA_TS_ZC", 0, 1, 1);
     if (pick == 0 || mode < 2 || (lay != kLayCC && lay != kLayRR) || !a.beta_zero || !dmma_enabled())
       return cudaErrorNotSupported;
     const int w = std::max(a.M, a.N);
@@ -127,17 +127,7 @@ cudaError_t tsmm_bulk_cplx_try(TsmmArgs<S, CP>& a, int lay, int mode, cudaStream
     return row ? launch_tsmm_bulk_cplx<COLS, R, ST, NP, TU, RS, SQ, true>(a, st)                           \
                : launch_tsmm_bulk_cplx<COLS, R, ST, NP, TU, RS, SQ, false>(a, st);                         \
   }
-    if (pick == 1) {
-      KBLA_TSMM_BULK_ZC(KBLA_TM_X_ZC)
-    } else {
-      int n = 2;
-#define KBLA_TM_X_ZC_TRY(...) \
-  if (n++ == pick) {          \
-    KBLA_TM_X_ZC(__VA_ARGS__) \
-  }
-      KBLA_TSMM_BULK_ZC_TRY(KBLA_TM_X_ZC_TRY)
-#undef KBLA_TM_X_ZC_TRY
-    }
+    KBLA_TSMM_BULK_ZC(KBLA_TM_X_ZC)
 #undef KBLA_TM_X_ZC
   }
   return cudaErrorNotSupported;

@@ -246,11 +246,7 @@
 // X(WMIN, WMAX, COLS, R, ST, NP, TU, RS, SQ, LK) for WMIN <= max(M, N) <= WMAX and K >= 2^LK rows; COLS complex class
 // width, R rows per chunk, ST stages, NP pairs of n-tiles (8 complex columns) and TU 16-row tiles per compute warp, RS
 // compute warps along a chunk's rows, SQ chunks per block visit. Tried before KBLA_TSMM_BULK_Z.
-#define KBLA_TSMM_BULK_ZC(X) X(49, 64, 64, 32, 3, 1, 2, 1, 1, 13)
-// A/B candidates (KBLA_TS_ZC=2..): 8 / 16 / 8 / 24 / 8 compute warps
-#define KBLA_TSMM_BULK_ZC_TRY(X)                                                                                \
-  X(49, 64, 64, 32, 3, 1, 2, 1, 1, 13) X(49, 64, 64, 32, 3, 1, 1, 2, 1, 13) X(49, 64, 64, 48, 2, 1, 3, 1, 1, 13) \
-  X(49, 64, 64, 48, 2, 1, 1, 3, 1, 13) X(49, 64, 64, 32, 3, 1, 2, 1, 16, 13)
+#define KBLA_TSMM_BULK_ZC(X) X(49, 64, 64, 48, 2, 1, 3, 1, 1, 0)
 
 // Narrow row-major rows, tried before the tables above for row-major A and B only (KBLA_TS_RR_NARROW=0: off, the
 // SIMT kernel as before). D 7-8 in the class W 16 (7: flat copies, 8: VEC 5 staged stores); Z odd widths 3-11 in the
