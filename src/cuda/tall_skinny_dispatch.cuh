@@ -121,8 +121,8 @@ cudaError_t tsmm_bulk_cplx_try(TsmmArgs<S, CP>& a, int lay, int mode, cudaStream
       return cudaErrorNotSupported;
     const int w = std::max(a.M, a.N);
     const bool row = lay == kLayRR;
-#define KBLA_TM_X_ZC(WMIN, WMAX, COLS, R, ST, NP, TU, RS, SQ, LK)                                        \
-  if (w >= WMIN && w <= WMAX) {                                                                            \
+#define KBLA_TM_X_ZC(WMIN, WMAX, COLS, R, ST, NP, TU, RS, SQ, LK, RO)                                    \
+  if (w >= WMIN && w <= WMAX && (row || !RO)) {                                                            \
     if (mode == 3 && a.K < (std::int64_t(1) << LK)) return cudaErrorNotSupported;                          \
     return row ? launch_tsmm_bulk_cplx<COLS, R, ST, NP, TU, RS, SQ, true>(a, st)                           \
                : launch_tsmm_bulk_cplx<COLS, R, ST, NP, TU, RS, SQ, false>(a, st);                         \

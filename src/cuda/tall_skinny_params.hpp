@@ -243,10 +243,11 @@
   X(33, 48, 96, 64, 3, 6, 1, 13, 0)
 
 // Complex double A * C with alpha C in shared memory (tsmm_bulk_cplx.cuh), row-major or column-major A and B, beta = 0:
-// X(WMIN, WMAX, COLS, R, ST, NP, TU, RS, SQ, LK) for WMIN <= max(M, N) <= WMAX and K >= 2^LK rows; COLS complex class
+// X(WMIN, WMAX, COLS, R, ST, NP, TU, RS, SQ, LK, RO) for WMIN <= max(M, N) <= WMAX and K >= 2^LK rows (RO: row-major only); COLS complex class
 // width, R rows per chunk, ST stages, NP pairs of n-tiles (8 complex columns) and TU 16-row tiles per compute warp, RS
 // compute warps along a chunk's rows, SQ chunks per block visit. Tried before KBLA_TSMM_BULK_Z.
-#define KBLA_TSMM_BULK_ZC(X) X(49, 64, 64, 48, 2, 1, 3, 1, 1, 0)
+#define KBLA_TSMM_BULK_ZC(X) \
+  X(33, 48, 48, 48, 3, 1, 3, 1, 1, 0, 1) X(49, 63, 64, 48, 2, 1, 3, 1, 1, 18, 0) X(64, 64, 64, 48, 2, 1, 3, 1, 1, 19, 0)
 
 // Narrow row-major rows, tried before the tables above for row-major A and B only (KBLA_TS_RR_NARROW=0: off, the
 // SIMT kernel as before). D 7-8 in the class W 16 (7: flat copies, 8: VEC 5 staged stores); Z odd widths 3-11 in the

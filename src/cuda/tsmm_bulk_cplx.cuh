@@ -93,8 +93,8 @@ __global__ void __launch_bounds__(TsmmBulkCplxShape<COLS, R, ST, NP, TU, RS, ROW
     fence_mbarrier_init();
   }
   // alpha C, zero past M and N; stage columns M .. up to the k-step block stay zero (0 * garbage could be NaN)
-  for (int e = tid; e < COLS * COLS; e += blockDim.x) {
-    const int k = e / COLS, q = e % COLS;
+  for (int e = tid; e < COLS * COLS; e += blockDim.x) {  // consecutive threads along C's contiguous direction
+    const int k = p.crow ? e / COLS : e % COLS, q = p.crow ? e % COLS : e / COLS;
     double2 v = make_double2(0.0, 0.0);
     if (k < p.M && q < p.N) {
       const std::int64_t i = p.crow ? std::int64_t(k) * p.ldc + q : k + std::int64_t(q) * p.ldc;
