@@ -1,6 +1,7 @@
 // sm_90 PTX wrappers for the bulk-copy kernels (tsmm_bulk.cuh, tsmm_bulk_cplx.cuh): mbarriers, cp.async.bulk
-// between global and shared memory, and the proxy fences between them. No Kokkos.
+// between global and shared memory, and the proxy fences between them; and the kernels' chunk schedule. No Kokkos.
 #pragma once
+#include <cstdint>
 
 namespace kbla {
 namespace cuda {
@@ -57,6 +58,23 @@ __device__ __forceinline__ void fence_proxy_async_shared() {
 __device__ __forceinline__ void fence_mbarrier_init() {
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
+
+// A persistent block's chunks of R rows: runs of SQ consecutive chunks, run j = blockIdx.x + i gridDim.x; count() of
+// them for this block, row0(i) the first row of its i-th.
+template <int R, int SQ>
+struct BulkRuns {
+  std::int64_t my = 0;
+  __device__ explicit BulkRuns(std::int64_t chunks) {
+    const std::int64_t runs = (chunks + SQ - 1) / SQ;
+    const std::int64_t myruns = runs > blockIdx.x ? (runs - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+    my = myruns * SQ;
+    if (myruns > 0 && blockIdx.x + (myruns - 1) * gridDim.x == runs - 1) my -= runs * SQ - chunks;  // short last run
+  }
+  __device__ std::int64_t count() const { return my; }
+  __device__ std::int64_t row0(std::int64_t i) const {
+    return ((blockIdx.x + (i / SQ) * gridDim.x) * SQ + i % SQ) * std::int64_t(R);
+  }
+};
 
 }  // namespace detail
 }  // namespace cuda

@@ -116,6 +116,24 @@ int blocks_per_sm(F kernel, int threads, std::size_t dyn_smem) {
 
 constexpr int kMaxDevices = 64;
 
+// Whether a bulk-copy kernel (tsmm_bulk.cuh, tsmm_bulk_cplx.cuh: sm_90, ~200 KB of dynamic shared memory per block) can
+// run on the current device: its shared-memory attribute is set once per device and the answer kept in the caller's
+// per-kernel `ready` (1: yes, -1: no). cudaErrorNotSupported (the error cleared) sends the caller to the other kernels.
+template <class F>
+cudaError_t bulk_kernel_ready(F kernel, std::size_t dyn_smem, int (&ready)[kMaxDevices]) {
+  const int dev = current_device();
+  if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
+  if (ready[dev] == 0) {
+    int major = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) return cudaErrorUnknown;
+    const bool ok = major >= 9 && cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                       int(dyn_smem)) == cudaSuccess;
+    if (!ok) (void)cudaGetLastError();
+    ready[dev] = ok ? 1 : -1;
+  }
+  return ready[dev] > 0 ? cudaSuccess : cudaErrorNotSupported;
+}
+
 // Blocks per SM of a SIMT kernel with its shared-memory carveout pinned, so that it runs the same inside and outside
 // Kokkos: Kokkos::initialize sets the device-wide cache preference to PreferShared (cudaDeviceSetCacheConfig), and a
 // per-function carveout overrides that. Two policies, chosen by measurement (H100, ts_cases --random-data, routes

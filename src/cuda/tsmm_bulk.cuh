@@ -104,14 +104,9 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW, NO, ZV>::BT, 1) t
     for (int e = tid; e < (Mp - p.M) * LD; e += blockDim.x) stages[(s * COLS + p.M) * LD + e] = 0.0;
   __syncthreads();
 
-  // this block's chunks: runs of SQ consecutive chunks, run j = blockIdx.x + i gridDim.x
-  const std::int64_t runs = (p.chunks + SQ - 1) / SQ;
-  const std::int64_t myruns = runs > blockIdx.x ? (runs - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
-  std::int64_t my = myruns * SQ;
-  if (myruns > 0 && blockIdx.x + (myruns - 1) * gridDim.x == runs - 1) my -= runs * SQ - p.chunks;  // short last run
-  auto row0 = [&](std::int64_t i) {
-    return ((blockIdx.x + (i / SQ) * gridDim.x) * SQ + i % SQ) * std::int64_t(R);
-  };
+  const BulkRuns<R, SQ> chunks(p.chunks);  // this block's chunks
+  const std::int64_t my = chunks.count();
+  auto row0 = [&](std::int64_t i) { return chunks.row0(i); };
   // misalignment in elements of a column's chunk start (R is even): base parity + column parity x ld parity
   const unsigned apar = unsigned(reinterpret_cast<std::uintptr_t>(p.A) >> 3) & 1u;
   const unsigned bpar = unsigned(reinterpret_cast<std::uintptr_t>(p.B) >> 3) & 1u;
@@ -304,20 +299,9 @@ cudaError_t launch_tsmm_bulk(TsmmArgs<double, ZV>& a, cudaStream_t stream) {
   using Sh = TsmmBulkShape<W, R, ST, NCW, NO, ZV>;
   const std::int64_t chunks = a.K / R;
   if (chunks < 1 || a.M > Sh::COLS || a.N > Sh::COLS) return cudaErrorNotSupported;
-  static int ready[kMaxDevices] = {0};  // 1: attributes set, -1: not this device (older, or too little shared memory)
-  const int dev = current_device();
-  if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
-  if (ready[dev] == 0) {
-    int major = 0;
-    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) return cudaErrorUnknown;
-    // sm_90 and the ~200 KB of shared memory per block, else the other kernels (the error cleared)
-    const bool ok = major >= 9 && cudaFuncSetAttribute(tsmm_bulk_kernel<W, R, ST, NCW, NO, SQ, ZV>,
-                                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                       int(Sh::smem)) == cudaSuccess;
-    if (!ok) (void)cudaGetLastError();
-    ready[dev] = ok ? 1 : -1;
-  }
-  if (ready[dev] < 0) return cudaErrorNotSupported;
+  static int ready[kMaxDevices] = {0};
+  const cudaError_t ok = bulk_kernel_ready(tsmm_bulk_kernel<W, R, ST, NCW, NO, SQ, ZV>, Sh::smem, ready);
+  if (ok != cudaSuccess) return ok;
   TsmmBulkArgs p{};
   p.A = reinterpret_cast<const double*>(a.A);
   p.B = reinterpret_cast<double*>(a.B);

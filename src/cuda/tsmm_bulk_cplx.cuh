@@ -111,14 +111,9 @@ __global__ void __launch_bounds__(TsmmBulkCplxShape<COLS, R, ST, NP, TU, RS, ROW
     }
   __syncthreads();
 
-  // this block's chunks: runs of SQ consecutive chunks, run j = blockIdx.x + i gridDim.x
-  const std::int64_t runs = (p.chunks + SQ - 1) / SQ;
-  const std::int64_t myruns = runs > blockIdx.x ? (runs - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
-  std::int64_t my = myruns * SQ;
-  if (myruns > 0 && blockIdx.x + (myruns - 1) * gridDim.x == runs - 1) my -= runs * SQ - p.chunks;  // short last run
-  auto row0 = [&](std::int64_t i) {
-    return ((blockIdx.x + (i / SQ) * gridDim.x) * SQ + i % SQ) * std::int64_t(R);
-  };
+  const BulkRuns<R, SQ> chunks(p.chunks);  // this block's chunks
+  const std::int64_t my = chunks.count();
+  auto row0 = [&](std::int64_t i) { return chunks.row0(i); };
 
   if (warp == 0) {  // ---- loader ----
     const unsigned tx = unsigned(p.M) * R * 16u;
@@ -227,19 +222,9 @@ cudaError_t launch_tsmm_bulk_cplx(TsmmArgs<double, true>& a, cudaStream_t stream
   using Sh = TsmmBulkCplxShape<COLS, R, ST, NP, TU, RS, ROW>;
   const std::int64_t chunks = a.K / R;
   if (chunks < 1 || a.M > COLS || a.N > COLS) return cudaErrorNotSupported;
-  static int ready[kMaxDevices] = {0};  // 1: attributes set, -1: not this device
-  const int dev = current_device();
-  if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
-  if (ready[dev] == 0) {
-    int major = 0;
-    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) return cudaErrorUnknown;
-    const bool ok = major >= 9 && cudaFuncSetAttribute(tsmm_bulk_cplx_kernel<COLS, R, ST, NP, TU, RS, SQ, ROW>,
-                                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                       int(Sh::smem)) == cudaSuccess;
-    if (!ok) (void)cudaGetLastError();
-    ready[dev] = ok ? 1 : -1;
-  }
-  if (ready[dev] < 0) return cudaErrorNotSupported;
+  static int ready[kMaxDevices] = {0};
+  const cudaError_t ok = bulk_kernel_ready(tsmm_bulk_cplx_kernel<COLS, R, ST, NP, TU, RS, SQ, ROW>, Sh::smem, ready);
+  if (ok != cudaSuccess) return ok;
   TsmmBulkCplxArgs p{};
   p.A = reinterpret_cast<const double*>(a.A);
   p.B = reinterpret_cast<double*>(a.B);
