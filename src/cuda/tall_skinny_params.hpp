@@ -248,12 +248,13 @@
 // n-tiles (8 complex columns) and TU 16-row tiles per compute warp, RS compute warps along a chunk's rows (8 / 6
 // compute warps here), SQ chunks per block visit. Session 18 (H100, benchmark --types Z --widths 48-64, routes off,
 // GPU heated, median of 3 rounds, % of the roofline R / C, mean over 49-64): tsmm_dmma.cuh's W 128 row 80.4-82.0 /
-// 77.8-78.9; candidates (R, ST, NP, TU, RS; compute warps): 32 3 2 2 1 (4) 75.9 / 74.1, 48 2 2 3 1 (4) 76.0-76.3 /
-// 72.3-74.9, 32 3 2 1 2 (8) 83.1-84.2 / 80.8-83.3, 48 2 2 1 3 (12) 85.8 / 84.6 (fewer fragment bytes per mma
-// did not make up for 4 warps per SM), 32 3 1 2 1 (8) 85.9-87.5 / 83.9-85.7, this row 48 2 1 3 1 (8) 87.4 / 85.6 (49-56 R
+// 77.8-78.9; candidates (R, ST, NP, TU, RS; compute warps): 32 3 2 2 1 (4) 75.9 / 74.1, 48 2 2 3 1 (4) 76.0 / 74.9,
+// 32 3 2 1 2 (8) 83.1 / 80.8, 48 2 2 1 3 (12) 86.5 / 84.4, 32 3 1 1 2 (16) 84.2 / 83.3, 48 2 1 1 3 (24, spills) 76.3 /
+// 72.3, 32 3 1 2 1 (8) 85.9-87.5 / 83.9-85.7, this row 48 2 1 3 1 (8) 87.4 / 85.6 (49-56 R
 // 88.8-92.3, 57-64 81.0-89.3). Row-major 34-48 (COLS 48, 6 compute warps): 88.5-90.2 -> 90.2-96.5 (33: 89.7 -> 88.1,
 // left to the old kernels); column-major 33-48 keeps KBLA_TSMM_BULK_Z. One block per SM with a 36-64 KB alpha C
-// prologue: 0.62-0.69x the old kernels at 2^12 rows, even at 2^17-2^18 and 1.03-1.15x from 2^19 (width 64 from 2^19).
+// prologue: 0.54-0.69x the old kernels at 2^10-2^13 rows, even at 2^17-2^18 and 1.01-1.15x from 2^19 (so from 2^18, width
+// 64 from 2^19).
 #define KBLA_TSMM_BULK_ZC(X) \
   X(34, 48, 48, 48, 3, 1, 3, 1, 1, 18, 1) X(49, 63, 64, 48, 2, 1, 3, 1, 1, 18, 0) X(64, 64, 64, 48, 2, 1, 3, 1, 1, 19, 0)
 
