@@ -10,8 +10,9 @@
 // tile of real parts and one of imaginary parts. For A element p = 4 ks + t (k = t its real part, k = t + 4 its
 // imaginary part) and column q = q0 + g, the real tile's B fragment is (Re c, -Im c) and the imaginary tile's (Im c,
 // Re c), c = alpha C[p][q]: one 16-byte shared load feeds two mma (one sign flip). Per mma the warp reads
-// 512 / NP + 256 / TU bytes of fragments (A: 1 KB per 16-row tile and k-step, C: 512 B per pair): 384 at NP = TU = 2,
-// against 512 in tsmm_bulk.cuh.
+// 512 / NP + 256 / TU bytes of fragments (A: 1 KB per 16-row tile and k-step, C: 512 B per pair). The rows in
+// KBLA_TSMM_BULK_ZC take NP = 1, TU = 3 (597 bytes) for 8 compute warps: fewer warps with fewer bytes per mma (NP = 2:
+// 4 warps, 384 bytes) could not keep the tensor pipe busy (session 18, tall_skinny_params.hpp).
 // - warp 0 (loader): one cp.async.bulk per column (column-major) or per row (row-major) of a chunk of R rows, counted
 //   on the stage's mbarrier by bytes; warp 1 (storer): one cp.async.bulk per output column or row; warps 2.. compute.
 //   As in tsmm_bulk.cuh they meet only at mbarriers; every thread arrives for its own accesses.
