@@ -116,8 +116,8 @@ cudaError_t tsmm_dmma_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
 template <class S, bool CP>
 cudaError_t tsmm_bulk_cplx_try(TsmmArgs<S, CP>& a, int lay, int mode, cudaStream_t st) {
   if constexpr (std::is_same<S, double>::value && CP) {
-    static const int pick = env_digit("KBLA_TS_ZC", 0, 1, 1);
-    if (pick == 0 || mode < 2 || (lay != kLayCC && lay != kLayRR) || !a.beta_zero || !dmma_enabled())
+    static const bool enabled = env_digit("KBLA_TS_ZC", 0, 1, 1) == 1;
+    if (!enabled || mode < 2 || (lay != kLayCC && lay != kLayRR) || !a.beta_zero || !dmma_enabled())
       return cudaErrorNotSupported;
     const int w = std::max(a.M, a.N);
     const bool row = lay == kLayRR;

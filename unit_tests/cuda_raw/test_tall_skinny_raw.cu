@@ -577,9 +577,10 @@ void suite(bool quick) {
         }
         test_tsmm<T>(K, s[0], s[1], C, C, C, pad, al, be, false, 1);
       }
-    // complex widths 49-64 on tsmm_bulk_cplx.cuh (alpha C in shared memory): also row-major A and B, padded rows
+    // complex widths 34-64 on tsmm_bulk_cplx.cuh (alpha C in shared memory; column-major from 49): row-major A and B,
+    // padded rows, M != N in both classes (48 and 64 columns)
     if (!std::is_same<T, double>::value) {
-      const int zshapes[][2] = {{49, 49}, {64, 64}, {53, 61}, {64, 50}, {50, 64}, {57, 57}};
+      const int zshapes[][2] = {{49, 49}, {64, 64}, {53, 61}, {64, 50}, {50, 64}, {57, 57}, {40, 35}, {34, 48}};
       for (auto& s : zshapes)
         for (std::int64_t K : {31, 32, 33, 1001, 4097, 20002}) {
           test_tsmm<T>(K, s[0], s[1], R, R, R, 0, al, zero);
