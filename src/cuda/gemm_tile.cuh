@@ -169,6 +169,9 @@ struct Batch {
   T alpha, beta;
   Product<T> z[kMaxProducts];
   int slice_slabs;  // strassen_kernel: BK-slabs of k per blockIdx.y slice (the launch sets gridDim.y to match)
+  // strassen_stream_k_kernel: the first sk_tiles tiles (linear order z * tiles + tile) are split into sk_blocks equal
+  // runs of (tile, slab) iterations; every later block computes one whole tile.
+  int sk_tiles, sk_blocks;
 };
 
 template <class T, Shape S, int L, bool KContig, bool Sum, bool Fused>
@@ -857,11 +860,22 @@ __global__ void __launch_bounds__(Derived<T, S>::THREADS, TileConfig<T, S>::MIN_
                                                           (bp.k + TileConfig<T, S>::BK - 1) / TileConfig<T, S>::BK);
 }
 
+// One Strassen tile (or a k range of it): the variant (which operands are sums) is uniform per tile and each
+// variant is its own compile-time body, so single-operand loads carry no dead registers or branches.
+template <class T, Shape S, bool TA, bool TB, class Epi>
+__device__ __forceinline__ void strassen_tile(const Batch<T>& bp, const Product<T>& pr, SharedStorage<T, S>& sh,
+                                              int tm, int tn, int kt0, int nk) {
+  if (pr.a.y != nullptr && pr.b.y != nullptr)
+    tile_run<T, S, TA, TB, true, true, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+  else if (pr.a.y != nullptr)
+    tile_run<T, S, TA, TB, true, false, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+  else  // every Strassen product sums at least one operand
+    tile_run<T, S, TA, TB, false, true, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+}
+
 // Fused Strassen: blockIdx.z picks the product, blockIdx.y the k slice (bp.slice_slabs slabs; the partial products
-// of the slices meet in the epilogue's atomics, as the 7 products do). The variant (which operands are sums) is
-// uniform per block and each variant is its own compile-time body, so single-operand loads carry no dead registers
-// or branches; all 7 products go out in one launch (the paper batches per variant on 4 streams; one grid does the
-// same without streams or events).
+// of the slices meet in the epilogue's atomics, as the 7 products do). All 7 products go out in one launch (the
+// paper batches per variant on 4 streams; one grid does the same without streams or events).
 // Sliced: the launch has k slices (gridDim.y > 1); selects the 16-byte-atomic epilogue (FP32).
 template <class T, Shape S, bool TA, bool TB, bool Sliced>
 __global__ void __launch_bounds__(Derived<T, S>::THREADS, TileConfig<T, S>::STRASSEN_MIN_BLOCKS)
@@ -873,12 +887,42 @@ __global__ void __launch_bounds__(Derived<T, S>::THREADS, TileConfig<T, S>::STRA
   const Product<T>& pr = bp.z[blockIdx.z];
   const int kt0 = blockIdx.y * bp.slice_slabs;
   const int nk = min(bp.slice_slabs, (bp.k + TileConfig<T, S>::BK - 1) / TileConfig<T, S>::BK - kt0);  // >= 1
-  if (pr.a.y != nullptr && pr.b.y != nullptr)
-    tile_run<T, S, TA, TB, true, true, Epi>(bp, pr, sh, tm, tn, kt0, nk);
-  else if (pr.a.y != nullptr)
-    tile_run<T, S, TA, TB, true, false, Epi>(bp, pr, sh, tm, tn, kt0, nk);
-  else  // every Strassen product sums at least one operand
-    tile_run<T, S, TA, TB, false, true, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+  strassen_tile<T, S, TA, TB, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+}
+
+// Fused Strassen with a stream-K head (Osama et al., "Stream-K", PPoPP 2023): the 7 x tiles tiles of a launch in
+// linear order z * tiles + tile, each BK-slab of a tile one iteration. Blocks 0 .. sk_blocks - 1 (the first wave)
+// take equal runs of the iterations of the first sk_tiles tiles, crossing tile boundaries, and add each partial tile
+// through the epilogue's atomics (as k slices do); every later block computes one whole tile. The launch picks
+// sk_tiles so that the whole tiles fill complete waves: the partial last wave of strassen_kernel, where most SMs idle
+// (at 2048 the 224 tiles are 1.7 waves of 132 SMs), becomes work spread evenly over all of them.
+// Vec4: 16-byte atomics in the epilogue (FP32).
+template <class T, Shape S, bool TA, bool TB, bool Vec4>
+__global__ void __launch_bounds__(Derived<T, S>::THREADS, TileConfig<T, S>::STRASSEN_MIN_BLOCKS)
+    strassen_stream_k_kernel(const __grid_constant__ Batch<T> bp) {
+  using Epi = StrassenEpilogue<Vec4 && std::is_same<T, float>::value>;
+  __shared__ SharedStorage<T, S> sh;
+  const int slabs = (bp.k + TileConfig<T, S>::BK - 1) / TileConfig<T, S>::BK;
+  const int tiles = bp.tiles_m * bp.tiles_n;
+  std::int64_t it, end;  // this block's iterations [it, end), tile-major
+  if (int(blockIdx.x) < bp.sk_blocks) {
+    const std::int64_t n = std::int64_t(bp.sk_tiles) * slabs;
+    it = n * blockIdx.x / bp.sk_blocks;
+    end = n * (blockIdx.x + 1) / bp.sk_blocks;
+  } else {
+    it = std::int64_t(bp.sk_tiles + int(blockIdx.x) - bp.sk_blocks) * slabs;
+    end = it + slabs;
+  }
+  while (it < end) {  // the loops of tile_run end with a barrier, so the next run may refill the shared slabs
+    const int lin = int(it / slabs);
+    const int kt0 = int(it - std::int64_t(lin) * slabs);
+    const int nk = int(min(std::int64_t(slabs - kt0), end - it));
+    const int z = lin / tiles;
+    int tm, tn;
+    tile_coords(lin - z * tiles, bp.tiles_m, bp.tiles_n, &tm, &tn);
+    strassen_tile<T, S, TA, TB, Epi>(bp, bp.z[z], sh, tm, tn, kt0, nk);
+    it += nk;
+  }
 }
 
 // C = beta * C on an m x n submatrix; beta == 0 writes zeros without reading (NaN must not spread).

@@ -7,6 +7,7 @@
 // zero (the loader's bounds), and outputs are masked to their real extents; this is Strassen on the matrices
 // zero-padded to even sizes, which is exact. All 7 products run in one launch on blockIdx.z after C = beta C.
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <type_traits>
 
@@ -47,9 +48,15 @@ inline int env_k_slices() {
   return v;
 }
 
-inline int choose_k_slices(std::int64_t blocks, std::int64_t slots, int slabs, int max_slices) {
-  if (env_k_slices() > 0) return env_k_slices();
-  if (blocks >= 2 * slots) return 1;
+// The slices s of choose_k_slices and their cost in slab times (s = 1: the plain grid).
+struct SliceChoice {
+  int slices;
+  double cost;
+};
+inline SliceChoice choose_k_slices(std::int64_t blocks, std::int64_t slots, int slabs, int max_slices) {
+  if (env_k_slices() > 0) return {env_k_slices(), 0.0};
+  const double plain = double((blocks + slots - 1) / slots) * (slabs + kSliceOverheadSlabs);
+  if (blocks >= 2 * slots) return {1, plain};
   int best = 1;
   double best_cost = 0;
   const int max_s = max_slices >= 1 ? std::min(max_slices, kMaxKSlices) : kMaxKSlices;
@@ -60,7 +67,59 @@ inline int choose_k_slices(std::int64_t blocks, std::int64_t slots, int slabs, i
     const double cost = waves * (per + kSliceOverheadSlabs);
     if (s == 1 || cost < best_cost) best = s, best_cost = cost;
   }
+  return {best, best_cost};
+}
+
+// ---- stream-K head (strassen_stream_k_kernel) ---------------------------------------------------------------------
+// Where the tiles do not fill whole waves, the first sk_tiles tiles are cut into `slots` equal runs of slabs (one per
+// resident block, the first wave) and the rest fill whole waves. Cost in slab times, with the same per-block fixed
+// cost as above paid once per tile a run touches:
+//   (whole waves) x (slabs + overhead) + (sk_tiles x slabs / slots) + overhead x (1 + sk_tiles / slots),
+// for sk_tiles = the rest of the last wave, or that plus one whole wave (runs of more than one tile); taken when it
+// beats the plain or sliced grid. Lone launches only (max_slices != 1): beside the hybrid's concurrent leaves the
+// other launches fill the SMs. KBLA_STRASSEN_STREAM_K: 0 off; n >= 2 every tile in n runs (test switch); unset or 1:
+// the model's choice.
+struct StreamKChoice {
+  int sk_tiles = 0, sk_blocks = 0;  // sk_blocks == 0: no stream-K launch
+  double cost = 0;
+};
+inline int env_stream_k() {
+  static const int v = [] {
+    const char* e = std::getenv("KBLA_STRASSEN_STREAM_K");
+    return e != nullptr ? std::max(0, std::atoi(e)) : 1;
+  }();
+  return v;
+}
+inline StreamKChoice choose_stream_k(std::int64_t tiles, std::int64_t slots, int slabs) {
+  StreamKChoice best;
+  const int mode = env_stream_k();
+  if (mode >= 2) {
+    best.sk_tiles = int(tiles);
+    best.sk_blocks = int(std::min<std::int64_t>(mode, tiles * slabs));
+    return best;
+  }
+  if (mode == 0 || env_k_slices() > 0 || slots < 2 || tiles % slots == 0) return best;
+  const std::int64_t full = tiles / slots, rest = tiles % slots;
+  for (std::int64_t j = 0; j <= std::min<std::int64_t>(full, 1); ++j) {
+    const std::int64_t sk = rest + j * slots;
+    // runs of at least kMinSliceSlabs slabs, so few tiles of short k use fewer blocks
+    const std::int64_t blocks = std::min<std::int64_t>(slots, sk * slabs / kMinSliceSlabs);
+    if (blocks < 2) continue;
+    const double per = double(sk * slabs) / double(blocks);
+    const double cost = double(full - j) * (slabs + kSliceOverheadSlabs) + per +
+                        kSliceOverheadSlabs * (1.0 + std::ceil(per / slabs));
+    if (best.sk_blocks == 0 || cost < best.cost) best.sk_tiles = int(sk), best.sk_blocks = int(blocks), best.cost = cost;
+  }
   return best;
+}
+
+// KBLA_STRASSEN_SK_VEC4=1: 16-byte atomics in the stream-K kernel's epilogue (FP32; measurement switch).
+inline bool env_sk_vec4() {
+  static const bool v = [] {
+    const char* e = std::getenv("KBLA_STRASSEN_SK_VEC4");
+    return e != nullptr && std::atoi(e) == 1;
+  }();
+  return v;
 }
 
 // Blocks of one strassen_kernel instantiation resident per SM (occupancy query, once per process) times the SMs of
@@ -94,8 +153,25 @@ cudaError_t launch_strassen(cudaStream_t s, gemm_tile::Batch<T>& bp, int product
   bp.tiles_m = int(tiles_m);
   bp.tiles_n = int(tiles_n);
   const int slabs = int((std::int64_t(bp.k) + Cfg::BK - 1) / Cfg::BK);
-  const int slices =
-      choose_k_slices(tiles_m * tiles_n * products, resident_blocks<T, S, TA, TB>(), slabs, max_slices);
+  const std::int64_t tiles = tiles_m * tiles_n * products, slots = resident_blocks<T, S, TA, TB>();
+  const SliceChoice sc = choose_k_slices(tiles, slots, slabs, max_slices);
+  if (max_slices != 1) {
+    const StreamKChoice sk = choose_stream_k(tiles, slots, slabs);
+    if (sk.sk_blocks > 0 && tiles + slots <= INT_MAX && (env_stream_k() >= 2 || sk.cost < sc.cost)) {
+      bp.sk_tiles = sk.sk_tiles;
+      bp.sk_blocks = sk.sk_blocks;
+      const dim3 grid(unsigned(sk.sk_blocks + tiles - sk.sk_tiles));
+      if constexpr (std::is_same<T, float>::value) {
+        if (env_sk_vec4()) {
+          gemm_tile::strassen_stream_k_kernel<T, S, TA, TB, true><<<grid, D::THREADS, 0, s>>>(bp);
+          return cudaGetLastError();
+        }
+      }
+      gemm_tile::strassen_stream_k_kernel<T, S, TA, TB, false><<<grid, D::THREADS, 0, s>>>(bp);
+      return cudaGetLastError();
+    }
+  }
+  const int slices = sc.slices;
   bp.slice_slabs = (slabs + slices - 1) / slices;
   const int grid_y = (slabs + bp.slice_slabs - 1) / bp.slice_slabs;  // no empty slice
   dim3 grid(unsigned(bp.tiles_m) * unsigned(bp.tiles_n), unsigned(grid_y), unsigned(products));
