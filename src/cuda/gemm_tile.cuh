@@ -169,9 +169,9 @@ struct Batch {
   T alpha, beta;
   Product<T> z[kMaxProducts];
   int slice_slabs;  // strassen_kernel: BK-slabs of k per blockIdx.y slice (the launch sets gridDim.y to match)
-  // strassen_stream_k_kernel: the first sk_tiles tiles (linear order z * tiles + tile) are split into sk_blocks equal
-  // runs of (tile, slab) iterations; every later block computes one whole tile.
-  int sk_tiles, sk_blocks;
+  // strassen_stream_k_kernel: tiles sk_tile0 .. tiles - 1 of every product, split into sk_blocks equal runs of
+  // (tile, slab) iterations (the tiles before sk_tile0 belong to a strassen_kernel launch of grid.x = sk_tile0).
+  int sk_tile0, sk_blocks;
 };
 
 template <class T, Shape S, int L, bool KContig, bool Sum, bool Fused>
@@ -890,36 +890,30 @@ __global__ void __launch_bounds__(Derived<T, S>::THREADS, TileConfig<T, S>::STRA
   strassen_tile<T, S, TA, TB, Epi>(bp, pr, sh, tm, tn, kt0, nk);
 }
 
-// Fused Strassen with a stream-K head (Osama et al., "Stream-K", PPoPP 2023): the 7 x tiles tiles of a launch in
-// linear order z * tiles + tile, each BK-slab of a tile one iteration. Blocks 0 .. sk_blocks - 1 (the first wave)
-// take equal runs of the iterations of the first sk_tiles tiles, crossing tile boundaries, and add each partial tile
-// through the epilogue's atomics (as k slices do); every later block computes one whole tile. The launch picks
-// sk_tiles so that the whole tiles fill complete waves: the partial last wave of strassen_kernel, where most SMs idle
-// (at 2048 the 224 tiles are 1.7 waves of 132 SMs), becomes work spread evenly over all of them.
-// Vec4: 16-byte atomics in the epilogue (FP32).
+// Fused Strassen, stream-K part (Osama et al., "Stream-K", PPoPP 2023): the tiles sk_tile0 .. tiles - 1 of the
+// products in linear order (product-major), each BK-slab of a tile one iteration, cut into gridDim.x = sk_blocks equal
+// runs; a run crosses tile boundaries and adds each partial tile through the epilogue's atomics (as k slices do).
+// The launch runs it after strassen_kernel has computed tiles 0 .. sk_tile0 - 1 in whole waves (or alone, sk_tile0
+// = 0), so the partial last wave, where most SMs would idle, becomes work spread evenly over all of them. It is a
+// kernel of its own because the loop over runs changes nvcc's schedule of the main loop: with every tile of a launch
+// in it, 8192 ran 3-4 % slower than strassen_kernel (session 19). Vec4: 16-byte atomics (FP32).
 template <class T, Shape S, bool TA, bool TB, bool Vec4>
 __global__ void __launch_bounds__(Derived<T, S>::THREADS, TileConfig<T, S>::STRASSEN_MIN_BLOCKS)
     strassen_stream_k_kernel(const __grid_constant__ Batch<T> bp) {
   using Epi = StrassenEpilogue<Vec4 && std::is_same<T, float>::value>;
   __shared__ SharedStorage<T, S> sh;
   const int slabs = (bp.k + TileConfig<T, S>::BK - 1) / TileConfig<T, S>::BK;
-  const int tiles = bp.tiles_m * bp.tiles_n;
-  std::int64_t it, end;  // this block's iterations [it, end), tile-major
-  if (int(blockIdx.x) < bp.sk_blocks) {
-    const std::int64_t n = std::int64_t(bp.sk_tiles) * slabs;
-    it = n * blockIdx.x / bp.sk_blocks;
-    end = n * (blockIdx.x + 1) / bp.sk_blocks;
-  } else {
-    it = std::int64_t(bp.sk_tiles + int(blockIdx.x) - bp.sk_blocks) * slabs;
-    end = it + slabs;
-  }
+  const int per_z = bp.tiles_m * bp.tiles_n - bp.sk_tile0;  // stream-K tiles per product
+  const std::int64_t n = std::int64_t(per_z) * kMaxProducts * slabs;
+  std::int64_t it = n * blockIdx.x / gridDim.x;  // this block's iterations [it, end)
+  const std::int64_t end = n * (blockIdx.x + 1) / gridDim.x;
   while (it < end) {  // the loops of tile_run end with a barrier, so the next run may refill the shared slabs
     const int lin = int(it / slabs);
     const int kt0 = int(it - std::int64_t(lin) * slabs);
     const int nk = int(min(std::int64_t(slabs - kt0), end - it));
-    const int z = lin / tiles;
+    const int z = lin / per_z;
     int tm, tn;
-    tile_coords(lin - z * tiles, bp.tiles_m, bp.tiles_n, &tm, &tn);
+    tile_coords(bp.sk_tile0 + lin - z * per_z, bp.tiles_m, bp.tiles_n, &tm, &tn);
     strassen_tile<T, S, TA, TB, Epi>(bp, bp.z[z], sh, tm, tn, kt0, nk);
     it += nk;
   }

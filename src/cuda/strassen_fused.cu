@@ -70,17 +70,21 @@ inline SliceChoice choose_k_slices(std::int64_t blocks, std::int64_t slots, int 
   return {best, best_cost};
 }
 
-// ---- stream-K head (strassen_stream_k_kernel) ---------------------------------------------------------------------
-// Where the tiles do not fill whole waves, the first sk_tiles tiles are cut into `slots` equal runs of slabs (one per
-// resident block, the first wave) and the rest fill whole waves. Cost in slab times, with the same per-block fixed
-// cost as above paid once per tile a run touches:
-//   (whole waves) x (slabs + overhead) + (sk_tiles x slabs / slots) + overhead x (1 + sk_tiles / slots),
-// for sk_tiles = the rest of the last wave, or that plus one whole wave (runs of more than one tile); taken when it
-// beats the plain or sliced grid. Lone launches only (max_slices != 1): beside the hybrid's concurrent leaves the
-// other launches fill the SMs. KBLA_STRASSEN_STREAM_K: 0 off; n >= 2 every tile in n runs (test switch); unset or 1:
-// the model's choice.
+// ---- stream-K tail (strassen_stream_k_kernel) ----------------------------------------------------------------------
+// strassen_kernel computes tiles 0 .. t0 - 1 of each product (grid.x = t0: whole waves), then
+// strassen_stream_k_kernel the rest in `slots` equal runs of slabs (one per resident block). Cost in slab times, the
+// fixed cost above paid once per tile a run touches and once for the second launch, the stream-K runs kStreamKSlowdown
+// times slower per slab (measured: session 19, the kernel with a loop over runs, 8192: 3-4 %):
+//   ceil(7 t0 / slots) (slabs + overhead) + overhead + kStreamKSlowdown 7 (tiles - t0) slabs / slots
+//   + overhead (1 + ceil(runs' slabs / slabs)),
+// for 7 t0 filling w whole waves, w = waves, waves - 1, waves - 2 (>= 0; w = 0: stream-K alone); taken when it beats
+// the plain or sliced grid. Lone launches only (max_slices != 1): beside the hybrid's
+// concurrent leaves the other launches fill the SMs. KBLA_STRASSEN_STREAM_K: 0 off; n >= 2 (test switch) half of each
+// product's tiles in n runs; unset or 1: the model's choice.
+constexpr double kStreamKSlowdown = 1.07;
+
 struct StreamKChoice {
-  int sk_tiles = 0, sk_blocks = 0;  // sk_blocks == 0: no stream-K launch
+  int tile0 = 0, blocks = 0;  // blocks == 0: no stream-K
   double cost = 0;
 };
 inline int env_stream_k() {
@@ -91,35 +95,28 @@ inline int env_stream_k() {
   return v;
 }
 inline StreamKChoice choose_stream_k(std::int64_t tiles, std::int64_t slots, int slabs) {
+  constexpr int P = gemm_tile::kMaxProducts;
   StreamKChoice best;
   const int mode = env_stream_k();
   if (mode >= 2) {
-    best.sk_tiles = int(tiles);
-    best.sk_blocks = int(std::min<std::int64_t>(mode, tiles * slabs));
+    best.tile0 = int(tiles / 2);
+    best.blocks = int(std::min<std::int64_t>(mode, (tiles - best.tile0) * P * slabs));
     return best;
   }
-  if (mode == 0 || env_k_slices() > 0 || slots < 2 || tiles % slots == 0) return best;
-  const std::int64_t full = tiles / slots, rest = tiles % slots;
-  for (std::int64_t j = 0; j <= std::min<std::int64_t>(full, 1); ++j) {
-    const std::int64_t sk = rest + j * slots;
-    // runs of at least kMinSliceSlabs slabs, so few tiles of short k use fewer blocks
+  if (mode == 0 || env_k_slices() > 0 || slots < 2 || (tiles * P) % slots == 0) return best;
+  const std::int64_t waves = tiles * P / slots;  // whole waves
+  for (std::int64_t w = std::max<std::int64_t>(0, waves - 2); w <= waves; ++w) {
+    const std::int64_t t0 = std::min(tiles - 1, w * slots / P);  // strassen_kernel's tiles per product
+    const std::int64_t sk = (tiles - t0) * P;
     const std::int64_t blocks = std::min<std::int64_t>(slots, sk * slabs / kMinSliceSlabs);
     if (blocks < 2) continue;
     const double per = double(sk * slabs) / double(blocks);
-    const double cost = double(full - j) * (slabs + kSliceOverheadSlabs) + per +
-                        kSliceOverheadSlabs * (1.0 + std::ceil(per / slabs));
-    if (best.sk_blocks == 0 || cost < best.cost) best.sk_tiles = int(sk), best.sk_blocks = int(blocks), best.cost = cost;
+    const double dp = t0 > 0 ? double((t0 * P + slots - 1) / slots) * (slabs + kSliceOverheadSlabs) + kSliceOverheadSlabs
+                             : 0.0;
+    const double cost = dp + kStreamKSlowdown * per + kSliceOverheadSlabs * (1.0 + std::ceil(per / slabs));
+    if (best.blocks == 0 || cost < best.cost) best.tile0 = int(t0), best.blocks = int(blocks), best.cost = cost;
   }
   return best;
-}
-
-// KBLA_STRASSEN_SK_VEC4=1: 16-byte atomics in the stream-K kernel's epilogue (FP32; measurement switch).
-inline bool env_sk_vec4() {
-  static const bool v = [] {
-    const char* e = std::getenv("KBLA_STRASSEN_SK_VEC4");
-    return e != nullptr && std::atoi(e) == 1;
-  }();
-  return v;
 }
 
 // Blocks of one strassen_kernel instantiation resident per SM (occupancy query, once per process) times the SMs of
@@ -153,21 +150,20 @@ cudaError_t launch_strassen(cudaStream_t s, gemm_tile::Batch<T>& bp, int product
   bp.tiles_m = int(tiles_m);
   bp.tiles_n = int(tiles_n);
   const int slabs = int((std::int64_t(bp.k) + Cfg::BK - 1) / Cfg::BK);
-  const std::int64_t tiles = tiles_m * tiles_n * products, slots = resident_blocks<T, S, TA, TB>();
-  const SliceChoice sc = choose_k_slices(tiles, slots, slabs, max_slices);
-  if (max_slices != 1) {
+  const std::int64_t tiles = tiles_m * tiles_n, slots = resident_blocks<T, S, TA, TB>();
+  const SliceChoice sc = choose_k_slices(tiles * products, slots, slabs, max_slices);
+  // FP64 has no 16-byte-atomic epilogue: its sliced launches run the unsliced instantiation (same code).
+  constexpr bool kVec4 = std::is_same<T, float>::value;
+  if (max_slices != 1 && products == gemm_tile::kMaxProducts) {
     const StreamKChoice sk = choose_stream_k(tiles, slots, slabs);
-    if (sk.sk_blocks > 0 && tiles + slots <= INT_MAX && (env_stream_k() >= 2 || sk.cost < sc.cost)) {
-      bp.sk_tiles = sk.sk_tiles;
-      bp.sk_blocks = sk.sk_blocks;
-      const dim3 grid(unsigned(sk.sk_blocks + tiles - sk.sk_tiles));
-      if constexpr (std::is_same<T, float>::value) {
-        if (env_sk_vec4()) {
-          gemm_tile::strassen_stream_k_kernel<T, S, TA, TB, true><<<grid, D::THREADS, 0, s>>>(bp);
-          return cudaGetLastError();
-        }
-      }
-      gemm_tile::strassen_stream_k_kernel<T, S, TA, TB, false><<<grid, D::THREADS, 0, s>>>(bp);
+    if (sk.blocks > 0 && (env_stream_k() >= 2 || sk.cost < sc.cost)) {
+      bp.slice_slabs = slabs;
+      bp.sk_tile0 = sk.tile0;
+      bp.sk_blocks = sk.blocks;
+      if (sk.tile0 > 0)
+        gemm_tile::strassen_kernel<T, S, TA, TB, false>
+            <<<dim3(unsigned(sk.tile0), 1, unsigned(products)), D::THREADS, 0, s>>>(bp);
+      gemm_tile::strassen_stream_k_kernel<T, S, TA, TB, kVec4><<<unsigned(sk.blocks), D::THREADS, 0, s>>>(bp);
       return cudaGetLastError();
     }
   }
@@ -175,8 +171,6 @@ cudaError_t launch_strassen(cudaStream_t s, gemm_tile::Batch<T>& bp, int product
   bp.slice_slabs = (slabs + slices - 1) / slices;
   const int grid_y = (slabs + bp.slice_slabs - 1) / bp.slice_slabs;  // no empty slice
   dim3 grid(unsigned(bp.tiles_m) * unsigned(bp.tiles_n), unsigned(grid_y), unsigned(products));
-  // FP64 has no 16-byte-atomic epilogue: its sliced launches run the unsliced instantiation (same code).
-  constexpr bool kVec4 = std::is_same<T, float>::value;
   if (kVec4 && grid_y > 1)
     gemm_tile::strassen_kernel<T, S, TA, TB, kVec4><<<grid, D::THREADS, 0, s>>>(bp);
   else
