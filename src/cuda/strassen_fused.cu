@@ -13,29 +13,15 @@
 
 #include "gemm_tile.cuh"
 #include "kbla_cuda_strassen.hpp"
+#include "strassen_schedule.hpp"
 
 namespace kbla {
 namespace cuda {
 
 namespace {
 
-// ---- k slices (split k on blockIdx.y) -----------------------------------------------------------------------
-// The products only add into C through atomics, so a product's k range may be cut into s slices computed by
-// different blocks, at the price of s times the reductions (16-byte ones in sliced launches). Measured first (H100,
-// FP32 square, wide, 1 block / SM, fused_1L ms for s = 1 / 2 / 3 / 4; bench_strassen --reps 10):
-//   scalar atomics  2048: 0.473 / 0.520 / 0.527 / 0.569   3072: 1.297 / 1.422 / 1.485 / 1.537
-//                   4096: 2.880 / 3.061 / 3.178 / 3.321   8192: 21.21 / 21.50 / 22.29 / 22.93
-//   16-byte atomics 2048: 0.470 / 0.490 / - / 0.451       3072: 1.310 / 1.363 / - / 1.405
-//                   4096: 2.923 / 2.987 / - / 3.086       8192: 22.48 / 22.35 / - / 22.68
-// and the hybrid's 7 concurrent leaves (4 streams) lost 14 % at 2048 when their 1024 leaves were sliced.
-// So slices pay only for a lone launch of less than 2 waves (at 2048 the 7 products of 1024^3 are 224 blocks on
-// 132 SMs: 1.7 waves; from 3.8 waves on, at 3072, every split lost 4-16 %). There s minimizes
-//   ceil(s blocks / resident blocks) x (slabs per slice + kSliceOverheadSlabs),
-// the overhead being a block's fixed cost (first slab's load, epilogue, block start) in slab times; 5 is the fit
-// of the 16-byte 2048 row (s = 1 / 2 / 4 give 4.3-5.7), which picks s = 4 there (predicted 3 %, measured 4 %).
-constexpr double kSliceOverheadSlabs = 5.0;
-constexpr int kMaxKSlices = 8;
-constexpr int kMinSliceSlabs = 8;  // 64 k-steps
+using namespace strassen_schedule;
+static_assert(kProducts == gemm_tile::kMaxProducts, "one Strassen level: 7 products");
 
 // KBLA_STRASSEN_KSLICES=s (1..kMaxKSlices) pins s for every fused launch, even the hybrid's concurrent leaves
 // (measurement and test switch; read once per process).
@@ -48,81 +34,13 @@ inline int env_k_slices() {
   return v;
 }
 
-// The slices s of choose_k_slices and their cost in slab times (s = 1: the plain grid).
-struct SliceChoice {
-  int slices;
-  double cost;
-};
-inline SliceChoice choose_k_slices(std::int64_t blocks, std::int64_t slots, int slabs, int max_slices) {
-  if (env_k_slices() > 0) return {env_k_slices(), 0.0};
-  const double plain = double((blocks + slots - 1) / slots) * (slabs + kSliceOverheadSlabs);
-  if (blocks >= 2 * slots) return {1, plain};
-  int best = 1;
-  double best_cost = 0;
-  const int max_s = max_slices >= 1 ? std::min(max_slices, kMaxKSlices) : kMaxKSlices;
-  for (int s = 1; s <= max_s; ++s) {
-    const int per = (slabs + s - 1) / s;
-    if (s > 1 && (per < kMinSliceSlabs || (slabs + per - 1) / per != s)) continue;  // too thin, or same as fewer
-    const double waves = double((blocks * s + slots - 1) / slots);
-    const double cost = waves * (per + kSliceOverheadSlabs);
-    if (s == 1 || cost < best_cost) best = s, best_cost = cost;
-  }
-  return {best, best_cost};
-}
-
-// ---- stream-K tail (strassen_stream_k_kernel) ----------------------------------------------------------------------
-// strassen_kernel computes tiles 0 .. t0 - 1 of each product (grid.x = t0: whole waves), then
-// strassen_stream_k_kernel the rest in `slots` equal runs of slabs (one per resident block). Cost in slab times, the
-// fixed cost above paid once per tile a run touches and once for the second launch, the stream-K runs kStreamKSlowdown
-// times slower per slab (measured: session 19, the kernel with a loop over runs, 8192: 3-4 %):
-//   ceil(7 t0 / slots) (slabs + overhead) + overhead + kStreamKSlowdown 7 (tiles - t0) slabs / slots
-//   + overhead (1 + ceil(runs' slabs / slabs)),
-// for 7 t0 filling w whole waves, w = waves, waves - 1, waves - 2 (>= 0; w = 0: stream-K alone); taken when it beats
-// the plain or sliced grid. Lone launches only (max_slices != 1): beside the hybrid's
-// concurrent leaves the other launches fill the SMs. KBLA_STRASSEN_STREAM_K: 0 off; n >= 2 (test switch) half of each
-// product's tiles in n runs; unset or 1: the model's choice.
-// kStreamKMargin: taken only when the model predicts >= 2.5 % gain. Measured (session 19, H100, FP32 square, 4 rounds
-// alternating, model gain -> measured gain): 2048 4.5 -> 1.9 %, 2560 6.5 -> 3.1, 3072 1.0 -> -0.9, 3584 11.9 -> 7.0,
-// 4096 1.5 -> -0.4, 5120 2.6 -> 0.6, 6144 3.9 -> 1.3, 7168 0.6 -> -1.5, 8192 2.9 -> 0.8: the plain grid's last
-// partial wave costs less than a full one (fewer busy SMs clock higher under the power cap), so the model's gains
-// are ~2 % high; the margin keeps every measured loss out.
-constexpr double kStreamKSlowdown = 1.07;
-constexpr double kStreamKMargin = 0.975;
-
-struct StreamKChoice {
-  int tile0 = 0, blocks = 0;  // blocks == 0: no stream-K
-  double cost = 0;
-};
+// KBLA_STRASSEN_STREAM_K: 0 off; n >= 2 (test switch) half of each product's tiles in n runs; unset or 1: the model.
 inline int env_stream_k() {
   static const int v = [] {
     const char* e = std::getenv("KBLA_STRASSEN_STREAM_K");
     return e != nullptr ? std::max(0, std::atoi(e)) : 1;
   }();
   return v;
-}
-inline StreamKChoice choose_stream_k(std::int64_t tiles, std::int64_t slots, int slabs) {
-  constexpr int P = gemm_tile::kMaxProducts;
-  StreamKChoice best;
-  const int mode = env_stream_k();
-  if (mode >= 2) {
-    best.tile0 = int(tiles / 2);
-    best.blocks = int(std::min<std::int64_t>(mode, (tiles - best.tile0) * P * slabs));
-    return best;
-  }
-  if (mode == 0 || env_k_slices() > 0 || slots < 2 || (tiles * P) % slots == 0) return best;
-  const std::int64_t waves = tiles * P / slots;  // whole waves
-  for (std::int64_t w = std::max<std::int64_t>(0, waves - 2); w <= waves; ++w) {
-    const std::int64_t t0 = std::min(tiles - 1, w * slots / P);  // strassen_kernel's tiles per product
-    const std::int64_t sk = (tiles - t0) * P;
-    const std::int64_t blocks = std::min<std::int64_t>(slots, sk * slabs / kMinSliceSlabs);
-    if (blocks < 2) continue;
-    const double per = double(sk * slabs) / double(blocks);
-    const double dp = t0 > 0 ? double((t0 * P + slots - 1) / slots) * (slabs + kSliceOverheadSlabs) + kSliceOverheadSlabs
-                             : 0.0;
-    const double cost = dp + kStreamKSlowdown * per + kSliceOverheadSlabs * (1.0 + std::ceil(per / slabs));
-    if (best.blocks == 0 || cost < best.cost) best.tile0 = int(t0), best.blocks = int(blocks), best.cost = cost;
-  }
-  return best;
 }
 
 // Blocks of one strassen_kernel instantiation resident per SM (occupancy query, once per process) times the SMs of
@@ -157,12 +75,12 @@ cudaError_t launch_strassen(cudaStream_t s, gemm_tile::Batch<T>& bp, int product
   bp.tiles_n = int(tiles_n);
   const int slabs = int((std::int64_t(bp.k) + Cfg::BK - 1) / Cfg::BK);
   const std::int64_t tiles = tiles_m * tiles_n, slots = resident_blocks<T, S, TA, TB>();
-  const SliceChoice sc = choose_k_slices(tiles * products, slots, slabs, max_slices);
+  const SliceChoice sc = choose_k_slices(tiles * products, slots, slabs, max_slices, env_k_slices());
   // FP64 has no 16-byte-atomic epilogue: its sliced launches run the unsliced instantiation (same code).
   constexpr bool kVec4 = std::is_same<T, float>::value;
   if (max_slices != 1 && products == gemm_tile::kMaxProducts) {
-    const StreamKChoice sk = choose_stream_k(tiles, slots, slabs);
-    if (sk.blocks > 0 && (env_stream_k() >= 2 || sk.cost < kStreamKMargin * sc.cost)) {
+    const StreamKChoice sk = choose_stream_k(tiles, slots, slabs, env_stream_k(), env_k_slices());
+    if (use_stream_k(sk, sc, env_stream_k())) {
       bp.slice_slabs = slabs;
       bp.sk_tile0 = sk.tile0;
       bp.sk_blocks = sk.blocks;

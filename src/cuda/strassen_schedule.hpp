@@ -1,0 +1,113 @@
+// Launch schedule of the fused Strassen kernels (strassen_fused.cu): k slices for lone launches under 2 waves and
+// the stream-K tail, chosen by cost models in slab times. Host code only, no CUDA, so that the unit tests check the
+// choices on any machine (unit_tests/test_strassen_schedule.cpp).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+namespace kbla {
+namespace cuda {
+namespace strassen_schedule {
+
+constexpr int kProducts = 7;  // one Strassen level (gemm_tile::kMaxProducts; strassen_fused.cu checks they agree)
+
+// ---- k slices (split k on blockIdx.y) -----------------------------------------------------------------------
+// The products only add into C through atomics, so a product's k range may be cut into s slices computed by
+// different blocks, at the price of s times the reductions (16-byte ones in sliced launches). Measured first (H100,
+// FP32 square, wide, 1 block / SM, fused_1L ms for s = 1 / 2 / 3 / 4; bench_strassen --reps 10):
+//   scalar atomics  2048: 0.473 / 0.520 / 0.527 / 0.569   3072: 1.297 / 1.422 / 1.485 / 1.537
+//                   4096: 2.880 / 3.061 / 3.178 / 3.321   8192: 21.21 / 21.50 / 22.29 / 22.93
+//   16-byte atomics 2048: 0.470 / 0.490 / - / 0.451       3072: 1.310 / 1.363 / - / 1.405
+//                   4096: 2.923 / 2.987 / - / 3.086       8192: 22.48 / 22.35 / - / 22.68
+// and the hybrid's 7 concurrent leaves (4 streams) lost 14 % at 2048 when their 1024 leaves were sliced.
+// So slices pay only for a lone launch of less than 2 waves (at 2048 the 7 products of 1024^3 are 224 blocks on
+// 132 SMs: 1.7 waves; from 3.8 waves on, at 3072, every split lost 4-16 %). There s minimizes
+//   ceil(s blocks / resident blocks) x (slabs per slice + kSliceOverheadSlabs),
+// the overhead being a block's fixed cost (first slab's load, epilogue, block start) in slab times; 5 is the fit
+// of the 16-byte 2048 row (s = 1 / 2 / 4 give 4.3-5.7), which picks s = 4 there (predicted 3 %, measured 4 %).
+constexpr double kSliceOverheadSlabs = 5.0;
+constexpr int kMaxKSlices = 8;
+constexpr int kMinSliceSlabs = 8;  // 64 k-steps
+
+// The slices s of choose_k_slices and their cost in slab times (s = 1: the plain grid).
+struct SliceChoice {
+  int slices;
+  double cost;
+};
+// pinned_slices: KBLA_STRASSEN_KSLICES (0: the model).
+inline SliceChoice choose_k_slices(std::int64_t blocks, std::int64_t slots, int slabs, int max_slices,
+                                   int pinned_slices = 0) {
+  if (pinned_slices > 0) return {pinned_slices, 0.0};
+  const double plain = double((blocks + slots - 1) / slots) * (slabs + kSliceOverheadSlabs);
+  if (blocks >= 2 * slots) return {1, plain};
+  int best = 1;
+  double best_cost = 0;
+  const int max_s = max_slices >= 1 ? std::min(max_slices, kMaxKSlices) : kMaxKSlices;
+  for (int s = 1; s <= max_s; ++s) {
+    const int per = (slabs + s - 1) / s;
+    if (s > 1 && (per < kMinSliceSlabs || (slabs + per - 1) / per != s)) continue;  // too thin, or same as fewer
+    const double waves = double((blocks * s + slots - 1) / slots);
+    const double cost = waves * (per + kSliceOverheadSlabs);
+    if (s == 1 || cost < best_cost) best = s, best_cost = cost;
+  }
+  return {best, best_cost};
+}
+
+// ---- stream-K tail (strassen_stream_k_kernel) ----------------------------------------------------------------------
+// strassen_kernel computes tiles 0 .. t0 - 1 of each product (grid.x = t0: whole waves), then
+// strassen_stream_k_kernel the rest in `slots` equal runs of slabs (one per resident block). Cost in slab times, the
+// fixed cost above paid once per tile a run touches and once for the second launch, the stream-K runs kStreamKSlowdown
+// times slower per slab (measured: session 19, the kernel with a loop over runs, 8192: 3-4 %):
+//   ceil(7 t0 / slots) (slabs + overhead) + overhead + kStreamKSlowdown 7 (tiles - t0) slabs / slots
+//   + overhead (1 + ceil(runs' slabs / slabs)),
+// for 7 t0 filling w whole waves, w = waves, waves - 1, waves - 2 (>= 0; w = 0: stream-K alone); taken when it beats
+// the plain or sliced grid. Lone launches only (max_slices != 1): beside the hybrid's
+// concurrent leaves the other launches fill the SMs.
+// kStreamKMargin: taken only when the model predicts >= 2.5 % gain. Measured (session 19, H100, FP32 square, 4 rounds
+// alternating, model gain -> measured gain): 2048 4.5 -> 1.9 %, 2560 6.5 -> 3.1, 3072 1.0 -> -0.9, 3584 11.9 -> 7.0,
+// 4096 1.5 -> -0.4, 5120 2.6 -> 0.6, 6144 3.9 -> 1.3, 7168 0.6 -> -1.5, 8192 2.9 -> 0.8: the plain grid's last
+// partial wave costs less than a full one (fewer busy SMs clock higher under the power cap), so the model's gains
+// are ~2 % high; the margin keeps every measured loss out.
+constexpr double kStreamKSlowdown = 1.07;
+constexpr double kStreamKMargin = 0.975;
+
+struct StreamKChoice {
+  int tile0 = 0, blocks = 0;  // blocks == 0: no stream-K
+  double cost = 0;
+};
+// mode: KBLA_STRASSEN_STREAM_K (0 off, 1 the model, n >= 2 forced); pinned_slices: KBLA_STRASSEN_KSLICES.
+inline StreamKChoice choose_stream_k(std::int64_t tiles, std::int64_t slots, int slabs, int mode = 1,
+                                     int pinned_slices = 0) {
+  constexpr int P = kProducts;
+  StreamKChoice best;
+  if (mode >= 2) {
+    best.tile0 = int(tiles / 2);
+    best.blocks = int(std::min<std::int64_t>(mode, (tiles - best.tile0) * P * slabs));
+    return best;
+  }
+  if (mode == 0 || pinned_slices > 0 || slots < 2 || (tiles * P) % slots == 0) return best;
+  const std::int64_t waves = tiles * P / slots;  // whole waves
+  for (std::int64_t w = std::max<std::int64_t>(0, waves - 2); w <= waves; ++w) {
+    const std::int64_t t0 = std::min(tiles - 1, w * slots / P);  // strassen_kernel's tiles per product
+    const std::int64_t sk = (tiles - t0) * P;
+    const std::int64_t blocks = std::min<std::int64_t>(slots, sk * slabs / kMinSliceSlabs);
+    if (blocks < 2) continue;
+    const double per = double(sk * slabs) / double(blocks);
+    const double dp = t0 > 0 ? double((t0 * P + slots - 1) / slots) * (slabs + kSliceOverheadSlabs) + kSliceOverheadSlabs
+                             : 0.0;
+    const double cost = dp + kStreamKSlowdown * per + kSliceOverheadSlabs * (1.0 + std::ceil(per / slabs));
+    if (best.blocks == 0 || cost < best.cost) best.tile0 = int(t0), best.blocks = int(blocks), best.cost = cost;
+  }
+  return best;
+}
+
+// A lone launch of all 7 products takes the stream-K tail rather than the slice choice sc.
+inline bool use_stream_k(const StreamKChoice& sk, const SliceChoice& sc, int mode) {
+  return sk.blocks > 0 && (mode >= 2 || sk.cost < kStreamKMargin * sc.cost);
+}
+
+}  // namespace strassen_schedule
+}  // namespace cuda
+}  // namespace kbla
