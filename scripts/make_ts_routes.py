@@ -5,8 +5,10 @@ Where cuBLAS measured faster than the library's own kernel (kbla / cuBLAS time r
 library calls cuBLAS for that shape and row count: kbla::inner / kbla::update are then never slower than cuBLAS at
 the measured shapes, and the own kernels run where they win. Tables are data with their provenance:
   rows    per (type, op, layout, width w = 1..64, M = N = w; non-square shapes outside the narrow class look up
-          w = max(M, N)) a 32-bit mask over the row count K: bit b set = cuBLAS when floor(log2 K) = b (K >= 2^31
-          reads bit 31). Measured points: --sweep FILE (repeatable; the output of `ramp_probe --route-sweep` or
+          w = max(M, N)) a 64-bit mask over the row count K in half octaves: bit b set = cuBLAS when
+          floor(2 log2 K) = b (K >= 2^31.5 reads bit 63). Half octaves because cuBLAS's own choice can flip inside
+          one octave (session 19: D Aᴴ·B column-major 20-22, cuBLAS 6 % faster at 2^24 rows, 9-14 % slower at
+          2^24.6). Measured points: --sweep FILE (repeatable; the output of `ramp_probe --route-sweep` or
           `--sweep-shapes`, perf_tests/tall_skinny/ramp_probe.cu: own kernel and cuBLAS timed at K = 2^10 or
           2^12, x4, ... up to the benchmark's square size; a later file replaces an earlier one's points of a
           shape) and the benchmark JSONs' square cases (their K). A bucket takes the decision of the nearest
@@ -36,11 +38,11 @@ import sys
 THRESHOLD = 0.97  # ratios within 3 % of cuBLAS count as a tie (run-to-run noise): keep the own kernel
 
 
-BUCKETS = 32  # row-count buckets floor(log2 K) = 0 .. 31 (31: K >= 2^31)
+BUCKETS = 64  # row-count buckets floor(2 log2 K) = 0 .. 63 (63: K >= 2^31.5); the CUDA side's row_bucket()
 
 
 def bucket(K):
-    return min(BUCKETS - 1, int(math.floor(math.log2(max(1, K)))))
+    return min(BUCKETS - 1, int(math.floor(2 * math.log2(max(1, K)))))
 
 
 def main(args):
@@ -128,16 +130,16 @@ def emit(paths, d, rows, narrow):
     out.append("#include <cstdint>")
     out.append("namespace kbla {\nnamespace cuda {\nnamespace detail {")
     out.append("// square shapes, [type: 0 D, 1 Z][op: 0 tsmttsm, 1 tsmm][layout: 0 R, 1 C][w - 1]: bit b set = cuBLAS")
-    out.append("// when floor(log2 K) = b (bit 31 for K >= 2^31)")
-    out.append("constexpr std::uint32_t kCublasRows[2][2][2][64] = {")
+    out.append("// when floor(2 log2 K) = b (half octaves of the row count; bit 63 for K >= 2^31.5)")
+    out.append("constexpr std::uint64_t kCublasRows[2][2][2][64] = {")
     for t in ("D", "Z"):
         out.append("    {  // " + t)
         for op in ("tsmttsm", "tsmm"):
             vals = []
             for l in ("R", "C"):
                 v = [rows.get((t, op, l, w), 0) for w in range(1, 65)]
-                eighths = [", ".join("0x%08x" % x for x in v[i:i + 8]) for i in range(0, 64, 8)]
-                vals.append("{" + ",\n          ".join(eighths) + "}")
+                quarters = [", ".join("0x%016x" % x for x in v[i:i + 4]) for i in range(0, 64, 4)]
+                vals.append("{" + ",\n          ".join(quarters) + "}")
             out.append("        {" + ",\n         ".join(vals) + "},  // " + op)
         out.append("    },")
     out.append("};")

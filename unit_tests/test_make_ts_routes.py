@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Checks scripts/make_ts_routes.py on synthetic measurements (host only, no GPU): the per-row-count masks it writes
-(bit b = cuBLAS when floor(log2 K) = b): the nearest measured row count decides a bucket (a tie: the larger), any
+(bit b = cuBLAS when floor(2 log2 K) = b, half octaves): the nearest measured row count decides a bucket (a tie: the larger), any
 point saying cuBLAS wins a bucket, a ratio within 3 % is a tie (own kernel), a later sweep file replaces an earlier
 one's points of a shape, a sweep's TYPES filter, a JSON's group parts (TYPE.OP.LAYOUT, -TYPE.OP.LAYOUT), below a
-benchmark-only point the own kernel, below a sweep's smallest point that point's decision. Exit status 0 when every
-check passes."""
+benchmark-only point the own kernel, below a sweep's smallest point that point's decision, two decisions within one
+octave kept apart. Exit status 0 when every check passes."""
 import json
 import os
 import re
@@ -14,7 +14,8 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join(ROOT, "scripts", "make_ts_routes.py")
-ALL = (1 << 32) - 1
+ALL = (1 << 64) - 1
+H = 2  # buckets per octave: 2^e rows fall in bucket H e
 
 
 def case(w, ratio, K, t="D", op="tsmttsm", layout="R"):
@@ -34,7 +35,7 @@ def main():
 
     def check(what, got, want):
         if got != want:
-            failures.append("%s: got 0x%08x, want 0x%08x" % (what, got, want))
+            failures.append("%s: got 0x%016x, want 0x%016x" % (what, got, want))
 
     run = {"device": "synthetic", "bw_read_GBs": 1.0,
            "cases": [case(1, 1.2, 1 << 24),          # own faster, no sweep: never cuBLAS
@@ -56,6 +57,9 @@ def main():
         "SWEEP D tsmttsm R 9 1024 1.0 0.5",      # the "below" route: cuBLAS up to 2^12, own from 2^16
         "SWEEP D tsmttsm R 9 4096 1.0 0.6",
         "SWEEP D tsmttsm R 9 65536 1.0 1.1",
+        "SWEEP D tsmttsm R 12 1048576 1.0 1.5",      # own at 2^20, cuBLAS at 2^24, own again at 2^24.68 (bucket 49)
+        "SWEEP D tsmttsm R 12 16777216 1.0 0.9",
+        "SWEEP D tsmttsm R 12 26843545 1.0 1.1",
         "noise line that is not a sweep point",
     ]
     sweep2 = [
@@ -78,20 +82,21 @@ def main():
                              capture_output=True, text=True, check=True).stdout
 
     block = re.search(r"kCublasRows\[2\]\[2\]\[2\]\[64\] = \{(.*?)\n\};", out, re.S).group(1)
-    rows = [int(x, 16) for x in re.findall(r"0x([0-9a-f]{8})", block)]
+    rows = [int(x, 16) for x in re.findall(r"0x([0-9a-f]{16})", block)]
     if len(rows) != 2 * 2 * 2 * 64:
         failures.append("row table size %d" % len(rows))
         rows += [0] * (512 - len(rows))
     d_r = rows[0:64]
     check("D tsmttsm R w 1 (own faster)", d_r[0], 0)
-    check("D tsmttsm R w 2 from the benchmark's K 2^21", d_r[1], from_bit(21))
+    check("D tsmttsm R w 2 from the benchmark's K 2^21", d_r[1], from_bit(H * 21))
     check("D tsmttsm R w 3 (tie)", d_r[2], 0)
-    check("D tsmttsm R w 4: from 2^22 (equidistant from 2^20 and 2^24: the larger)", d_r[3], from_bit(22))
-    check("D tsmttsm R w 5 from sweep 2: 2^16 on", d_r[4], from_bit(16))
-    check("D tsmttsm R w 6: 2^16 on", d_r[5], from_bit(16))
-    check("D tsmttsm R w 9: below 2^15 (and the sweep decides below 2^10)", d_r[8], below_bit(14))
+    check("D tsmttsm R w 4: from 2^22 (equidistant from 2^20 and 2^24: the larger)", d_r[3], from_bit(H * 22))
+    check("D tsmttsm R w 5 from sweep 2: 2^16 on", d_r[4], from_bit(H * 16))
+    check("D tsmttsm R w 6: 2^16 on", d_r[5], from_bit(H * 16))
+    check("D tsmttsm R w 9: below 2^14 (and the sweep decides below 2^10)", d_r[8], below_bit(H * 14))
     check("D tsmm R w 5 (no K in its case: not read)", rows[(0 * 4 + 1 * 2 + 0) * 64 + 4], 0)
-    check("Z tsmm C w 7 from 2^22 (sweep 2 not read for Z)", rows[(1 * 4 + 1 * 2 + 1) * 64 + 6], from_bit(22))
+    check("Z tsmm C w 7 from 2^22 (sweep 2 not read for Z)", rows[(1 * 4 + 1 * 2 + 1) * 64 + 6], from_bit(H * 22))
+    check("D tsmttsm R w 12: cuBLAS from 2^22 up to 2^24.5 only", d_r[11], from_bit(H * 22) & below_bit(49))
     check("D tsmm C w 10: run.json's group dropped, run2's own-faster point", rows[(0 * 4 + 1 * 2 + 1) * 64 + 9], 0)
     check("D tsmttsm R w 11: run2 passes D.tsmm.C only", d_r[10], 0)
     for line in out.splitlines():

@@ -2,6 +2,7 @@
 // passes a `run` callable that picks the configuration from tall_skinny_params.hpp.
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 #include "tall_skinny_params.hpp"
@@ -255,16 +256,13 @@ inline bool narrow_route_hit(const int (*boxes)[2], int count, int M, int N) {
     if (boxes[i][0] == nclass && boxes[i][1] == mclass) return true;
   return false;
 }
-// op: 0 tsmttsm, 1 tsmm. The square routes depend on the row count too (kCublasRows: one bit per floor(log2 K)):
+// op: 0 tsmttsm, 1 tsmm. The square routes depend on the row count too (kCublasRows: one bit per half octave):
 // at few rows the own TSMTTSM kernels' fixed cost (fill, block-wide reduction) can lose to cuBLAS even where they
-// win at 2^20 rows and beyond (D tsmttsm R 64 on the H100: 0.030 vs 0.016 ms at 2^12 rows, 0.399 vs 0.425 at 2^20).
-inline int row_bucket(std::int64_t K) {  // floor(log2 K), 0 for K <= 1, at most 31
-  int b = 0;
-  while (K > 1 && b < 31) {
-    K >>= 1;
-    ++b;
-  }
-  return b;
+// win at 2^20 rows and beyond (D tsmttsm R 64 on the H100: 0.030 vs 0.016 ms at 2^12 rows, 0.399 vs 0.425 at 2^20),
+// and cuBLAS's own choice can flip within an octave (D tsmttsm C 20: 6 % faster at 2^24, 9 % slower at 2^24.7).
+inline int row_bucket(std::int64_t K) {  // floor(2 log2 K) as scripts/make_ts_routes.py: 0 for K <= 1, at most 63
+  if (K <= 1) return 0;
+  return std::min(63, int(std::floor(2.0 * std::log2(double(K)))));
 }
 template <class T>
 bool cublas_measured_faster(int op, std::int64_t K, int M, int N, Layout la, Layout lb, bool narrow) {
