@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Checks scripts/make_ts_routes.py on synthetic measurements (host only, no GPU): the per-row-count masks it writes
-(bit b = cuBLAS when floor(2 log2 K) = b, half octaves): the nearest measured row count decides a bucket (a tie: the larger), any
-point saying cuBLAS wins a bucket, a ratio within 3 % is a tie (own kernel), a later sweep file replaces an earlier
-one's points of a shape, a sweep's TYPES filter, a JSON's group parts (TYPE.OP.LAYOUT, -TYPE.OP.LAYOUT), below a
-benchmark-only point the own kernel, below a sweep's smallest point that point's decision, two decisions within one
-octave kept apart. Exit status 0 when every check passes."""
+(bit b = cuBLAS when floor(2 log2 K) = b, half octaves): the nearest measured row count decides a bucket (a tie: the
+larger), any point saying cuBLAS wins a bucket, a ratio within 3 % is a tie (own kernel), a later sweep file replaces
+an earlier one's points of a shape, a sweep's TYPES filter, a JSON's group parts (TYPE.OP.LAYOUT, -TYPE.OP.LAYOUT),
+below a benchmark-only point the own kernel, below a sweep's smallest point that point's decision, two decisions
+within one octave kept apart. Exit status 0 when every check passes."""
 import json
 import os
 import re

@@ -169,9 +169,9 @@ struct Batch {
   T alpha, beta;
   Product<T> z[kMaxProducts];
   int slice_slabs;  // strassen_kernel: BK-slabs of k per blockIdx.y slice (the launch sets gridDim.y to match)
-  // strassen_stream_k_kernel: tiles sk_tile0 .. tiles - 1 of every product, split into sk_blocks equal runs of
+  // strassen_stream_k_kernel: tiles sk_tile0 .. tiles - 1 of every product, split into gridDim.x equal runs of
   // (tile, slab) iterations (the tiles before sk_tile0 belong to a strassen_kernel launch of grid.x = sk_tile0).
-  int sk_tile0, sk_blocks;
+  int sk_tile0;
 };
 
 template <class T, Shape S, int L, bool KContig, bool Sum, bool Fused>
@@ -891,8 +891,9 @@ __global__ void __launch_bounds__(Derived<T, S>::THREADS, TileConfig<T, S>::STRA
 }
 
 // Fused Strassen, stream-K part (Osama et al., "Stream-K", PPoPP 2023): the tiles sk_tile0 .. tiles - 1 of the
-// products in linear order (product-major), each BK-slab of a tile one iteration, cut into gridDim.x = sk_blocks equal
-// runs; a run crosses tile boundaries and adds each partial tile through the epilogue's atomics (as k slices do).
+// products in linear order (product-major), each BK-slab of a tile one iteration, cut into gridDim.x equal runs
+// (one per resident block); a run crosses tile boundaries and adds each partial tile through the epilogue's atomics
+// (as k slices do).
 // The launch runs it after strassen_kernel has computed tiles 0 .. sk_tile0 - 1 in whole waves (or alone, sk_tile0
 // = 0), so the partial last wave, where most SMs would idle, becomes work spread evenly over all of them. It is a
 // kernel of its own because the loop over runs changes nvcc's schedule of the main loop: with every tile of a launch

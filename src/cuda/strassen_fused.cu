@@ -7,7 +7,6 @@
 // zero (the loader's bounds), and outputs are masked to their real extents; this is Strassen on the matrices
 // zero-padded to even sizes, which is exact. All 7 products run in one launch on blockIdx.z after C = beta C.
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <type_traits>
 
@@ -79,11 +78,11 @@ cudaError_t launch_strassen(cudaStream_t s, gemm_tile::Batch<T>& bp, int product
   // FP64 has no 16-byte-atomic epilogue: its sliced launches run the unsliced instantiation (same code).
   constexpr bool kVec4 = std::is_same<T, float>::value;
   if (max_slices != 1 && products == gemm_tile::kMaxProducts) {
-    const StreamKChoice sk = choose_stream_k(tiles, slots, slabs, env_stream_k(), env_k_slices());
-    if (use_stream_k(sk, sc, env_stream_k())) {
+    const int sk_mode = env_stream_k();
+    const StreamKChoice sk = choose_stream_k(tiles, slots, slabs, sk_mode, env_k_slices());
+    if (use_stream_k(sk, sc, sk_mode)) {
       bp.slice_slabs = slabs;
       bp.sk_tile0 = sk.tile0;
-      bp.sk_blocks = sk.blocks;
       if (sk.tile0 > 0)
         gemm_tile::strassen_kernel<T, S, TA, TB, false>
             <<<dim3(unsigned(sk.tile0), 1, unsigned(products)), D::THREADS, 0, s>>>(bp);

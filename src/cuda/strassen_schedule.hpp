@@ -95,8 +95,8 @@ inline StreamKChoice choose_stream_k(std::int64_t tiles, std::int64_t slots, int
     const std::int64_t blocks = std::min<std::int64_t>(slots, sk * slabs / kMinSliceSlabs);
     if (blocks < 2) continue;
     const double per = double(sk * slabs) / double(blocks);
-    const double dp = t0 > 0 ? double((t0 * P + slots - 1) / slots) * (slabs + kSliceOverheadSlabs) + kSliceOverheadSlabs
-                             : 0.0;
+    const double whole_waves = double((t0 * P + slots - 1) / slots);
+    const double dp = t0 > 0 ? whole_waves * (slabs + kSliceOverheadSlabs) + kSliceOverheadSlabs : 0.0;
     const double cost = dp + kStreamKSlowdown * per + kSliceOverheadSlabs * (1.0 + std::ceil(per / slabs));
     if (best.blocks == 0 || cost < best.cost) best.tile0 = int(t0), best.blocks = int(blocks), best.cost = cost;
   }
