@@ -6,6 +6,9 @@
 // exists. Odd sizes: every quadrant is treated as m1 x k1 (k1 x n1) with the missing rows / columns reading as
 // zero (the loader's bounds), and outputs are masked to their real extents; this is Strassen on the matrices
 // zero-padded to even sizes, which is exact. All 7 products run in one launch on blockIdx.z after C = beta C.
+// delta, eps and gamma are per-product values in the Batch, not template parameters: one launch holds all 7
+// products, the variant (which operands are sums) is compile-time per tile body (gemm_tile::strassen_tile), and a
+// +-1 in the loader's fma(delta, y, x) costs what x +- y does; gamma scales once per tile in the epilogue.
 #include <algorithm>
 #include <cstdlib>
 #include <type_traits>
