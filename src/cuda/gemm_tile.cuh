@@ -18,9 +18,8 @@
 // Three FP32 shapes (Shape::classic, Shape::wide, Shape::wide_async: wide's tiles with a 3-stage cp.async ring
 // for the non-sum operands instead of the register staging above) are compiled side by side and picked at run time
 // (resolve_shape below: call argument, set_simt_tile, KBLA_SIMT_TILE, built-in default); FP64 has one shape.
-// The operand loader optionally reads X + Y or X - Y (two quadrants, Strassen; the sign is a template argument)
-// and keeps both raw values in registers until the shared-memory store, so the extra loads overlap the math like
-// the plain ones do.
+// The operand loader optionally reads X + delta * Y (two quadrants, Strassen) and keeps both raw values in
+// registers until the shared-memory store, so the extra loads overlap the math like the plain ones do.
 // The epilogue is a policy: classical (C = alpha acc + beta C, beta == 0 never reads C) or Strassen (atomicAdd of
 // gamma0 alpha acc into D and gamma1 alpha acc into E, each masked to its real extent; 16-byte atomics when the
 // launch splits k into slices on blockIdx.y, see strassen_fused.cu).
@@ -140,7 +139,7 @@ struct Operand {
   const T* y;
   std::int64_t ld;
   int xc, xs, yc, ys;
-  T delta;  // +1 or -1: the sign of Y (strassen_tile picks the compiled body by it, see there)
+  T delta;
   int vec;  // 1: ld % V == 0 and x, y 16-byte aligned, so in-range V-runs may be read as one 128-bit load
 };
 
@@ -175,10 +174,9 @@ struct Batch {
   int sk_tile0;
 };
 
-template <class T, Shape S, int L, bool KContig, int Sum, bool Fused>
+template <class T, Shape S, int L, bool KContig, bool Sum, bool Fused>
 struct TileLoader {
   // L = BM (operand A) or BN (operand B). KContig: storage is contiguous along k (A transposed, B not).
-  // Sum: 0 one quadrant X; +1 / -1 the Strassen sum X + Y / X - Y (the sign delta as a compile-time constant).
   using D = Derived<T, S>;
   using VT = typename Vec<T>::type;
   static constexpr int V = D::V, BK = TileConfig<T, S>::BK;
@@ -341,11 +339,7 @@ struct TileLoader {
       const int c = (q % VPR) * V, s = q / VPR;
       T v[V];
 #pragma unroll
-      for (int j = 0; j < V; ++j) {
-        if constexpr (Sum > 0) v[j] = x[i][j] + y[i][j];
-        else if constexpr (Sum < 0) v[j] = x[i][j] - y[i][j];
-        else v[j] = x[i][j];
-      }
+      for (int j = 0; j < V; ++j) v[j] = Sum ? fma(op.delta, y[Sum ? i : 0][j], x[i][j]) : x[i][j];
       if (KContig) {
 #pragma unroll
         for (int j = 0; j < V; ++j) sm[(c + j) * LDS + s] = v[j];
@@ -690,7 +684,7 @@ __device__ __forceinline__ void tile_loop_fused_interior(const Product<T>& pr, S
 
 // The whole tile: main loop over k slabs, then the epilogue. TA / TB: op(A) / op(B) transposed.
 // Slabs kt0 .. kt0 + nk - 1 of the k range (all of it for a classical GEMM, one k slice for split Strassen).
-template <class T, Shape S, bool TA, bool TB, int SumA, int SumB, class Epi>
+template <class T, Shape S, bool TA, bool TB, bool SumA, bool SumB, class Epi>
 __device__ __forceinline__ void tile_body(const Batch<T>& bp, const Product<T>& pr, SharedStorage<T, S>& sh, int tm,
                                           int tn, int kt0, int nk) {
   using C = TileConfig<T, S>;
@@ -762,7 +756,7 @@ __device__ __forceinline__ void tile_body(const Batch<T>& bp, const Product<T>& 
 // after the math. One barrier per slab: at the end of slab t, after cp.async.wait_group(STAGES - 2) (this
 // thread's copies of slab t + 1 have landed) and the register stores; it also frees slot t % STAGES, which the
 // copies issued at the top of slab t + 1 (slab t + STAGES) overwrite.
-template <class T, Shape S, bool TA, bool TB, int SumA, int SumB, class Epi>
+template <class T, Shape S, bool TA, bool TB, bool SumA, bool SumB, class Epi>
 __device__ __forceinline__ void tile_body_async(const Batch<T>& bp, const Product<T>& pr, SharedStorage<T, S>& sh,
                                                 int tm, int tn, int kt0, int nk) {
   using C = TileConfig<T, S>;
@@ -833,7 +827,7 @@ __device__ __forceinline__ void tile_body_async(const Batch<T>& bp, const Produc
 }
 
 // The main loop a shape runs.
-template <class T, Shape S, bool TA, bool TB, int SumA, int SumB, class Epi>
+template <class T, Shape S, bool TA, bool TB, bool SumA, bool SumB, class Epi>
 __device__ __forceinline__ void tile_run(const Batch<T>& bp, const Product<T>& pr, SharedStorage<T, S>& sh, int tm,
                                          int tn, int kt0, int nk) {
   if constexpr (S == Shape::wide_async)
@@ -862,39 +856,21 @@ __global__ void __launch_bounds__(Derived<T, S>::THREADS, TileConfig<T, S>::MIN_
   __shared__ SharedStorage<T, S> sh;
   int tm, tn;
   tile_coords(blockIdx.x, bp.tiles_m, bp.tiles_n, &tm, &tn);
-  tile_run<T, S, TA, TB, 0, 0, ClassicalEpilogue>(bp, bp.z[0], sh, tm, tn, 0,
+  tile_run<T, S, TA, TB, false, false, ClassicalEpilogue>(bp, bp.z[0], sh, tm, tn, 0,
                                                           (bp.k + TileConfig<T, S>::BK - 1) / TileConfig<T, S>::BK);
 }
 
 // One Strassen tile (or a k range of it): the variant (which operands are sums) is uniform per tile and each
 // variant is its own compile-time body, so single-operand loads carry no dead registers or branches.
-// The signs delta and eps of the sums are template arguments too: as run-time values read from the kernel
-// parameters, ptxas re-read them from the constant bank with a per-block index in every slab (the wide kernels sit
-// at 250-255 registers), and those two LDC per slab held 3.5 % of the fused NN kernel's stall samples (session 20,
-// ncu source counters at 8192). Only the four sign patterns of Strassen's 7 products are compiled (see
-// strassen_signs_supported, which the launch checks): (X + Y)(V + W), (X - Y)(V + W), (X + Y) V, X (V - W).
 template <class T, Shape S, bool TA, bool TB, class Epi>
 __device__ __forceinline__ void strassen_tile(const Batch<T>& bp, const Product<T>& pr, SharedStorage<T, S>& sh,
                                               int tm, int tn, int kt0, int nk) {
-  if (pr.a.y != nullptr && pr.b.y != nullptr) {
-    if (pr.a.delta > T(0))
-      tile_run<T, S, TA, TB, +1, +1, Epi>(bp, pr, sh, tm, tn, kt0, nk);
-    else
-      tile_run<T, S, TA, TB, -1, +1, Epi>(bp, pr, sh, tm, tn, kt0, nk);
-  } else if (pr.a.y != nullptr) {
-    tile_run<T, S, TA, TB, +1, 0, Epi>(bp, pr, sh, tm, tn, kt0, nk);
-  } else {  // every Strassen product sums at least one operand
-    tile_run<T, S, TA, TB, 0, -1, Epi>(bp, pr, sh, tm, tn, kt0, nk);
-  }
-}
-
-// Host check of a product against the bodies strassen_tile compiles.
-template <class T>
-inline bool strassen_signs_supported(const Product<T>& p) {
-  const bool sa = p.a.y != nullptr, sb = p.b.y != nullptr;
-  if (sa && sb) return (p.a.delta == T(1) || p.a.delta == T(-1)) && p.b.delta == T(1);
-  if (sa) return p.a.delta == T(1);
-  return sb && p.b.delta == T(-1);
+  if (pr.a.y != nullptr && pr.b.y != nullptr)
+    tile_run<T, S, TA, TB, true, true, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+  else if (pr.a.y != nullptr)
+    tile_run<T, S, TA, TB, true, false, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+  else  // every Strassen product sums at least one operand
+    tile_run<T, S, TA, TB, false, true, Epi>(bp, pr, sh, tm, tn, kt0, nk);
 }
 
 // Fused Strassen: blockIdx.z picks the product, blockIdx.y the k slice (bp.slice_slabs slabs; the partial products

@@ -6,9 +6,9 @@
 // exists. Odd sizes: every quadrant is treated as m1 x k1 (k1 x n1) with the missing rows / columns reading as
 // zero (the loader's bounds), and outputs are masked to their real extents; this is Strassen on the matrices
 // zero-padded to even sizes, which is exact. All 7 products run in one launch on blockIdx.z after C = beta C.
-// One launch holds all 7 products; each block picks the compiled tile body of its product's variant (which
-// operands are sums, and the signs delta, eps as template arguments: gemm_tile::strassen_tile). gamma stays a
-// per-product value: the epilogue scales by it once per tile.
+// delta, eps and gamma are per-product values in the Batch, not template parameters: one launch holds all 7
+// products, the variant (which operands are sums) is compile-time per tile body (gemm_tile::strassen_tile), and a
+// +-1 in the loader's fma(delta, y, x) costs what x +- y does; gamma scales once per tile in the epilogue.
 #include <algorithm>
 #include <cstdlib>
 #include <type_traits>
@@ -176,8 +176,6 @@ cudaError_t strassen_fused_leaf(cudaStream_t stream, char transA, char transB, s
   z[4] = {opA(0, 0, 0, 1, +1), opB(1, 1, 0, 0, 0), out(0, 0, -1), out(0, 1, +1)};  // M5 = (A00+A01) B11
   z[5] = {opA(0, 0, 0, 0, 0), opB(0, 1, 1, 1, -1), out(0, 1, +1), out(1, 1, +1)};  // M3 = A00 (B01-B11)
   z[6] = {opA(1, 1, 0, 0, 0), opB(1, 0, 0, 0, -1), out(0, 0, +1), out(1, 0, +1)};  // M4 = A11 (B10-B00)
-  for (const Product<T>& p : bp.z)
-    if (!strassen_signs_supported(p)) return cudaErrorNotSupported;  // a body strassen_tile does not compile
 
   if constexpr (std::is_same<T, float>::value) {
     const Shape sh = resolve_shape<T>(simt_tile);
