@@ -174,6 +174,9 @@ struct Batch {
   int sk_tile0;
 };
 
+__device__ __forceinline__ void opaque(float& v) { asm volatile("" : "+f"(v)); }
+__device__ __forceinline__ void opaque(double& v) { asm volatile("" : "+d"(v)); }
+
 template <class T, Shape S, int L, bool KContig, bool Sum, bool Fused>
 struct TileLoader {
   // L = BM (operand A) or BN (operand B). KContig: storage is contiguous along k (A transposed, B not).
@@ -211,6 +214,7 @@ struct TileLoader {
   std::int64_t run_stride;  // interior loop: storage distance between a thread's runs (SPI columns)
   int full;                 // interior loop: slabs from kt0 on that lie wholly inside X and Y
   int off, run_off, step_off;  // fused interior loop: offset of this slab, between runs, between slabs
+  T sign;  // op.delta, held in a register (set by begin; see there)
 
   static __device__ __forceinline__ void load_vec(const T* p, T (&v)[V]) {
     const VT w = __ldg(reinterpret_cast<const VT*>(p));
@@ -231,6 +235,10 @@ struct TileLoader {
 
   // Once per tile (origin mn0 along m or n), before the first load.
   __device__ __forceinline__ void begin(const Operand<T>& op, int mn0, int tid) {
+    // Opaque to ptxas: otherwise, at 250-255 registers, it re-reads delta from the kernel parameters (an LDC with a
+    // per-block index) in every slab.
+    sign = op.delta;
+    opaque(sign);
     const int c = (tid % VPR) * V, s = tid / VPR;
     const std::int64_t off = KContig ? c + std::int64_t(mn0 + s) * op.ld : (mn0 + c) + std::int64_t(s) * op.ld;
     px = op.x + off;
@@ -339,7 +347,7 @@ struct TileLoader {
       const int c = (q % VPR) * V, s = q / VPR;
       T v[V];
 #pragma unroll
-      for (int j = 0; j < V; ++j) v[j] = Sum ? fma(op.delta, y[Sum ? i : 0][j], x[i][j]) : x[i][j];
+      for (int j = 0; j < V; ++j) v[j] = Sum ? fma(sign, y[Sum ? i : 0][j], x[i][j]) : x[i][j];
       if (KContig) {
 #pragma unroll
         for (int j = 0; j < V; ++j) sm[(c + j) * LDS + s] = v[j];
