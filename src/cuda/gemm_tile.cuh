@@ -237,9 +237,12 @@ struct TileLoader {
   __device__ __forceinline__ void begin(const Operand<T>& op, int mn0, int tid) {
     // Opaque to ptxas: otherwise, at 250-255 registers, it re-reads delta from the kernel parameters (an LDC with a
     // per-block index) in every slab; those LDCs held 3.5 % of the fused NN kernel's stall samples (session 20, ncu
-    // at 8192), and this copy made fused 1L 2.4 % faster there (H100, 20.95 -> 20.45 ms).
-    sign = op.delta;
-    opaque(sign);
+    // at 8192), and this copy made fused 1L 2.4 % faster there (H100, 20.95 -> 20.45 ms). Sum loaders only: the
+    // empty asm is volatile, so in the others it would keep a dead load per tile.
+    if constexpr (Sum) {
+      sign = op.delta;
+      opaque(sign);
+    }
     const int c = (tid % VPR) * V, s = tid / VPR;
     const std::int64_t off = KContig ? c + std::int64_t(mn0 + s) * op.ld : (mn0 + c) + std::int64_t(s) * op.ld;
     px = op.x + off;
