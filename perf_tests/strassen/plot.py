@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Plots of kbla_bench_strassen's JSON, in the style of the Strassen papers' figures.
 
-usage: plot.py bench_strassen.json [--out PREFIX]
+usage: plot.py bench_strassen.json [--out PREFIX] [--summary FILE.png]
+--summary: one figure instead (the canonical PNG beside perf_tests/results/strassen-<gpu>.json): per precision and
+shape the speed relative to cuBLAS, and per precision the square shapes' errors.
 Writes, per precision and shape: PREFIX_<prec>_<shape>_tflops.png (effective TFLOP/s = 2mnk/t vs size, one
 line per algorithm, the arithmetic peak as a dashed line), PREFIX_<prec>_<shape>_ratio.png (speed relative to
 cuBLAS measured in the same run, > 1 = faster) and PREFIX_<prec>_<shape>_error.png (max normalized error
@@ -33,13 +35,69 @@ def xlabel(shape, rows):
     return "k  (m = n = %d)" % rows[0]["m"]
 
 
+def algorithms(rows):
+    algos = [x for x in ORDER if any(r["algorithm"] == x for r in rows)]
+    return algos + sorted({r["algorithm"] for r in rows} - set(algos))
+
+
+def summary(d, path):
+    dev = d.get("device", {})
+    res = d.get("results", [])
+    precs = [p for p in ("fp32", "fp64") if any(r["precision"] == p for r in res)]
+    shapes = [s for s in ("square", "rankk", "panel") if any(r["shape"] == s for r in res)]
+    if not precs:
+        return 1
+    fig, axes = plt.subplots(len(precs), len(shapes) + 1, figsize=(4.2 * (len(shapes) + 1), 3.6 * len(precs)),
+                             squeeze=False)
+    for i, prec in enumerate(precs):
+        for j, shape in enumerate(shapes + ["error"]):
+            ax = axes[i][j]
+            rows = [r for r in res if r["precision"] == prec and r["shape"] == (shape if shape != "error" else "square")]
+            if not rows:
+                ax.axis("off")
+                continue
+            for k, alg in enumerate(algorithms(rows)):
+                col = "C%d" % (k % 10)
+                if shape == "error":
+                    for key, ls in (("err_random", "-"), ("err_li", "--")):
+                        pts = sorted((xval(r), r[key]["max"]) for r in rows
+                                     if r["algorithm"] == alg and r.get(key) and r[key].get("max"))
+                        if pts:
+                            ax.semilogy(*zip(*pts), ls=ls, color=col, marker="o", ms=2,
+                                        label=alg + (" (Li pair)" if key == "err_li" else ""))
+                elif alg != "cublas":
+                    pts = sorted((xval(r), r["ratio_to_cublas"]) for r in rows
+                                 if r["algorithm"] == alg and r["status"] == "ok" and r.get("ratio_to_cublas"))
+                    if pts:
+                        ax.plot(*zip(*pts), color=col, marker="o", ms=2, label=alg)
+            if shape == "error":
+                ax.set_title("%s square: max normalized error" % prec.upper(), fontsize=9)
+                ax.set_xlabel("m = n = k")
+                ax.legend(fontsize=5, ncol=2)
+            else:
+                ax.axhline(1.0, color="k", lw=1)
+                ax.set_title("%s %s: speed vs cuBLAS" % (prec.upper(), shape), fontsize=9)
+                ax.set_xlabel(xlabel(shape, rows))
+                ax.legend(fontsize=6)
+            ax.grid(alpha=0.3)
+    fig.suptitle("kbla Strassen / Winograd on %s (t_cublas / t, same run)" % dev.get("name", "?"))
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    print(path)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("json")
     ap.add_argument("--out", default="strassen")
+    ap.add_argument("--summary")
     a = ap.parse_args()
     with open(a.json) as f:
         d = json.load(f)
+    if a.summary:
+        return summary(d, a.summary)
     dev = d.get("device", {})
     res = d.get("results", [])
     peaks = {"fp32": dev.get("fp32_simt_peak_tflops"), "fp64": dev.get("fp64_tc_peak_tflops_from_clock")}
