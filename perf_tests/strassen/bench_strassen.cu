@@ -14,7 +14,7 @@
 // of entries against a double-double GPU reference, normalized by (|A||B|)_ij; random [-1,1] data and (square
 // shapes) Li et al.'s pair A = I + u v^T, B = I - u v^T / (1 + v^T u). A result that disagrees with the
 // reference beyond a generous threshold is flagged WRONG (no speed is reported for it as valid).
-// See README.md in this directory for the JSON fields.
+// The JSON fields are described in docs/strassen.md ("Running").
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 

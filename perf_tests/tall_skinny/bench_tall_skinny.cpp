@@ -1,6 +1,6 @@
 // kbla_bench_tall_skinny: the tall & skinny benchmark of issue 4, in one GPU run.
 //
-// Measures its own read and copy bandwidth, then times, on the same device buffers,
+// Measures the read and copy bandwidth (the probe shared with kbla_driver), then times, on the same device buffers,
 //   kbla        the public calls kbla::inner (TSMTTSM, C = A^H B) and kbla::update (TSMM, B = A C) on unmanaged
 //               Kokkos::Views over the buffers (what a user gets, argument checks and dispatch included),
 //   cublas      cublasDgemm / cublasZgemm called directly,
@@ -52,6 +52,7 @@
 #include <vector>
 #include "../common/kbla_cuda_check.hpp"
 #include "../common/kbla_hash_fill.cuh"
+#include "../common/kbla_measured_bandwidth.hpp"
 
 namespace {
 
@@ -78,6 +79,7 @@ const double kCheckFail = 1e-6;    // relative difference that makes the exit st
 
 // ---- global state -------------------------------------------------------------------------------------------
 double g_bw_read = 0, g_bw_copy = 0;
+std::string g_bw_forms;  // which forms of the probe gave the rates
 int g_reps = 10;
 bool g_interleave = false;  // --interleave: timed runs rep by rep across the implementations
 cublasHandle_t g_handle;
@@ -89,26 +91,6 @@ cudaEvent_t g_e0, g_e1;
 char *g_A = nullptr, *g_B = nullptr, *g_Cin = nullptr, *g_Cout = nullptr;
 const std::size_t kBig = std::size_t(1) << 32;
 const std::size_t kSmall = std::size_t(64) << 20;
-
-// read-only: thread-local sums of 16-byte loads, 4 in flight
-__global__ void read_kernel(const double2* __restrict__ p, std::size_t n, double* out) {
-  double s = 0;
-  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-  for (; i + 3 * stride < n; i += 4 * stride) {
-    double2 a = __ldg(p + i), b = __ldg(p + i + stride), c = __ldg(p + i + 2 * stride), d = __ldg(p + i + 3 * stride);
-    s += a.x + a.y + b.x + b.y + c.x + c.y + d.x + d.y;
-  }
-  for (; i < n; i += stride) {
-    double2 a = __ldg(p + i);
-    s += a.x + a.y;
-  }
-  if (s == 12345.678) out[0] = s;  // keeps the loads, practically never stores
-}
-__global__ void copy_kernel(const double2* __restrict__ p, double2* __restrict__ q, std::size_t n) {
-  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += stride) q[i] = __ldg(p + i);
-}
 
 // ---- timing ---------------------------------------------------------------------------------------------------
 struct Timing {
@@ -491,24 +473,12 @@ int run(const Settings& s) {
   CK(cudaDeviceSynchronize());
   const std::string smi_before = nvsmi(kSmiFields);
 
-  // bandwidths: 4 GiB read; 2 GiB + 2 GiB copy; median of 20 after a warm-up
+  // bandwidths: the probe shared with kbla_driver and kbla_eigen_driver, two 2 GiB buffers of its own
   {
-    const std::size_t n = kBig / 16;
-    double* dummy = reinterpret_cast<double*>(g_Cout);
-    const int blocks = prop.multiProcessorCount * 8;
-    const double ms = median_of(20, [&](int) {
-      read_kernel<<<blocks, 256, 0, g_stream>>>(reinterpret_cast<const double2*>(g_A), n, dummy);
-    });
-    g_bw_read = double(kBig) / (ms * 1e-3);
-    const std::size_t nc = n / 2;
-    const double mc = median_of(20, [&](int) {
-      copy_kernel<<<blocks, 256, 0, g_stream>>>(reinterpret_cast<const double2*>(g_A), reinterpret_cast<double2*>(g_B),
-                                                nc);
-    });
-    g_bw_copy = 2.0 * double(nc) * 16 / (mc * 1e-3);
-    kbla_fill_hash_uniform<<<4096, 256, 0, g_stream>>>(reinterpret_cast<double*>(g_B), kBig / 8, 7u);
-    kbla_fill_hash_uniform<<<4096, 256, 0, g_stream>>>(reinterpret_cast<double*>(g_Cout), kSmall / 8, 5u);
-    CK(cudaDeviceSynchronize());
+    const kbla_perf::Bandwidth bw = kbla_perf::measure_bandwidth(std::int64_t(1) << 28, 20);
+    g_bw_read = bw.read_GBs * 1e9;
+    g_bw_copy = bw.copy_GBs * 1e9;
+    g_bw_forms = "read: " + bw.read_form + "; copy: " + bw.copy_form;
   }
   std::printf("device %s, %d SMs; read %.0f GB/s, copy %.0f GB/s; nvidia-smi (%s): %s\n", prop.name,
               prop.multiProcessorCount, g_bw_read / 1e9, g_bw_copy / 1e9, kSmiFields, smi_before.c_str());
@@ -547,7 +517,7 @@ int run(const Settings& s) {
                  json_safe(prop.name).c_str(), prop.multiProcessorCount, sm_clk, mem_clk, bus, kSmiFields,
                  smi_before.c_str());
     std::fprintf(f,
-                 "\"bw_read_GBs\":%.1f,\"bw_copy_GBs\":%.1f,\"peak_fp64_TFLOPs\":%.1f,\"peak_note\":\"roofline = "
+                 "\"bw_read_GBs\":%.1f,\"bw_copy_GBs\":%.1f,\"bw_probe\":\"%s\",\"peak_fp64_TFLOPs\":%.1f,\"peak_note\":\"roofline = "
                  "min(flops/bytes(A,B,C once) * bw_read, 67 TFLOP/s FP64 tensor); pct_roof = achieved / roofline\","
                  "\n\"alpha\":1,\"beta\":0,\"reps\":%d,\"reps_rule\":\"first warm-up call; if > %.0f ms it is the "
                  "only measurement (reps 1, warmups 0); else a 2nd warm-up, then the median of 3 runs if it took > "
@@ -560,7 +530,7 @@ int run(const Settings& s) {
                  "\"kokkos_stream\":\"%s\",\"sections\":[%s],\"skipped\":{\"count\":%d,\"reason\":\"%s\",\"first\":\"%s\"},\n"
                  "\"krylov_note\":\"block-Krylov shapes, M != N: tsmttsm C(p x n) = A(K x p)^H B(K x n); tsmm "
                  "B(K x n) = A(K x p) C(p x n); M = p, N = n; D, LayoutLeft\",\n",
-                 g_bw_read / 1e9, g_bw_copy / 1e9, kPeakFP64 / 1e12, g_reps, kVerySlowRun, kSlowRun,
+                 g_bw_read / 1e9, g_bw_copy / 1e9, g_bw_forms.c_str(), kPeakFP64 / 1e12, g_reps, kVerySlowRun, kSlowRun,
                  g_interleave ? "true" : "false", kokkosblas_cublas ? "with" : "without",
                  g_stream ? "a created stream (events, cuBLAS handles on it)" : "the legacy default stream 0",
                  sections_run.c_str(), skipped,

@@ -1,0 +1,154 @@
+// The streaming-bandwidth probe on NVIDIA GPUs, shared by kbla_driver, kbla_eigen_driver and the tall & skinny
+// benchmark (through kbla_measured_bandwidth.hpp): the roofline every "% of bandwidth" figure is held to.
+//
+// It must reach the best rate the GPU streams at, or the library's own kernels would appear to beat it. No single
+// kernel shape does that on every GPU, so the probe times a few plain forms (grid-stride or one contiguous range
+// per block, with or without the 256-byte L2 prefetch hint, two occupancies) and keeps the fastest. No Kokkos.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace kbla_perf {
+namespace cuda_probe {
+
+enum class Walk { grid_stride, block_range };
+
+// 16-byte read-only load; with prefetch, the L2 fetches the whole 256-byte line pair at once.
+template <bool Prefetch>
+__device__ __forceinline__ double2 load16(const double2* p) {
+  if constexpr (Prefetch) {
+    double2 v;
+    asm("ld.global.nc.L2::256B.v2.f64 {%0, %1}, [%2];" : "=d"(v.x), "=d"(v.y) : "l"(p));
+    return v;
+  } else {
+    return __ldg(p);
+  }
+}
+
+// [begin, end) of the n items this block walks, and the stride between one thread's items.
+template <Walk walk>
+__device__ __forceinline__ void block_span(std::size_t n, std::size_t& first, std::size_t& end, std::size_t& step) {
+  if constexpr (walk == Walk::grid_stride) {
+    first = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+    end = n;
+    step = std::size_t(gridDim.x) * blockDim.x;
+  } else {
+    const std::size_t per_block = (n + gridDim.x - 1) / gridDim.x;
+    first = blockIdx.x * per_block + threadIdx.x;
+    end = std::min(n, (blockIdx.x + 1) * per_block);
+    step = blockDim.x;
+  }
+}
+
+// Sums n 16-byte items, 4 loads in flight per thread; the store practically never happens but keeps the loads.
+template <Walk walk, bool Prefetch>
+__global__ void read_kernel(const double2* __restrict__ x, std::size_t n, double* sink) {
+  std::size_t i, end, step;
+  block_span<walk>(n, i, end, step);
+  double s = 0;
+  for (; i + 3 * step < end; i += 4 * step) {
+    const double2 a = load16<Prefetch>(x + i), b = load16<Prefetch>(x + i + step);
+    const double2 c = load16<Prefetch>(x + i + 2 * step), d = load16<Prefetch>(x + i + 3 * step);
+    s += (a.x + a.y + b.x + b.y) + (c.x + c.y + d.x + d.y);
+  }
+  for (; i < end; i += step) {
+    const double2 a = load16<Prefetch>(x + i);
+    s += a.x + a.y;
+  }
+  if (s == 1.2345e-300) sink[blockIdx.x] = s;
+}
+
+template <Walk walk, bool Prefetch>
+__global__ void copy_kernel(const double2* __restrict__ x, double2* __restrict__ y, std::size_t n) {
+  std::size_t i, end, step;
+  block_span<walk>(n, i, end, step);
+  for (; i + step < end; i += 2 * step) {
+    const double2 a = load16<Prefetch>(x + i), b = load16<Prefetch>(x + i + step);
+    y[i] = a;
+    y[i + step] = b;
+  }
+  for (; i < end; i += step) y[i] = load16<Prefetch>(x + i);
+}
+
+inline void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string("bandwidth probe: ") + what + ": " + cudaGetErrorString(e));
+}
+
+template <class Launch>
+double median_ms(int reps, Launch&& launch) {
+  cudaEvent_t e0, e1;
+  check(cudaEventCreate(&e0), "cudaEventCreate");
+  check(cudaEventCreate(&e1), "cudaEventCreate");
+  launch();  // warm-up
+  std::vector<float> t(std::max(reps, 1));
+  for (float& ms : t) {
+    check(cudaEventRecord(e0, 0), "cudaEventRecord");
+    launch();
+    check(cudaEventRecord(e1, 0), "cudaEventRecord");
+    check(cudaEventSynchronize(e1), "cudaEventSynchronize");
+    check(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
+  }
+  check(cudaGetLastError(), "kernel launch");
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+struct Rate {
+  double GBs = 0;
+  std::string form;
+};
+
+template <Walk walk, bool Prefetch>
+std::string form_name(int blocks_per_sm) {
+  return std::string(walk == Walk::grid_stride ? "grid-stride" : "block-range") + (Prefetch ? "+L2::256B" : "") +
+         ", " + std::to_string(blocks_per_sm) + " blocks of 256 per SM";
+}
+
+// Best read and copy rates over the probe's forms, on two buffers of n doubles each (n even).
+inline void measure(std::size_t n, int reps, Rate& read, Rate& copy) {
+  int device = 0, sms = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  double *x = nullptr, *y = nullptr, *sink = nullptr;
+  check(cudaMalloc(&x, n * sizeof(double)), "cudaMalloc");
+  check(cudaMalloc(&y, n * sizeof(double)), "cudaMalloc");
+  check(cudaMalloc(&sink, 64 * std::size_t(sms) * sizeof(double)), "cudaMalloc");
+  check(cudaMemset(x, 0, n * sizeof(double)), "cudaMemset");
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  const std::size_t items = n / 2;  // 16-byte items
+  const double bytes = double(n) * sizeof(double);
+  auto try_form = [&](auto walk_tag, auto prefetch_tag, int blocks_per_sm) {
+    constexpr Walk walk = decltype(walk_tag)::value;
+    constexpr bool prefetch = decltype(prefetch_tag)::value;
+    const int blocks = blocks_per_sm * sms;
+    const auto* in = reinterpret_cast<const double2*>(x);
+    const double read_ms = median_ms(reps, [&] { read_kernel<walk, prefetch><<<blocks, 256>>>(in, items, sink); });
+    const double copy_ms =
+        median_ms(reps, [&] { copy_kernel<walk, prefetch><<<blocks, 256>>>(in, reinterpret_cast<double2*>(y), items); });
+    const double read_GBs = bytes / (read_ms * 1e-3) * 1e-9, copy_GBs = 2 * bytes / (copy_ms * 1e-3) * 1e-9;
+    if (read_GBs > read.GBs) read = {read_GBs, form_name<walk, prefetch>(blocks_per_sm)};
+    if (copy_GBs > copy.GBs) copy = {copy_GBs, form_name<walk, prefetch>(blocks_per_sm)};
+  };
+  using GridStride = std::integral_constant<Walk, Walk::grid_stride>;
+  using BlockRange = std::integral_constant<Walk, Walk::block_range>;
+  for (int blocks_per_sm : {4, 8}) {
+    try_form(GridStride{}, std::false_type{}, blocks_per_sm);
+    try_form(GridStride{}, std::true_type{}, blocks_per_sm);
+    try_form(BlockRange{}, std::false_type{}, blocks_per_sm);
+    try_form(BlockRange{}, std::true_type{}, blocks_per_sm);
+  }
+  cudaFree(x);
+  cudaFree(y);
+  cudaFree(sink);
+}
+
+}  // namespace cuda_probe
+}  // namespace kbla_perf
