@@ -1,23 +1,22 @@
 #!/usr/bin/env bash
 # The whole GPU round trip in one call, run ON the GPU machine from the repository root:
 #
-#   scripts/gpu-check.sh [EXTRA COMMAND ...]
+#   tools/gpu-check.sh [EXTRA COMMAND ...]
 #
 #  1. prints the GPU (nvidia-smi: name, driver, clocks)
-#  2. scripts/kokkos-cuda.sh build $DEPS_PREFIX      (default /tmp/kbla-deps; needs .deps/ carried along).
-#     When .deps/kokkos-cuda-install.tar.xz is there (an install made on a CPU machine by
-#     `scripts/kokkos-cuda.sh pack PREFIX`, unpacked at the same PREFIX), the build is skipped: it saves ~3 min
-#     of GPU-machine time. If the project does not configure against it, the dependencies are built from source.
+#  2. scripts/kokkos-cuda.sh build $DEPS_PREFIX      (default /tmp/kbla-deps; needs the sources in .deps/).
+#     When .deps/kokkos-cuda-install.tar.xz is there (an install made on another machine by
+#     `scripts/kokkos-cuda.sh pack PREFIX`, unpacked at the same PREFIX), the build is skipped. If the project
+#     does not configure against it, the dependencies are built from source.
 #  3. configures this project into build-cuda/ with nvcc_wrapper, tests on, GoogleTest from .deps/googletest
 #  4. builds it with all cores, runs ctest --output-on-failure
 #  5. runs EXTRA COMMAND (if given) with $OUT, $DEPS_PREFIX and $BUILD_DIR exported, e.g. a benchmark
 #  6. prints a summary table
 #
 # Environment: EARLY_TARGETS + EARLY_CMD (see step 3), CTEST_ARGS (e.g. -E pattern), CTEST_TIMEOUT (per test).
-# Files written under $OUT (the device tool's output folder; ./gpu-check-out when unset), three at most:
+# Files written under $OUT (./gpu-check-out when unset):
 #   gpu-check.log (everything), ctest.log (ctest's output), summary.txt (the table)
 # Exit status: 0 when every step ran and all tests passed, else the first failing step's number.
-# With the device tool:  run(command="scripts/gpu-check.sh", carry=[".deps"], timeout_s=...)
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

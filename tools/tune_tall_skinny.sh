@@ -1,7 +1,7 @@
 #!/bin/sh
 # Produces the measured rows of src/cuda/tall_skinny_params.hpp: builds and runs the candidate sweep
 # perf_tests/tall_skinny/tune.cu on the GPU, prints every candidate and the best per (op, layout, width).
-# Usage (on the GPU machine, repository root): scripts/tune_tall_skinny.sh [build dir]
+# Usage (on the GPU machine, repository root): tools/tune_tall_skinny.sh [build dir]
 set -e
 BUILD=${1:-$PWD/build-ts}
 make -C perf_tests/tall_skinny BUILD="$BUILD" tune -j"$(nproc)" FLAGS="-std=c++17 -O3 -arch=sm_90 -Xcompiler -fPIC -split-compile=0" >/dev/null

@@ -1,25 +1,25 @@
 #!/usr/bin/env bash
-# GPU round trip without building on the GPU machine: the CUDA configuration is compiled HERE (a CPU machine with
-# nvcc: scripts/check-cuda-build.sh, ~0 s when up to date), the chosen binaries travel packed in .deps/, and the
-# GPU machine only runs them. It saves the ~6 min a build costs there (out of a ~30 min device budget).
+# GPU round trip without building on the GPU machine: the CUDA configuration is compiled on a CPU machine with
+# nvcc (tools/check-cuda-build.sh, ~0 s when up to date), the chosen binaries are packed into .deps/, and the
+# GPU machine only runs them (same CUDA 13 and a compatible glibc on both).
 #
-#   scripts/gpu-prebuilt.sh pack [SET ...]   here: build, then pack SETs into .deps/prebuilt.tar.xz
+#   tools/gpu-prebuilt.sh pack [SET ...]   here: build, then pack SETs into .deps/prebuilt.tar.xz
 #        tests     kbla_unit_tests, kbla_solver_tests (GoogleTest), kbla_cuda_raw_tests (tall & skinny raw)
-#        ts_raw    kbla_cuda_raw_tests only (steps ts_raw, ts_sanitize; ~11 MB, leaves room for a benchmark)
-#        unit      kbla_unit_tests only (~17 MB; step gtest skips the solver suite then): unit ts_raw ts_bench fit
-#        solver    kbla_solver_tests only (~12 MB): solver strassen fit
+#        ts_raw    kbla_cuda_raw_tests only (steps ts_raw, ts_sanitize)
+#        unit      kbla_unit_tests only (step gtest skips the solver suite then)
+#        solver    kbla_solver_tests only
 #        ts        kbla_bench_tall_skinny, kbla_ramp_probe (ts_bench / ts_probe: one of them)
 #        ts_cases  kbla_ts_cases (single cases through the raw API, for A/B timings; run it by hand there)
 #        strassen  kbla_bench_strassen and both Strassen raw tests
 #        eigen     kbla_eigen_driver
 #        downstream  a downstream project built HERE against an install of the build (find_package(KokkosBlockLA),
-#                  unit_tests/downstream/project): its app (~8 MB packed) runs there in step downstream
-#      (default: tests). The device tool carries 64 MiB at most with the working tree (~15 MB): tests ~40 MB,
-#      ts ~23 MB (11-12 each), strassen ~12 MB: tests + one ts binary no longer fit; unit + ts_raw + ts_bench do.
-#   scripts/gpu-prebuilt.sh run STEP ...     there (device tool: carry [".deps/prebuilt.tar.xz"]): unpack into
-#      /tmp/kbla-prebuilt and run scripts/gpu-bench.sh STEP ... on it (gtest ts_raw ts_sanitize ts_sweep raw
+#                  unit_tests/downstream/project): its app runs there in step downstream
+#        driver    kbla_driver (the main job)
+#      (default: tests). Packed sizes: tests ~40 MB, ts ~23 MB, strassen ~12 MB.
+#   tools/gpu-prebuilt.sh run STEP ...     on the GPU machine, with .deps/prebuilt.tar.xz copied there: unpack into
+#      /tmp/kbla-prebuilt and run tools/gpu-bench.sh STEP ... on it (gtest ts_raw ts_sanitize ts_sweep raw
 #      sanitize strassen tall_skinny eigen), OUT as there. A first step "tests" runs ts_raw, gtest and
-#      ts_sanitize at once (session 8: ~3.5 min for all of them), e.g. `run tests tall_skinny`.
+#      ts_sanitize at once (about 4 min for all of them), e.g. `run tests tall_skinny`.
 # The binaries link cuBLAS and the CUDA runtime from /usr/local/cuda dynamically (same CUDA 13 on both machines);
 # libgomp travels along in case the GPU machine lacks it. pack records the commit (and whether the tree had local
 # changes) in prebuilt-stamp.txt, which run prints first.
@@ -30,7 +30,7 @@ mode=${1:-}; shift || true
 case $mode in
   pack)
     build=${BUILD_DIR:-build-cuda-check}
-    BUILD_DIR=$build bash scripts/check-cuda-build.sh > /tmp/kbla-prebuilt-build.log 2>&1 \
+    BUILD_DIR=$build bash tools/check-cuda-build.sh > /tmp/kbla-prebuilt-build.log 2>&1 \
         || { tail -n 30 /tmp/kbla-prebuilt-build.log; exit 1; }
     [ $# -gt 0 ] || set -- tests
     files=()
@@ -48,6 +48,7 @@ case $mode in
         strassen) files+=(perf_tests/strassen/kbla_bench_strassen unit_tests/cuda_raw/kbla_strassen_kernels_raw_tests
                           unit_tests/cuda_raw/kbla_strassen_algorithms_raw_tests) ;;
         eigen) files+=(perf_tests/eigen/kbla_eigen_driver) ;;
+        driver) files+=(perf_tests/kbla_driver) ;;
         downstream)  # install, configure and build as the ctest downstream_find_package does, but not run here
           ds=$(cd "$build" && pwd)/downstream-prebuilt; rm -rf "$ds"
           cmake --install "$build" --prefix "$ds/prefix" > "$ds.log" 2>&1 &&
@@ -85,13 +86,13 @@ case $mode in
       shift
       rc=0
       OUT=${OUT:-$ROOT/gpu-bench-out}; mkdir -p "$OUT"
-      bash scripts/gpu-bench.sh ts_raw > "$OUT/log-ts_raw.txt" 2>&1 & p1=$!
-      bash scripts/gpu-bench.sh gtest > "$OUT/log-gtest.txt" 2>&1 & p2=$!
-      bash scripts/gpu-bench.sh ts_sanitize > "$OUT/log-ts_sanitize.txt" 2>&1 & p3=$!
+      bash tools/gpu-bench.sh ts_raw > "$OUT/log-ts_raw.txt" 2>&1 & p1=$!
+      bash tools/gpu-bench.sh gtest > "$OUT/log-gtest.txt" 2>&1 & p2=$!
+      bash tools/gpu-bench.sh ts_sanitize > "$OUT/log-ts_sanitize.txt" 2>&1 & p3=$!
       for p in $p1 $p2 $p3; do wait $p || rc=$((rc + 1)); done
       grep -h -E '^=== gpu-bench \[|^[a-z_]+_tests: ' "$OUT"/log-ts_raw.txt "$OUT"/log-gtest.txt "$OUT"/log-ts_sanitize.txt
       [ $# -gt 0 ] || exit $rc
     fi
-    exec bash scripts/gpu-bench.sh "$@" ;;
+    exec bash tools/gpu-bench.sh "$@" ;;
   *) sed -n 2,22p "$0"; exit 2 ;;
 esac

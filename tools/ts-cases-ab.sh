@@ -4,7 +4,7 @@
 # 2^28/w (the benchmark's sizes), ROUNDS rounds (default 2), routes off. Extra environment for the runs: ENV_AB
 # (e.g. "KBLA_TS_OLD_DROWS=1"); REPS (default 10; ~100 keeps the wide complex cases long enough, ~0.3 s, to run at
 # the power cap as the benchmark's back-to-back calls do). Output: one line per case (ts_cases format) on stdout.
-#   scripts/ts-cases-ab.sh BIN [TAG]
+#   tools/ts-cases-ab.sh BIN [TAG]
 set -uo pipefail
 bin=$1; tag=${2:-}
 rounds=${ROUNDS:-2}

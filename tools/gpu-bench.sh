@@ -2,7 +2,9 @@
 # GPU measurements on a CUDA build of this project (run ON the GPU machine, usually from gpu-check.sh so that the
 # build is shared):
 #
-#   scripts/gpu-bench.sh [STEP ...]        steps, in the order given (default: eigen raw sanitize strassen)
+#   tools/gpu-bench.sh [STEP ...]        steps, in the order given (default: eigen raw sanitize strassen)
+#     driver    kbla_driver (the main job) for double LayoutLeft / LayoutRight and complex LayoutLeft
+#               -> $OUT/driver-<scalar>-<layout>.json
 #     eigen     kbla_eigen_driver, 3D Laplacian 100^3, k = 16 largest, tol 1e-10, checked against the analytic
 #               spectrum (issue 3's target) -> $OUT/eigen.json (eigen-rerun.json when it exists already)
 #     raw       the Strassen raw tests (CPU long-double reference)
@@ -21,15 +23,15 @@
 #     strassen  the Strassen benchmark (STRASSEN_ARGS, default --quick --max-seconds 90) -> $OUT/strassen.json
 #     tall_skinny  issue 4's tall & skinny benchmark kbla_bench_tall_skinny (TS_ARGS, default: the full run,
 #               --max-seconds 290; limit TS_LIMIT, default 340 s) -> $OUT/tall_skinny.json, then plot.py ->
-#               $OUT/tall_skinny.png (the main figure only: the device tool returns 8 files at most; the others
-#               come from plot.py on the JSON anywhere) when python3 with matplotlib is there, else skipped quietly.
+#               $OUT/tall_skinny.png (the main figure; the others come from plot.py on the JSON anywhere) when
+#               python3 with matplotlib is there, else skipped quietly.
 #               Not in the default list (it takes ~5 min): name it. Quick look: TS_ARGS="--quick --max-seconds 120"
 #
-# Needs BUILD_DIR (the CUDA build) and OUT (./gpu-bench-out when unset). Each step has a time limit so the
-# device tool's 10 minutes hold; a failed step does not stop the next. Exit status: number of failed steps.
-# A full round trip with the device tool (see README.md):
-#   DEPS_PREFIX=/opt/kbla-deps/kokkos-cuda EARLY_TARGETS="..." EARLY_CMD="scripts/gpu-bench.sh ..." \
-#     scripts/gpu-check.sh scripts/gpu-bench.sh eigen
+# Needs BUILD_DIR (the CUDA build) and OUT (./gpu-bench-out when unset). Each step has a time limit; a failed
+# step does not stop the next. Exit status: number of failed steps. A full build-and-measure round trip
+# (docs/developing.md):
+#   DEPS_PREFIX=/opt/kbla-deps/kokkos-cuda EARLY_TARGETS="..." EARLY_CMD="tools/gpu-bench.sh ..." \
+#     tools/gpu-check.sh tools/gpu-bench.sh eigen
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build-cuda}
@@ -54,6 +56,13 @@ for what in "$@"; do
       json=$OUT/eigen.json; [ -e "$json" ] && json=$OUT/eigen-rerun.json
       run_step eigen "${EIGEN_LIMIT:-120}" "$BUILD_DIR/perf_tests/eigen/kbla_eigen_driver" --laplacian 100 -k 16 \
           --tol 1e-10 --check-analytic --json "$json" ;;
+    driver)
+      # the main job: double LayoutLeft and LayoutRight, complex LayoutLeft, each with cuBLAS in the same run
+      for cfg in "double left" "double right" "complex left"; do
+        read -r scalar layout <<< "$cfg"
+        run_step "driver-$scalar-$layout" "${DRIVER_LIMIT:-120}" "$BUILD_DIR/perf_tests/kbla_driver" \
+            --scalar "$scalar" --layout "$layout" --json "$OUT/driver-$scalar-$layout.json"
+      done ;;
     raw)
       for t in strassen_kernels strassen_algorithms; do
         run_step "raw-$t" "${RAW_LIMIT:-90}" "$RAW/kbla_${t}_raw_tests"
@@ -107,7 +116,7 @@ for what in "$@"; do
     gtest)
       : > "$OUT/gtest.txt"
       for b in unit_tests/kbla_unit_tests unit_tests/solvers/kbla_solver_tests; do
-        if [ ! -x "$BUILD_DIR/$b" ]; then  # a prebuilt pack may leave one out (64 MiB carry)
+        if [ ! -x "$BUILD_DIR/$b" ]; then  # a prebuilt pack may leave one out
           echo "=== gpu-bench [gtest ${b##*/}] not in this build: skipped" | tee -a "$OUT/gtest.txt"
           continue
         fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Configure, build and (unless --build-only) run the gemm smoke test against a Kokkos install.
-#   scripts/smoke/run.sh PREFIX [--build-only]      (build tree: build-smoke/ in the repo root)
+#   tools/smoke/run.sh PREFIX [--build-only]      (build tree: build-smoke/ in the repo root)
 set -euo pipefail
 prefix=${1:?usage: $0 PREFIX [--build-only]}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
