@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Plot of kbla_driver's JSON (the main job): % of the measured bandwidth vs block-vector width for each op,
 kbla beside the vendor product timed in the same run. Several JSON files (e.g. double / complex, left / right)
-go into one figure, one row of panels per file.
+go into one figure, one row of panels per run; a file merged by merge_driver_results.py counts as its runs.
 
 usage: plot_driver.py OUT.png RUN.json [RUN.json ...]"""
 import json
@@ -20,7 +20,10 @@ def main(argv):
     if len(argv) < 3:
         print(__doc__)
         return 2
-    runs = [json.load(open(p)) for p in argv[2:]]
+    runs = []
+    for p in argv[2:]:
+        d = json.load(open(p))
+        runs += d["runs"] if "runs" in d else [d]
     fig, axes = plt.subplots(len(runs), len(OPS), figsize=(4 * len(OPS), 3.2 * len(runs)), squeeze=False)
     for i, d in enumerate(runs):
         vendor = d.get("vendor", "vendor").split(" (")[0]
