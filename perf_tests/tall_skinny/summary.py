@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Summary of a kbla_bench_tall_skinny JSON, as docs/performance.md quotes it: per case (type, op, layout) the
+square widths 1-64 at the target (>= 90 % of the roofline row-major, >= 85 % column-major), % of roofline at a
+few widths for kbla and cuBLAS, the lowest speed ratio against cuBLAS, and the ramp at K = 2^20.
+
+usage: summary.py RUN.json [--markdown]"""
+import json
+import sys
+
+WIDTHS = (1, 4, 8, 16, 32, 48, 64)
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__)
+        return 2
+    d = json.load(open(argv[1]))
+    md = "--markdown" in argv
+    print("%s, read %.0f GB/s, copy %.0f GB/s" % (d["device"], d["bw_read_GBs"], d["bw_copy_GBs"]))
+    total = at = 0
+    worst = (9.9, None)
+    head = "| case | at target (of 64) | kbla / cuBLAS %% of roofline at widths %s | lowest kbla / cuBLAS |" % (
+        " / ".join(map(str, WIDTHS)))
+    print(head if md else head.replace("|", " "))
+    if md:
+        print("|---|---|---|---|")
+    for t in ("D", "Z"):
+        for op, opname in (("tsmttsm", "Aᴴ·B"), ("tsmm", "A·C")):
+            for lay in ("R", "C"):
+                rows = {c["M"]: c for c in d["cases"] if c["type"] == t and c["op"] == op and c["layout"] == lay
+                        and c["M"] == c["N"] and "kbla" in c}
+                sq = [rows[w] for w in range(1, 65) if w in rows]
+                target = 90 if lay == "R" else 85
+                n_at = sum(1 for c in sq if c["kbla"]["pct_roof"] >= target)
+                total += len(sq)
+                at += n_at
+                ratios = [(c["kbla"]["ms"] and c["cublas"]["ms"] / c["kbla"]["ms"], c["M"]) for c in rows.values()
+                          if "cublas" in c]
+                low = min(ratios) if ratios else (float("nan"), 0)
+                if low[0] < worst[0]:
+                    worst = (low[0], "%s %s %s w %d" % (t, opname, lay, low[1]))
+                cells = " ".join("%.0f/%.0f" % (rows[w]["kbla"]["pct_roof"], rows[w]["cublas"]["pct_roof"])
+                                 if w in rows and "cublas" in rows[w] else "-" for w in WIDTHS)
+                line = "| %s %s %s | %d/%d | %s | %.2f× (w %d) |" % (t, opname, "row-major" if lay == "R" else
+                                                                     "column-major", n_at, len(sq), cells, *low)
+                print(line if md else line.replace("|", " "))
+    print("square widths 1-64 at the target: %d of %d; lowest kbla / cuBLAS over all square shapes: %.3f (%s)" %
+          (at, total, *worst))
+    kry = [c["kbla"]["ms"] and c["cublas"]["ms"] / c["kbla"]["ms"] for c in d.get("krylov", [])
+           if "kbla" in c and "cublas" in c]
+    if kry:
+        print("block-Krylov M != N shapes: kbla / cuBLAS %.2f-%.2f" % (min(kry), max(kry)))
+    ramp = [c for c in d.get("ramp", []) if c["K"] == 1 << 20 and "kbla" in c]
+    for c in sorted(ramp, key=lambda c: (c["type"], c["op"], c["layout"], c["M"])):
+        print("ramp K = 2^20: %s %s %s w %d: kbla %.1f %%, cuBLAS %.1f %%" % (
+            c["type"], c["op"], c["layout"], c["M"], c["kbla"]["pct_roof"], c.get("cublas", {}).get("pct_roof", 0)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
