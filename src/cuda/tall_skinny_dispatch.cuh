@@ -1,5 +1,10 @@
-// Argument checking and the type-independent parts of the host entry points. Each per-type .cu file
-// passes a `run` callable that picks the configuration from tall_skinny_params.hpp.
+// Host dispatch of the tall & skinny products: kbla::inner (TSMTTSM, C = alpha A^H B + beta C) and kbla::update
+// (TSMM, B = alpha A C + beta B). tsmttsm_entry / tsmm_entry check the arguments, send narrow shapes (N small next
+// to M) to their own tables, send widths above kCublasAbove and the shapes of the measured routes table
+// (tall_skinny_routes.hpp) to cuBLAS, and otherwise try the kernel families in a fixed order (A^H B: tensor-core,
+// then SIMT; A C: bulk copy, one thread per row, tensor-core, SIMT); a launcher that declines with
+// cudaErrorNotSupported (layout, alignment, K, beta != 0) falls through to the next. Each per-type .cu file passes a
+// `run` callable that picks the configuration from tall_skinny_params.hpp.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -42,7 +47,7 @@ KBLA_TS_CUBLAS_DECL(double)
 KBLA_TS_CUBLAS_DECL(std::complex<float>)
 KBLA_TS_CUBLAS_DECL(std::complex<double>)
 bool cublas_enabled();  // KBLA_TS_NO_CUBLAS=1 turns the wide-width fallback off
-constexpr int kCublasAbove = 64;  // widths above this go to cuBLAS where it applies (NOTES.md, run 1)
+constexpr int kCublasAbove = 64;  // widths above this go to cuBLAS where it applies (measured faster there)
 
 
 // DMMA path switch (KBLA_TS_NO_DMMA=1 in the environment turns it off, for A/B measurements)
@@ -50,7 +55,8 @@ inline bool dmma_enabled() {
   static const bool on = !env_switch("KBLA_TS_NO_DMMA");
   return on;
 }
-// double TSMTTSM rows of session 10 instead of tsx7's (KBLA_TS_OLD_DROWS=1, for A/B measurements; KBLA_TS_PRE_DMMA_D)
+// the previous double TSMTTSM column-major rows instead of the per-layout tables (KBLA_TS_OLD_DROWS=1, for A/B
+// measurements; KBLA_TS_PRE_DMMA_D)
 inline bool old_drows() {
   static const bool on = env_switch("KBLA_TS_OLD_DROWS");
   return on;
@@ -100,15 +106,11 @@ cudaError_t tsmm_dmma_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
 }
 
 // TSMM for column-major double and complex double on the bulk-copy kernel (tsmm_bulk.cuh, KBLA_TSMM_BULK_D / _Z
-// rows; the numbers below are double's, complex in the table): beta == 0, whole chunks
-// of R rows. On success `a` is left with the last K mod R rows (K = 0 if none) for the other kernels.
+// rows): beta == 0, whole chunks of R rows. On success `a` is left with the last K mod R rows (K = 0 if none) for
+// the other kernels.
 // KBLA_TS_BULK=0: off; 1: odd lda or ldb only; 2: wherever it fits (any K, any ld); 3 (default): the rows' K and
-// alignment limits. KBLA_TS_BULK_SQ=n forces runs of n (1, 4, 16) and drops the K limit (tests). H100, ts_cases
-// --random-data --rows-log2 29, routes off, two rounds, GB/s old kernels -> this (session 17, NOTES.md of
-// perf_tests/tall_skinny): odd ld 26 2464-2476 -> 2697, 33 2445-2447 -> 2660-2673, 49 2282-2284 -> 2618-2630, 57
-// 2288-2292 -> 2634-2636; ld = 2 (mod 4) 29 2552-2559 -> 2726-2736, 50 2330-2346 -> 2616-2697; ld = 0 (mod 4) 25
-// 2602-2604 -> 2756-2762, 40 2511-2539 -> 2729-2736, 64 2649-2676 -> 2821-2830; within -0.8 % at 35, 39, 45 (93-94 %
-// of the roofline on the old kernels).
+// alignment limits. KBLA_TS_BULK_SQ=n forces runs of n (1, 4, 16) and drops the K limit (tests). Within those limits
+// it measured faster than the older kernels at odd, 2 mod 4 and 0 mod 4 ld alike.
 // Runs of SQ consecutive chunks per block visit: 16 where every block gets at least 4 runs, else 4, else 1 (small K
 // needs every SM); KBLA_TS_BULK_SQ=1|4|16 forces one (A/B runs).
 // Complex double A * C at the widths of KBLA_TSMM_BULK_ZC (tsmm_bulk_cplx.cuh: alpha C in shared memory), row-major or
@@ -177,10 +179,9 @@ template <class S, bool CP>
 cudaError_t tsmm_rows_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
   static const bool off = env_switch("KBLA_TS_NO_ROWS");
   if (off || lay != kLayRR) return cudaErrorNotSupported;
-  // complex double width 2 (the real view of width 4; KBLA_TS_ZROWS=n: widths 1-n instead, 0 off, for A/B runs). H100,
-  // ts_cases --random-data, routes off, two rounds, GB/s SIMT kernel -> this: K = 2^27 2614-2626 -> 2799-2800, K = 2^20
-  // 1878-1881 -> 2114-2116. Width 1 lost at 2^20 (2473-2545 -> 2362-2383, equal at 2^28), width 3 stays on the flat
-  // tensor-core row (equal at 2^28 / 3, 2268 against 2159-2165 at 2^20).
+  // complex double width 2 (the real view of width 4; KBLA_TS_ZROWS=n: widths 1-n instead, 0 off, for A/B runs):
+  // faster than the SIMT kernel at few and at many rows. Width 1 lost at few rows and width 3 is no faster than the
+  // flat tensor-core row, so both stay where they were.
   if constexpr (std::is_same<S, double>::value && CP) {
     static const int zrows = env_digit("KBLA_TS_ZROWS", 0, 3, -1);
     const int w = std::max(a.M, a.N);
@@ -258,8 +259,7 @@ inline bool narrow_route_hit(const int (*boxes)[2], int count, int M, int N) {
 }
 // op: 0 tsmttsm, 1 tsmm. The square routes depend on the row count too (kCublasRows: one bit per half octave):
 // at few rows the own TSMTTSM kernels' fixed cost (fill, block-wide reduction) can lose to cuBLAS even where they
-// win at 2^20 rows and beyond (D tsmttsm R 64 on the H100: 0.030 vs 0.016 ms at 2^12 rows, 0.399 vs 0.425 at 2^20),
-// and cuBLAS's own choice can flip within an octave (D tsmttsm C 20: 6 % faster at 2^24, 9 % slower at 2^24.7).
+// win at 2^20 rows and beyond, and cuBLAS's own kernel choice can flip within an octave (docs/tall_skinny.md).
 inline int row_bucket(std::int64_t K) {  // floor(2 log2 K) as scripts/make_ts_routes.py: 0 for K <= 1, at most 63
   if (K <= 1) return 0;
   return std::min(63, int(std::floor(2.0 * std::log2(double(K)))));
@@ -534,8 +534,8 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
 #define KBLA_TS_PRE_NONE
 #define KBLA_TS_PRE_DMMA(TABLE) \
   if (!a.deterministic && dmma_enabled()) { TABLE(KBLA_TS_X_DMMA) }
-// double (tsx7): RRTABLE first for row-major A and B; for column-major A and B, CCODD (ld != 0 mod 4 only), then
-// CCTABLE; then TABLE. KBLA_TS_OLD_DROWS=1: session 10's order (S10TABLE at ld != 0 mod 4, then TABLE), for A/B runs.
+// double: RRTABLE first for row-major A and B; for column-major A and B, CCODD (ld != 0 mod 4 only), then
+// CCTABLE; then TABLE. KBLA_TS_OLD_DROWS=1: the previous order (S10TABLE at ld != 0 mod 4, then TABLE), for A/B runs.
 #define KBLA_TS_PRE_DMMA_D(RRTABLE, CCODDTABLE, CCTABLE, S10TABLE, TABLE)                    \
   if (!a.deterministic && dmma_enabled()) {                                                   \
     const bool odd_ld_ = lay == kLayCC && (a.asm_ % 4 != 0 || a.bsm % 4 != 0);               \
