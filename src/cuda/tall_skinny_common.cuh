@@ -52,8 +52,8 @@ __device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int byt
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(bytes) : "memory");
 }
 // 16 bytes when both 8-byte halves exist; otherwise 8-byte copies (bytes 8: the first half; 0: nothing read, both
-// zero), so that nothing past the last element is touched (a 16-byte cp.async with src-size 8 still faulted past the
-// end of an allocation: run 3, perf_tests/tall_skinny/NOTES.md). `src` must be a valid address even when bytes is 0.
+// zero), so that nothing past the last element is touched (a 16-byte cp.async with src-size 8 can still fault past
+// the end of an allocation). `src` must be a valid address even when bytes is 0.
 __device__ __forceinline__ void cp_async_pair(void* dst, const void* src, int bytes) {
   if (bytes == 16) {
     cp_async16(dst, src, 16);
@@ -136,20 +136,15 @@ cudaError_t bulk_kernel_ready(F kernel, std::size_t dyn_smem, int (&ready)[kMaxD
 
 // Blocks per SM of a SIMT kernel with its shared-memory carveout pinned, so that it runs the same inside and outside
 // Kokkos: Kokkos::initialize sets the device-wide cache preference to PreferShared (cudaDeviceSetCacheConfig), and a
-// per-function carveout overrides that. Two policies, chosen by measurement (H100, ts_cases --random-data, routes
-// off, two rounds, GB/s; --prefer-shared sets Kokkos' preference):
-// - min_l1 = false: all of the shared memory (carveout 100, as under Kokkos). D column-major 9 / 10 at odd K:
-//   no preference 2575-2579 / 2549, PreferShared 2614-2615 / 2586-2591; Z row-major 4 / 6 2854-2856 / 2854 against
-//   2885-2892 / 2893-2894; other SIMT TSMM cases within 0.6 %.
+// per-function carveout overrides that. Two policies, each chosen by measurement inside and outside Kokkos
+// (ts_cases --prefer-shared sets Kokkos' preference):
+// - min_l1 = false: all of the shared memory (carveout 100, as under Kokkos); for the staged SIMT TSMM kernels this
+//   was as fast as or faster than the driver's choice.
 // - min_l1 = true: the least carveout that keeps the occupancy (static + dynamic shared memory + the per-block
 //   reserve), leaving the rest to L1, as the driver picks with no preference. The column-major double rows of
-//   KBLA_TSMM_D_COL read A by cp.async.ca and re-read from L1 the sectors that an odd ld splits between chunks:
-//   under PreferShared 30 / 33 / 38 ran 2268-2288 / 2157-2162 / 2103-2116 against 2438-2452 / 2432-2452 / 2460-2472
-//   with this carveout, inside or outside Kokkos (the benchmark measured those widths at 69-75 % of the roofline
-//   before). The SIMT TSMTTSM kernel and the TSMM row kernel (plain loads through L1) take it too: under PreferShared
-//   without it, GB/s at K = 2^29/w (D) / 2^28/w (Z): D Aᴴ·B R 6 3035-3046 -> 2804-2808, Z Aᴴ·B C 4 3196 -> 2933-2934;
-//   at K = 2^20: D Aᴴ·B C 4 2005-2078 -> 1978-1986, Z Aᴴ·B C 4 2454-2503 -> 2367-2398, D A·C R 4 2114-2182 ->
-//   2093-2116 (others within 1.6 %).
+//   KBLA_TSMM_D_COL read A by cp.async.ca and re-read from L1 the sectors that an odd ld splits between chunks, and
+//   the SIMT TSMTTSM kernel and the TSMM row kernel load through L1: under PreferShared they lost up to ~14 %
+//   (docs/tall_skinny.md).
 // KBLA_TS_NO_CARVEOUT=1: no carveout set (the context's preference; A/B runs).
 template <class F>
 int blocks_per_sm_pinned(F kernel, int threads, std::size_t dyn_smem, bool min_l1) {
