@@ -1,7 +1,9 @@
-// cuBLAS fallback for widths above 64 (measured on an H100, run 1 in perf_tests/tall_skinny/NOTES.md: at
-// widths 96-512 these products are compute-bound GEMMs and cuBLAS's DMMA kernels were 2-5x faster than the
-// tiled SIMT / simple DMMA kernels here). Used when the layouts map onto cuBLAS's column-major gemm (always
-// for real types; complex TSMTTSM needs A and C in the same layout) and the call is not in place.
+// cuBLAS path of kbla::inner (TSMTTSM, C = alpha A^H B + beta C) and kbla::update (TSMM, B = alpha A C + beta B):
+// each call is one cuBLAS gemm on the library's handle for the caller's stream (cublas_stream_handles.hpp). The
+// dispatch takes it for widths above 64, where these products are compute-bound GEMMs and cuBLAS's DMMA kernels
+// measured several times faster than the tiled kernels here, and for the shapes and row counts of the routes table
+// (tall_skinny_routes.hpp). Used when the layouts map onto cuBLAS's column-major gemm (always for real types;
+// complex TSMTTSM needs A and C in the same layout) and the call is not in place.
 #include <cublas_v2.h>
 
 #include <climits>
