@@ -1,6 +1,11 @@
-// TSMTTSM kernel: C = alpha * A^H * B + beta * C, A: K x M, B: K x N (K >> M, N). No Kokkos in here.
-//
-// Following Ernst et al. 2020 (shared/seeds/tall-skinny-gemm-gpu-ernst2020.txt):
+// SIMT TSMTTSM kernel for kbla::inner: C = alpha * A^H * B + beta * C, A: K x M, B: K x N (K >> M, N). Each thread
+// accumulates a small tile of C over a grid-stride loop of rows; the block then reduces in a fixed order and combines
+// into C (atomics, or per-block partials summed by a second kernel in deterministic mode). The dispatch takes it for
+// double up to width 8 (column-major up to 5) and complex double up to 4, with warp-private cp.async rings
+// (tsmttsm_ring.cuh) where those pay, and for the float types, mixed layouts, the narrow SIMT rows and deterministic
+// mode; wider double / complex double go to the tensor-core kernel (tsmttsm_dmma.cuh). No Kokkos in here.
+
+// Following Ernst et al. 2020 (tall & skinny GEMM on GPUs):
 //  - grid-stride loop over the rows k, launching only as many blocks as fill the GPU;
 //  - each thread owns a TM x TN tile of the (padded) MT x NT result tile, with the transposed mapping
 //    (entry (i, j) of thread (pm, pn) is m = pm + i*PM, n = pn + j*PN), so that neighbouring threads load
@@ -143,7 +148,7 @@ __device__ __forceinline__ void scale_by_beta(Elem<S, CPLX>* c, const Coef<S, CP
 }
 
 // One level L of warp_reduce_scatter; the levels are a compile-time recursion so that every index into v is a constant
-// (a run-time loop over the levels put v in local memory: 128-byte stack frame, the call ~2-4 us slower at K = 2^20).
+// (a run-time loop over the levels puts v in local memory, which slows the call down).
 template <int L, int NVP, int FIRST, int SH, class S>
 __device__ __forceinline__ void reduce_scatter_level(S (&v)[NVP], int lane, int& first, bool& writer) {
   if constexpr ((SH >> (L + 1)) > 0) {
@@ -169,10 +174,7 @@ __device__ __forceinline__ void reduce_scatter_level(S (&v)[NVP], int lane, int&
 // FIRST, 2 FIRST, ..., FIRST * SH / 2) sum NVP scalars (a power of two; padding is zero). At each level a lane keeps one
 // half of what it still holds and sends the other half to its partner, so D 4 x 4 (16 scalars, SH 32) takes
 // 8 + 4 + 2 + 1 + 1 = 16 shuffles instead of the xor tree's 5 x 16 (a shuffle issues once per clock per SM; 16 warps
-// per SM). H100 (session 15, ts_cases --prefer-shared --random-data, routes off, 3 rounds, GB/s xor tree -> this):
-// K = 2^18 D 4 x 4 R 1270-1440 -> 1383-1511, D 3 x 3 R 912-1013 -> 983-1124, Z 3 x 3 C 1512-1744 -> 1732-1923; K = 2^20
-// D 5 x 5 R 2231-2274 -> 2290-2351, Z 2 x 2 R 2050-2133 -> 2149-2187, D 4 x 4 within the spread (ncu, locked clocks:
-// 28.2 -> 27.0 us); K = 2^29/w (D), 2^28/w (Z) within 0.5 %. Afterwards v[0, NF) holds the sums of scalars
+// per SM), which pays at few rows. Afterwards v[0, NF) holds the sums of scalars
 // [first, first + NF), NF = max(NVP / SH, 1); where NVP < SH several lanes hold the same sums and only the one whose
 // remaining offset bits are zero is the writer.
 template <int NVP, int FIRST, int SH, class S>
@@ -318,8 +320,8 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
     static_assert(P == 1 && LAY != kLayGEN, "the ring covers one thread per row, row- or column-major");
     extern __shared__ __align__(128) uint4 ts_ring_raw[];
     // stages on 128-byte lines: after the static red / s_last the dynamic area starts 16 bytes off a line, and a warp's
-    // 512-byte cp.async then touched 5 lines and went out as twice the L2 sector requests (ncu, session 16: 50 % L2
-    // "hits", 87 -> 79 % of the DRAM peak); the launch adds 128 bytes for the rounding
+    // 512-byte cp.async then touches 5 lines and goes out as twice the L2 sector requests; the launch adds 128 bytes
+    // for the rounding
     uint4* ts_ring = reinterpret_cast<uint4*>((reinterpret_cast<std::uintptr_t>(ts_ring_raw) + 127) & ~std::uintptr_t(127));
     constexpr int NWB = BT / 32;
     const int lane = tid & 31, wid = tid >> 5;
@@ -574,9 +576,7 @@ __global__ void scale_kernel(Elem<S, CPLX>* C, std::int64_t ldc, bool crow, int 
 // Copies of the accumulators for the default (atomic) combine: with g blocks adding into one M x N array, the
 // atomics of a short call queue up on the same L2 addresses; block b adds into copy b % copies, and the last block
 // sums the copies. KBLA_TS_W_COPIES=n forces n (1: one array, as before). Complex double takes 8 copies (padded,
-// see tsmttsm_copy_stride): H100, ts_cases K = 2^20, Z 4x4, GB/s R / C: blocks / 256 copies (2-4) 2359-2366 /
-// 2303-2338, 8 copies 2433-2440 / 2351-2379, 8 copies 2 KB apart 2446-2479 / 2470-2495, 16 copies 2 KB apart
-// 2446-2459 / 2432-2466 (perf_tests/tall_skinny/NOTES.md, session 13). Others: blocks / 256.
+// see tsmttsm_copy_stride; 16 were no faster). Others: blocks / 256.
 template <class S, bool CPLX>
 int tsmttsm_copies(std::int64_t blocks) {
   static const int forced = int(env_int("KBLA_TS_W_COPIES", 0));
@@ -588,9 +588,8 @@ int tsmttsm_copies(std::int64_t blocks) {
 }
 
 // Scalars between two copies: M*N*NS rounded up to a multiple of 2 KB (KBLA_TS_W_PAD=bytes sets another unit, 1 none).
-// Copies packed back to back (128 bytes apart for D 4x4) were slower than one array: H100, ts_cases K = 2^20,
-// D 4x4 R / C, GB/s: 1 copy 2042-2110 / 1971-2056, 8 packed 1995-2003 / 1935-1969, 8 at 256 B 2013-2028 /
-// 1967-1984, 8 at 2 KB 2048-2112 / 2038-2080 (session 13; the L2 spreads addresses over its slices in larger units).
+// Copies packed back to back (128 bytes apart for D 4x4) were slower than one array: the L2 spreads addresses over
+// its slices in larger units, so copies only spread the atomics when they are 2 KB apart.
 template <class S>
 std::int64_t tsmttsm_copy_stride(std::int64_t scalars) {
   static const std::int64_t pad = std::max<std::int64_t>(0, env_int("KBLA_TS_W_PAD", 2048));
@@ -598,11 +597,9 @@ std::int64_t tsmttsm_copy_stride(std::int64_t scalars) {
   return unit > 1 ? (scalars + unit - 1) / unit * unit : scalars;
 }
 
-// Direct combine (see TsmttsmArgs::direct) for double; complex double keeps the accumulator copies and the last
-// block: its 32 atomics per block from ~2-4x more blocks queue on the same addresses of C. H100, ts_cases
-// --random-data, routes off, 3 rounds, GB/s copies -> direct: K = 2^20 D 4x4 R 2028-2131 -> 2114-2116, C 1936-2056
-// -> 2074-2078, 2x2 R 1920-2149 -> 2106-2236, 8x8 R 2259-2286 -> 2302-2310; K = 2^18 D 4x4 R 1135-1260 -> 1282-1298;
-// Z 4x4 R 2359-2366 -> 2214-2242, C 2303-2338 -> 2146-2162; K = 2^29 / w within 0.5 % (session 13).
+// Direct combine (see TsmttsmArgs::direct) for double, where it beat the copies at few rows; complex double keeps the
+// accumulator copies and the last block: its 32 atomics per block from ~2-4x more blocks queue on the same addresses
+// of C, and the direct combine lost there.
 // KBLA_TS_COMBINE=0: copies and the last block for both; =1: direct for both.
 template <class S, bool CPLX>
 bool tsmttsm_direct_combine() {
@@ -657,21 +654,16 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
   const bool direct = !a.deterministic && tsmttsm_direct_combine<S, CPLX>() && !stream_capturing(stream);
   // direct (leap-frog): one scaling block per column tile comes on top of the row blocks, which give up one block to it
   // The ring runs one block per SM, where the extra block leaves an SM idle, so its launches have none and the first
-  // row block to finish claims the scaling (KBLA_TS_RING_CLAIM=0: the extra block, A/B). H100, D 4 x 4 R, inputs
-  // L2-cold (ring_probe, results/...-s16-n-ring-claim.txt), us extra block / first to finish / row block 0 at its
-  // start (measured, not kept: its fence waited for its in-flight copies): K = 2^21 51.9 / 51.0 / 56.4 (leap-frog
-  // 52.7-53.0), 2^22 95.6 / 92.8 / 98.7 (95.1-95.9), 2^24 354.6 / 353.4 / 353.1 (355.8-356.8), 2^20 30.1 / 30.7 / 35.4
-  // (30.2-31.4).
+  // row block to finish claims the scaling (KBLA_TS_RING_CLAIM=0: the extra block, A/B). Row block 0 claiming at its
+  // start was tried and lost: its fence waited for its own in-flight copies.
   static const bool ring_extra_block = env_digit("KBLA_TS_RING_CLAIM", 0, 1, 1) == 0;
   const bool scaler_block = direct && (ST == 0 || ring_extra_block);
   std::int64_t gx = fill / (std::int64_t(ty) * tz) - (scaler_block ? 1 : 0);
   if (gx < 1) gx = 1;
   // At least 4 rows per thread: at small K one row per thread spends more on the block reduction and the combine than
-  // on the loads. H100 (session 15, ts_cases --prefer-shared --random-data, routes off, two rounds; GB/s 1 row -> 4
-  // rows per thread): K = 2^18 D 1 x 1 R 307-311 -> 388-392, D 2 x 2 R 630-638 -> 749-773, D 3 x 3 R 978-1024 ->
-  // 1074-1156, Z 2 x 2 R 1228-1260 -> 1285-1311; 8 rows gave about the same, 16 and 32 less (D 8 x 8 at 2^18: 1131 and
-  // 705 against 1556). Where the GPU is filled anyway the grid is unchanged: from K = 2^20 for D 1 x 1 (~1000 blocks of
-  // 256 threads), from 2^18 for D 4 x 4 (263 blocks). KBLA_TS_MIN_ROWS=n sets n (A/B runs).
+  // on the loads (8 rows were about as fast, 16 and more slower). Where the GPU is filled anyway the grid is unchanged:
+  // from K = 2^20 for D 1 x 1 (~1000 blocks of 256 threads), from 2^18 for D 4 x 4 (263 blocks). KBLA_TS_MIN_ROWS=n
+  // sets n (A/B runs).
   static const int min_rows = int(std::max<long long>(1, env_int("KBLA_TS_MIN_ROWS", 4)));
   const std::int64_t need = (a.K + std::int64_t(Sh::R) * min_rows - 1) / (std::int64_t(Sh::R) * min_rows);
   if (gx > need) gx = need;
@@ -727,8 +719,8 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
 }
 
 // Warp-private cp.async rings (tsmttsm_ring.cuh) for the one-thread-per-row classes: ST stages of ~14 KB in flight per
-// warp (D 4 x 4: 8 stages of 2 KB; the best of 8, 10, 12 and 24 stages in session 16's probe), at most 16 stages and
-// ~200 KB per block of 8 warps.
+// warp (D 4 x 4: 8 stages of 2 KB, the best of the stage counts tried), at most 16 stages and ~200 KB per block of
+// 8 warps.
 template <class E, int TM, int TN>
 constexpr int tsmttsm_ring_stages() {
   constexpr int b = TsmttsmRingStage<E, TM, TN>::BYTES;
@@ -741,17 +733,10 @@ inline int tsmttsm_ring_mode() {
   static const int m = env_switch("KBLA_TS_NO_RING") ? 0 : env_switch("KBLA_TS_RING") ? 2 : 1;
   return m;
 }
-// Where the ring pays, measured (H100, session 16, ts_cases --random-data --prefer-shared, routes off, two rounds, GB/s
-// leap-frog -> ring; results/tall_skinny-h100-2026-11-24-s16-k-ring-ab.txt): K = 2^29 / w D 8 x 8 R 2935-2938 ->
-// 3100-3104, C 2805-2807 -> 3096-3103, D 3 x 3 / 5 x 5 C 2677-2690 / 2663 -> 2828-2836 / 2796-2802, D 4 x 4 R 3050-3063
-// -> 3105-3110, D 6 x 6 R 3033-3038 -> 3073-3081; K = 2^20 (event-timed, as the benchmark) D 4 x 4 R 2110-2178 ->
-// 2153-2215, C 2078-2147 -> 2149-2176, D 8 x 8 R 2285-2303 -> 2423-2430. Lost: D 1 x 1 and 2 x 2 (5-30 %: a warp's
-// chunk is 512 B / 1 KB, too little per copy), complex widths 1-3 (-3 to +1 %; not compiled), and operands that fit
-// in the L2 (K = 2^18 D 4 x 4 with the data in L2 between calls: -8 to -25 %; the leap-frog's shorter latency wins
-// when the data come from the L2). Column-major D 4 x 4 and 6 x 6 gained nothing (square: +0.5 / 0.0 %) and lost
-// 0.5-2.6 % at K = 2^21-2^24 with L2-cold inputs (benchmark run s16o's ramp against its KBLA_TS_NO_RING=1 ramp: 2^22
-// 92.4 against 94.9 %; ring_probe -s16-m / -n). So: double row-major widths 4-8, column-major 3, 5 and 8, operands
-// larger than the L2.
+// Where the ring pays (docs/tall_skinny.md): double row-major widths 4-8, column-major 3, 5 and 8, operands larger
+// than the L2. It lost at D 1 x 1 and 2 x 2 (a warp's chunk is 512 B / 1 KB, too little per copy), at complex widths
+// 1-3 (not compiled), and where the operands fit in the L2 (the leap-frog's shorter latency wins when the data come
+// from the L2); column-major D 4 x 4 and 6 x 6 gained nothing at many rows and lost a little at 2^21-2^24 rows.
 template <int TM, int LAY>
 constexpr bool tsmttsm_ring_class() {
   return LAY == kLayRR ? TM >= 4 : (TM == 3 || TM == 5 || TM == 8);
