@@ -1,4 +1,7 @@
-// Row loop of the SIMT TSMTTSM kernel (tsmttsm_kernel.cuh) fed by warp-private cp.async rings. No Kokkos in here.
+// Row loop of the SIMT TSMTTSM kernel (kbla::inner, C = alpha * A^H * B + beta * C; tsmttsm_kernel.cuh) fed by
+// warp-private cp.async rings: each warp streams 32-row chunks of A and B through its own shared-memory stages, with
+// no block-wide barrier in the loop. launch_tsmttsm_square takes it for double with one thread per row (row-major
+// widths 4-8, column-major 3, 5 and 8) when the operands are larger than the L2. No Kokkos in here.
 //
 // Why: with one thread per row and the next row in registers (leap-frogging), the narrow kernels keep only ~64 bytes
 // per thread in flight, and their registers (D 4 x 4: 98) cap them at 2 blocks of 256 threads per SM: ~32 KB per SM,
@@ -28,8 +31,8 @@ struct TsmttsmRingStage {
 
 // One operand's chunk c (rows 32 c .. 32 c + 31, W columns) into the stage region `dst`, by the 32 lanes of a warp.
 // Whole chunks take compile-time piece counts and one address per lane and column step (the loop is issue-bound at
-// one block of 8 warps per SM: a first version with run-time widths and per-piece bounds issued ~2x the instructions
-// and streamed at 70 % of the DRAM peak against 87 %, ncu, session 16). The last, partial chunk checks each piece
+// one block of 8 warps per SM: run-time widths and per-piece bounds issued ~2x the instructions and fell well short
+// of the DRAM peak). The last, partial chunk checks each piece
 // (cp_async_pair: the last piece of an odd run of doubles by 8 bytes, pieces past the end zero).
 template <class E, int W, bool COL>
 __device__ __forceinline__ void ring_copy_chunk(uint4* dst, const E* base, std::int64_t c, std::int64_t K,
