@@ -1,5 +1,10 @@
-// TSMTTSM on the FP64 tensor cores (mma.sync m16n8k8 f64 on sm_90, DMMA) for double and complex double at wide widths,
-// where the SIMT FP64 units cannot keep up with the bandwidth (complex from width ~32, real near 64).
+// TSMTTSM on the FP64 tensor cores for kbla::inner (C = alpha * A^H * B + beta * C), double and complex double,
+// where the SIMT FP64 units cannot keep up with the bandwidth: mma.sync m16n8k8 f64 (DMMA) on sm_90 fed by
+// multi-stage cp.async pipelines. The dispatch tries its rows (KBLA_TSMTTSM_DMMA_* in tall_skinny_params.hpp) before
+// the SIMT table in non-deterministic mode: double from width 9 (column-major from 6), complex double from 5, and
+// the narrow double / complex double rows.
+
+// How it works:
 // Complex is handled as the real product P = A'^T B' of the interleaved real views (A' is K x 2M), then
 // C = alpha * (P_rr + P_ii + i (P_ri - P_ir)) + beta * C in the last block's epilogue.
 // Chunks of KC rows of A' and B' stream through shared memory with cp.async (S stages in flight); each warp
@@ -39,9 +44,8 @@ __device__ __forceinline__ void dmma(double& d0, double& d1, double a, double b)
 }
 
 // Two stacked 8x8 tiles (rows g and g + 8) over k = 0..7: a0/a1 rows g/g+8 at k = t, a2/a3 at k = t + 4;
-// b0/b1 at k = t / t + 4. sm_90 runs m16n8k8 at the full FP64 tensor rate (~62 TFLOP/s on an H100), m8n8k4
-// at half of it (ncu: the m8n8k4 kernel's DMMA pipe at 68 % gave 22 TFLOP/s). Before sm_90 (no m16 f64 shapes):
-// four m8n8k4, the same sums.
+// b0/b1 at k = t / t + 4. sm_90 runs m16n8k8 at the full FP64 tensor rate and m8n8k4 at half of it. Before sm_90
+// (no m16 f64 shapes): four m8n8k4, the same sums.
 __device__ __forceinline__ void dmma16(double (&c01)[2], double (&c23)[2], double a0, double a1, double a2,
                                        double a3, double b0, double b1) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -107,10 +111,8 @@ __device__ __forceinline__ void dmma_load(double* s, const double* base, std::in
     // Complex column-major (real view rs = 2, c1 = 1, c2 = 2 ld): complex column jc's KC elements are one
     // contiguous run of 16 KC bytes, copied as such into shared row jc (interleaved re, im). Consecutive lanes
     // take consecutive 16 bytes in global AND shared memory. VEC 2's [k][j] staging put each lane's 16 bytes at
-    // shared stride LDA; ncu (H100, Z C 16, K = 2^21) showed the L2 then served its cp.async reads at 1.0 sector
-    // per request (64.8 M requests for 64.8 M sectors, L2 91 % busy, DRAM 52 %, 615 us), against 2.3 for the
-    // same global pattern with contiguous shared rows (row-major, 29.4 M requests); this layout: 29.4 M
-    // requests, DRAM 82 %, 391 us (1747 -> 2746 GB/s).
+    // shared stride LDA, and the L2 then served its cp.async reads at one sector per request, more than twice the
+    // requests of the same global pattern with contiguous shared rows: the L2 became the limiter.
     constexpr int NC = BJ / 2;  // complex columns of the tile (Jr even: a column is all in or all out)
     if constexpr (BT % KC == 0) {
       // each thread keeps its row kk and steps over the columns jc0, jc0 + DJ, ...: per copy a 64-bit add,
@@ -146,7 +148,7 @@ __device__ __forceinline__ void dmma_load(double* s, const double* base, std::in
     // Rows of odd length in global memory (a real matrix with an odd leading dimension): row r's 16-byte
     // aligned pairs start at element r & 1, so row r is stored shifted by r & 1 in shared memory, which keeps
     // the pairs aligned there too; the odd rows' element 0 goes alone. Twice the copy width of VEC = 1, whose
-    // 8-byte copies made odd widths run at half the speed of even ones (D 33: 1.27 TB/s, D 48: 2.49 TB/s).
+    // 8-byte copies made odd widths run at about half the speed of even ones.
     constexpr int NR = KMAJ ? BJ : KC, RL = KMAJ ? KC : BJ, NU = RL / 2 + 1;
 #pragma unroll 4
     for (int idx = tid; idx < NR * NU; idx += BT) {
@@ -204,12 +206,10 @@ __device__ __forceinline__ void dmma_load(double* s, const double* base, std::in
 //
 // !SHIFT (VEC = 2; column-major real operand, even leading dimension ld, 16-byte aligned base): the generic
 // KMAJ loop above spends ~15-20 instructions per 16-byte copy (index division by KC / 2, two 64-bit bound checks,
-// the 8-byte fallback); ncu (H100, D C 56, K = 1198372): 130 issued instructions per row for 4 DMMA, 43 % issue
-// slots busy at 2 warps per scheduler, DRAM 72 %. The same copies without the parity shift and the tail copy:
-// each thread owns pair slot u (elements 2u, 2u + 1 of the chunk) of rows r0, r0 + R, ...; rows past the matrix
-// are zeroed once by the kernel.
-// ncu D C 56 after: 156 M -> 43 M instructions, 443 -> 429 us, DRAM 72 -> 77 % (now latency-bound: long scoreboard
-// and wait stalls at 8 warps per SM); ts_cases even K: D C 16 / 17 / 24 / 64 +2 / +3 / +2 / +1 %, 32-56 within 1 %.
+// the 8-byte fallback), several times the issue work of the DMMA it feeds. The same copies without the parity shift
+// and the tail copy: each thread owns pair slot u (elements 2u, 2u + 1 of the chunk) of rows r0, r0 + R, ...; rows
+// past the matrix are zeroed once by the kernel. With it the kernel is latency-bound (long scoreboard and wait stalls
+// at 8 warps per SM) rather than issue-bound.
 template <int BJ, int KC, int BT, int LD, bool SHIFT>
 struct ColPairLoader {
   static constexpr int H = KC / 2, R = BT / H, NI = (BJ + R - 1) / R;
@@ -268,10 +268,8 @@ struct ColPairLoader {
 // [k][j] rows of VEC 2 (row stride LD), so the fragment reads stay VEC 2's. VEC 2 spent ~20 instructions and
 // three predicated cp.async per 16-byte copy (division by the row length, 64-bit index math, the 8-byte
 // fallback); here each thread walks its copies with a running (row, column) pair: per copy a 64-bit add, a few
-// integer adds and one cp.async. Columns J..LD-1 are never copied: the kernel zeroes them once. H100, same tiles,
-// K = 2^25/w, GB/s VEC 2 -> 8: Z R 5 2135 -> 2508, 12 2433 -> 2535, 40 1661 -> 2203, 48 2034 -> 2491,
-// 64 1987 -> 2315 (the wide tiles run 9 warps per SM, so the copy instructions sat on the critical path between
-// the barriers); 13-32 within +-2 % except 28 (2707 -> 2586).
+// integer adds and one cp.async. Columns J..LD-1 are never copied: the kernel zeroes them once. It pays most at the
+// wide tiles, with 9 warps per SM, so the copy instructions sat on the critical path between the barriers.
 template <int KC, int BT, int LD>
 struct DenseRowLoader {
   int J;       // real width (row length in doubles, even)
@@ -309,8 +307,7 @@ struct DenseRowLoader {
 // tile (j0 == 0). A chunk of KC rows is then ONE contiguous run of KC*J doubles in global memory; it is copied
 // as such with 16-byte cp.async into shared memory with row stride J (no padding). Per 16 bytes this costs an
 // address increment, a compare and the copy, against VEC = 3's parity shift, two validity checks with 64-bit
-// index math and a lone 8-byte copy per odd row (run 13: odd D widths issue-bound at 35-83 % of the roofline
-// while even ones ran at 84-95 %).
+// index math and a lone 8-byte copy per odd row, which left the odd D widths issue-bound, far below the even ones.
 // - Alignment: the chunk starts at element k0*J with k0 a multiple of KC (even), so at an even element: 16-byte
 //   aligned when the base pointer is. KC*J is even, so a chunk is whole 16-byte copies; only the end of the
 //   matrix (K*J odd, i.e. K odd) ends in a half pair, copied as 8 bytes + an 8-byte zero fill.
@@ -356,11 +353,9 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
   // Complex 128 tiles (widths 57-64, and the last column tile of wider ones): a warp's 8-column fragments that lie
   // wholly past the real width Nr are zero padding (57-60: 114-120 of 128 columns); they are neither read nor
   // multiplied (jj < nfn, warp-uniform). Rows are not skipped: their m16 pairs are never all padding from 57 on.
-  // H100, ts_cases --random-data, K = 2^28/w, GB/s with / without (KBLA_TS_NO_ZPAD=1): 16-warp tile R 57 2786 / 2761,
-  // C 57 2807 / 2798, C 60 2733 / 2726 (the power cap, not the DMMA pipe, sets the pace there, and zero operands
-  // cost little power); old 8-warp tile C 57 2411 / 2321, C 60 2506 / 2433. ptxas: without these predicates 5 of
-  // the 6 FM 4 FN 4 kernels spill 44-68 bytes at the 128-register cap of 512 threads; with them 0 (121-128
-  // registers; the KC 48 column-major one, not in the tables, 4 bytes).
+  // The time gain is small (the power cap, not the DMMA pipe, sets the pace there, and zero operands cost little
+  // power), but without these predicates 5 of the 6 FM 4 FN 4 kernels spill 44-68 bytes at the 128-register cap of
+  // 512 threads (ptxas); with them none do.
   constexpr bool SKIPN = ZV && !G3 && BN >= 128;
   const int nfn = SKIPN && p.skip_pad ? min(FN, max(0, (p.Nr - pn0 - wn * 8 * FN + 7) / 8)) : FN;
 
@@ -450,13 +445,10 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
     if (s < my) load_stage(blockIdx.x + std::int64_t(s) * gridDim.x, s);
     cp_async_commit();
   }
-  // Complex wide tiles (BM >= 96, 1 block of 8-18 warps per SM): the next stage's copies are issued between the
+  // Complex wide tiles (BM >= 80, 1 block of 8-18 warps per SM): the next stage's copies are issued between the
   // k-steps (A after the first, B after the second) instead of all at the top of the chunk, where every warp spent
-  // its copy instructions before its first DMMA. ncu (H100, Z C 64, G3 row): long-scoreboard stalls 2.25 -> 0.43
-  // per issue, DRAM 60 -> 66 %, 531 -> 488 us. zexp sweep (K = 2^25/w, GB/s R / C): 128 real-view tile 56:
-  // 2269 / 2100 -> 2423 / 2520, 50: 2145 / 2017 -> 2266 / 2385; G3 64: 2498 / 2458 -> 2636 / 2553; 96 tile 34:
-  // 2248 / 2133 -> 2577 / 2517, 40: 2543 / 2423 -> 2707 / 2653, 48: 2707 / 2590 -> 2690 / 2576. BM >= 80: the
-  // 80 tile (widths 33-40, 10 warps) was measured only with them.
+  // its copy instructions before its first DMMA and then stalled on long-scoreboard waits. Measured faster at the
+  // 96 and 128 tiles (even at 48); the 80 tile (widths 33-40, 10 warps) was tuned with them.
   constexpr bool SPREAD = ZV && BM >= 80 && KC >= 16;
   for (std::int64_t i = 0; i < my; ++i) {
     cp_async_wait<ST - 2>();
@@ -477,11 +469,10 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
     const int shift = VEC == 3 ? (KMAJ ? (g & 1) : (t & 1)) : 0;
     // KMAJ VEC = 3 (column-major, odd ld): with k = 8 ks + 4 h + t a half-warp (g 0..3, t 0..3) reads the double
     // slots g LD + (g & 1) + t (mod 16), LD = 4 (mod 16): g = 1 and g = 2 (g = 3 and g = 0) share one slot, a
-    // 2-way bank conflict (ncu s7: 25.2 M of 50.4 M wavefronts). The k order inside a chunk is free (summed; A and
+    // 2-way bank conflict. The k order inside a chunk is free (summed; A and
     // B read the same one), so lane t takes k = 8 ks + 2 t + h: slots g LD + (g & 1) + 2 t + h, even rows on
-    // {0, 2, .., 14} + h, odd rows on the odd slots: 16 distinct per half-warp (conflict-free). ncu (H100, D C 55,
-    // K = 1220161): 19.5 M -> 0.03 M conflicts, 39.1 M -> 19.6 M wavefronts, 451 -> 441 us; ts_cases at K = 2^29/w
-    // (odd-K D C 17-61) -1.2 .. +1.8 %: the shared pipe was not the limiter (8 warps per SM, see the D table).
+    // {0, 2, .., 14} + h, odd rows on the odd slots: 16 distinct per half-warp (conflict-free). This halves the
+    // shared wavefronts but barely changes the time: the shared pipe was not the limiter (8 warps per SM).
     constexpr bool PAIRK = KMAJ && VEC == 3;
     const int tk = PAIRK ? 2 * t : t;
     const double* as = As + st * Sh::SA + (KMAJ ? (wm * 8 * FM + g) * LDA + tk : t * LDA + wm * 8 * FM + g) + shift;
@@ -510,7 +501,7 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
       // at k LDA + 2 mc, VEC 7 at mc LDA + 2 k. 8 lanes of a 16-byte load (g in 2 values, t 0..3) hit 8 distinct
       // 16-byte slots: 4 t + 2 g (mod 16, LDA = 4 mod 16) or 8 g + 2 t (LDA = 8 mod 16). Rounding: the imaginary
       // part is a difference of sums bounded by 2 sum |a| |b| (not by |result|), inside the raw test's normwise
-      // tolerance 4 (K + 8) eps sum |a| |b| (zsweep, K = 10007: worst err / tol 5e-4, as the 4-product kernel).
+    // tolerance 4 (K + 8) eps sum |a| |b| (the measured error stays far inside it, as for the 4-product kernel).
       const double* a3 = As + st * Sh::SA +
                          (VEC == 7 ? (wm * 8 * FM + g) * LDA + 2 * t : t * LDA + 2 * (wm * 8 * FM + g));
       const double* b3 = Bs + st * Sh::SB +
@@ -769,7 +760,7 @@ cudaError_t launch_tsmttsm_dmma(const TsmttsmArgs<double, ZV>& a, cudaStream_t s
     const bool al = al16(a.A) && al16(a.B);
     if (arow && brow) {
       // dense even widths one tile wide, both in the same bank class: flat copies with a matching k order
-      // (H100, K = 2^29/w: 3-35 % faster than VEC 2 at 10-52, e.g. D 10 2880 vs 2137 GB/s, D 50 2695 vs 2534)
+      // (measured faster than VEC 2 at widths 10-52)
       if (al && a.ask == a.M && a.bsk == a.N && a.M <= BM && a.N <= BN) {
         if (a.M % 4 == 2 && a.N % 4 == 2 && KC % 8 == 0)
           return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 5>(a, stream);
