@@ -1,7 +1,10 @@
-// TSMM on the FP64 tensor cores (mma.sync m16n8k8 f64, sm_90) for double and complex double at wide widths,
-// where the SIMT FP64 pipe, not the memory, limits the SIMT kernel (NOTES.md: D 64 at 45 % FMA pipe, 1.7 TB/s).
-// B = alpha * A * C + beta * B, A: K x M, C: M x N, B: K x N; B may be A (in place, M == N). No Kokkos.
-//
+// TSMM on the FP64 tensor cores for kbla::update: B = alpha * A * C + beta * B, A: K x M, C: M x N, B: K x N; B may be
+// A (in place, M == N). Double and complex double at the widths where the SIMT FP64 pipe, not the memory, limits the
+// SIMT kernel: mma.sync m16n8k8 f64 (sm_90) with alpha C held in registers and A streamed through cp.async stages.
+// tsmm_dmma_try takes its rows (KBLA_TSMM_DMMA_* in tall_skinny_params.hpp) after the bulk-copy and one-thread-per-row
+// kernels and before the SIMT table: double 7-64 (column-major from 12 or 24, by ld), complex double 12-64 and
+// row-major odd 3-11. No Kokkos.
+
 // Design
 // - mma roles: the mma's 16 rows are 16 rows of A/B, its k (8) is the inner dimension M, its n (8) a slice of
 //   the N columns. Complex runs as the real product of the interleaved view A' (K x 2M) with the 2M x 2N matrix
@@ -130,8 +133,7 @@ __device__ __forceinline__ int zt_cperm(int n) { return (n & 1) ? 4 + ((n >> 1) 
 // ZT: one chunk (RT 16-row tiles = 2 RT 8-row mma column tiles) of the warp whose real-view columns start at nw0;
 // bf holds the Ĉᵀ fragments. Next k-step's A fragments are loaded before this k-step's mma (prefetch).
 // Not kept: staged column stores for odd ldb (the chunk's tile through the stage as ZCSTG, one 512-byte run per
-// column): H100, ts_cases --random-data --rows-log2 28, routes off, GB/s direct -> staged: C 50 2118 -> 1882, 53
-// 2245 -> 1967, 57 2294 -> 2057, 58 2307 -> 2093, 59 2349 -> 2120, 61 2413 -> 2182.
+// column): slower than these direct stores at every width tried.
 template <int KT, int RT, int LD, bool COL, bool KPZ, int SHV>
 __device__ __forceinline__ void tsmm_zt_chunk(const TsmmDmmaArgs& p, const double* s, std::int64_t k0, int nw0,
                                               int g, int t, const double (&bf)[KT][2][2]) {
@@ -247,10 +249,10 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   static_assert(VEC != 6 || LAY == 1, "VEC 6: column-major");
   // VEC 6 (real column-major, lda = 2 mod 4, A 32-byte aligned): column m of A starts at 16 m (mod 32) bytes, and
   // so does its shared column (stride LD = 2 mod 16 doubles): each 16-byte cp.async then lands at the offset
-  // (mod 32) it has in global memory. ncu H100 D C 48, K = 2796202, with the stride 4 (mod 16) of VEC 2 (or the
-  // shifted VEC 7, stride 6): L2 read sectors 1.49x the data (odd columns 2x), read requests 1.8x; K = 0 mod 4
-  // (all offsets match): 1.00x. The same rule fits Z R odd widths (VEC 7 matched the offsets: 1.48x -> 1.02x) and
-  // Z C odd K (VEC 7 with stride 6 did not: 1.49x either way). Fragments take inner k t -> column 2 t, t + 4 ->
+  // (mod 32) it has in global memory. With the stride 4 (mod 16) of VEC 2 (or the shifted VEC 7, stride 6) the odd
+  // columns' copies straddle sectors and read 2x their data from the L2; matching offsets read 1x. The same rule
+  // explains Z R odd widths (VEC 7 matches the offsets: 1x) and Z C odd K (VEC 7 with stride 6 does not: ~1.5x).
+  // Fragments take inner k t -> column 2 t, t + 4 ->
   // 2 t + 1 (16-byte slots m + g (mod 8) at LD = 2 (mod 16): conflict-free); Ĉ follows the same order.
   // Complex (ZCOL, lda odd): k-step ks takes the complex columns 8 (ks / 2) + 2 t + (ks & 1) (even columns in
   // even k-steps: slots 2 t + (ks & 1) + g, conflict-free); the copies zero-fill up to a multiple of 8 complex
@@ -262,10 +264,8 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   // VEC 7 (complex, odd lda, A 32-byte aligned): every other row (row-major) or column (column-major) of A starts
   // at 16 (mod 32) bytes. Those rows / columns are copied one element early (from a sector boundary; the copy
   // that would fall before the run takes its last element instead) and stored one element (SH = 1) later in
-  // shared memory; the fragment loads add the shift. ncu H100, K = 2^25/w: Z R 33 L2 read sectors 24.9 M -> 17.1 M
-  // (16.8 M of data), 475 -> 470 us; ts_cases Z R odd widths 13-63 +1-3 %. Z C 24 (odd K) keeps 25.1 M read
-  // sectors either way (11.5 requests per copy instruction, 4.8 at even K): its odd-K loss (24, 25, 29, 33, 40
-  // at 2145-2300 GB/s against 2550-2790 at even K) has another cause, not found; VEC 7 is neutral there.
+  // shared memory; the fragment loads add the shift. For Z R odd widths this brings the L2 read sectors down to the
+  // data; at Z C odd K it is neutral (that layout's odd-K loss has another cause, not found).
   constexpr int SHV = VEC == 7 ? 1 : 0;
   static_assert(!FLAT || LAY == 0, "flat staging: row-major");
   static_assert(VEC != 5 || (!ZV && LAY == 0), "VEC 5 staged stores: real row-major");
@@ -510,8 +510,9 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
               // flat rows of stride Mr: 8-byte loads (odd Mr: rows alternate 16-byte alignment); mma row g -> row
               // frho, row g + 8 -> frho + fdr (a permutation of the 16 rows, see tsmm_flat_row), inner t / t + 4 ->
               // columns t / t + 4: a half-warp (4 g x 4 t) hits 16 distinct slots (mod 16). Columns >= Mr hold the
-              // next row's data (or the stage tail), which meets Ĉ rows that are 0 -- but 0 * Inf/NaN would leak row r + 1's Inf/NaN into row r, so the
-              // elements past Mr of the one partial k-step are replaced by 0 (k-steps wholly past Mr skip the mma).
+              // next row's data (or the stage tail), which meets Ĉ rows that are 0 -- but 0 * Inf/NaN would leak
+              // row r + 1's Inf/NaN into row r, so the elements past Mr of the one partial k-step are replaced by 0
+              // (k-steps wholly past Mr skip the mma).
               const double* q = s + (rb + frho) * Mr + 8 * ks + t;
               a[u][0] = q[0];
               a[u][2] = q[4];
@@ -584,7 +585,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
         // CSTG (real column-major, ldb = 2 mod 4): the tile goes to the stage as [n][k] (column stride LD = 2
         // mod 16 doubles: the (c0, c2) / (c1, c3) row-pair stores of a quarter-warp hit slots 2 t + g, distinct)
         // and leaves as one run of R rows per column (16-byte stores): the direct stores wrote 128-byte runs at
-        // 16 (mod 32) bytes in every odd column (ncu D C 48, K = 2 mod 4: write requests 1.81x the data).
+        // 16 (mod 32) bytes in every odd column, each split over partial sectors.
         // ZCSTG (complex column-major, odd ldb): the tile goes to the stage as [q][k][re,im] (the A layout of VEC 6)
         // and leaves as one run of R 16-byte elements per column, 512 contiguous bytes per warp store; the direct
         // stores wrote 4 columns x 128 bytes per warp store, in every odd column at 16 (mod 32) bytes.
@@ -679,10 +680,8 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
           }
         } else if (CSTG && pairs8) {
           // a thread keeps row k of the chunk and walks the columns CPP apart; CSB shared loads are issued before
-          // their stores (B is a generic pointer, so the compiler keeps each load behind the previous store). H100,
-          // ts_cases --random-data --rows-log2 29, odd K, GB/s one load per store -> batched: 24 2418 -> 2478-2484,
-          // 26 2375-2378 -> 2451-2453, 49 2126-2128 -> 2235-2241, 53 2158-2166 -> 2212-2231, 57 2149 -> 2216-2223.
-          // The same batching of the 16-byte loop below (K = 2 mod 4) lost 1.5 % at 46 / 48: not taken.
+          // their stores (B is a generic pointer, so the compiler keeps each load behind the previous store), which
+          // measured faster at odd K. The same batching of the 16-byte loop below (K = 2 mod 4) did not pay.
           constexpr int CPP = BT / R, CSB = 4;
           static_assert(BT % R == 0, "staged column stores: whole columns per pass");
           const int rows = K - k0 < R ? int(K - k0) : R, k = tid % R;
@@ -848,11 +847,8 @@ inline bool tsmm_dmma_aligned_v1(int w) {
 
 // Flat staging only (VEC 4: A and B row-major and dense, 16-byte aligned, the real-view width Mr odd or 2 (mod 4)),
 // one 16-row tile per warp row; anything else returns cudaErrorNotSupported. The narrow complex rows
-// (KBLA_TSMM_DMMA_Z_RR_NARROW: odd widths, Mr = 2 mod 4) take it: H100, ts_cases --random-data --rows-log2 28, routes
-// off, two rounds, GB/s SIMT kernel -> VEC 7 with staged stores -> flat: 3 2496 -> 2351-2358 -> 2825-2827, 5 2636-2642
-// -> 2619-2634 -> 2710-2711, 7 2559-2560 -> 2684-2709 -> 2778-2782, 9 2619-2625 -> 2723-2742 -> 2754-2758, 11
-// 2649-2652 -> 2743-2760 -> 2770-2772; even widths stay on the SIMT kernel (2 2626-2632, 4-8 2832-2861 there against
-// 2608-2862 on this kernel).
+// (KBLA_TSMM_DMMA_Z_RR_NARROW: odd widths, Mr = 2 mod 4) take it: faster there than both the SIMT kernel and VEC 7
+// with staged stores. Even widths stay on the SIMT kernel, which is as fast there.
 template <bool ZV, int W, int NT, int WR, int R, int ST, int MINB>
 cudaError_t launch_tsmm_dmma_flat(const TsmmArgs<double, ZV>& a, int lay, cudaStream_t stream) {
   static_assert(R == 16 * WR, "flat staging: one 16-row tile per warp row");
@@ -875,22 +871,16 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
   if (a.M > W / f || a.N > W / f) return cudaErrorNotSupported;
   const std::int64_t lda = row ? a.ask : a.asm_, ldb = row ? a.bsk : a.bsn;
   const TsmmDmmaArgs d = tsmm_dmma_args<ZV>(a, row);
-  // Complex column-major takes this kernel from width 12 (the first Z row) since the [m][k][re,im] staging; it ran
-  // the SIMT kernel up to width 32 before. H100, routes off, K = 2^27/w, GB/s SIMT -> this kernel: 12 2672->2703,
-  // 14 2470->2684, 16 2714->2788, 17 2066->2637, 20 2199->2617, 28 2119->2601, 32 2391->2728; 24 (K odd) 2303->2244.
+  // Complex column-major takes this kernel from width 12 (the first Z row): with the [m][k][re,im] staging it beats
+  // the SIMT kernel there.
   if constexpr (ZV) {
     // odd lda with A 32-byte aligned (e.g. cudaMalloc, column-major odd K, row-major odd width): VEC 7 (shifted
     // copies of the rows / columns at 16 (mod 32) bytes); KBLA_TS_NO_ZSHIFT=1 forces VEC 2 (A/B runs)
     static const bool sh7 = !env_switch("KBLA_TS_NO_ZSHIFT"), calign = !env_switch("KBLA_TS_NO_CALIGN");
     // class W 128: the transposed product (ZT, see the kernel) for row-major 57-64 and column-major 58-64, same
-    // copies as below, direct stores; KBLA_TS_NO_ZT=1: the [k][j] fragments as before. H100, ts_cases --random-data
-    // --rows-log2 28, routes off, GB/s [k][j] -> ZT, two rounds each: R 57 2324 -> 2488, 58 2532 -> 2586, 59 2390 ->
-    // 2548, 60 2588 -> 2652, 61 2342 -> 2636, 62 2532 -> 2718, 63 2414 -> 2699, 64 2604 -> 2801; C 58 2266 -> 2302,
-    // 59 2299 -> 2346, 60 2547 -> 2594, 61 2334 -> 2409, 62 2466 -> 2617, 63 2471 -> 2642, 64 2505 -> 2680. ncu Z R
-    // 64 (K = 2^18, clocks pinned): 283 -> 261 us, issued instructions 78.2 M -> 45.2 M (one 16-byte shared load
-    // per mma in both), tensor pipe 59 -> 64 %, DRAM 54 -> 59 %; sustained (3000 calls) 2394 -> 2578 GB/s, both at
-    // ~1805 MHz and ~677 W (power cap). Lost (not taken): R 49-52 -5..-7 %, 54 / 56 -2 %, 53 / 55 +0.5 %; C 49-56
-    // -3..-9 %, C 57 -1.5 % (ZT spends whole 16-column tiles: 49-52 do 14 where the [k][j] form does 13).
+    // copies as below, direct stores; KBLA_TS_NO_ZT=1: the [k][j] fragments as before. ZT issues far fewer
+    // instructions (no register moves to build the A fragments) and measured faster there, in bursts and at the power
+    // cap. Below those widths it lost (ZT spends whole 16-column tiles: 49-52 do 14 where the [k][j] form does 13).
     if constexpr (W == 128 && NT == 2 && WR == 1) {
       static const bool zt = !env_switch("KBLA_TS_NO_ZT");
       if (zt && std::max(a.M, a.N) >= (row ? 57 : 58)) {
@@ -910,10 +900,8 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
       // direct stores as before. Rows whose chunk is two tiles per warp row (W 64, 96) run the chunk in one block
       // of RT x the warp rows, one block per SM with MINB x the stages (W 96: 12 warps, 152 KB; W 64: 16 warps,
       // 200 KB): the same warps per SM and the chunk length kept (shorter chunks split more sectors of the odd
-      // columns, see VEC 6; the whole chunk in registers spilled). H100, ts_cases --random-data --rows-log2 28,
-      // routes off, two rounds, GB/s direct -> staged: 13 2480 -> 2580, 19 / 22 ~2250 -> ~2350, 27 / 29 ~2290 ->
-      // ~2620 (one tile per warp row instead: ~2330), 33 2142 -> 2347, 43-48 2113-2128 -> 2439-2622 (one tile per
-      // warp row: 2018-2037). W 128 (49-64) keeps the direct stores: staged there 2262-2385 -> 1929-2094.
+      // columns, see VEC 6, and were slower; the whole chunk in registers spilled). W 128 (49-64) keeps the direct
+      // stores, which were faster there.
       static const bool zcstage = !env_switch("KBLA_TS_NO_ZCSTAGE");
       if constexpr (W <= 96) {
         if (zcstage && ldb % 2 == 1) {
@@ -925,13 +913,10 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
       return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6>(d, stream);
     }
     // Row-major with N odd and B dense: staged B stores (SO): every other B row starts at 16 (mod 32) bytes, and
-    // the direct stores of 4 complex per row split there into 3 partial sectors (ncu H100 Z R 33, K = 2^25/33:
-    // L2 write requests 11.97 M -> 4.19 M, write sectors 31.9 M -> 25.2 M for 25.2 M of data). ts_cases
-    // K = 2^28/w, GB/s direct -> staged, two runs: odd widths 13-47 2389-2566 -> 2742-2821 (+7 to +17 %); the
-    // class W 128 (49-63) lost (49 2327 -> 2133, 53 2352 -> 2203, 57 2249 -> 2211, 61 equal, 63 2217 -> 2288):
-    // classes up to W 96 only. The staged store holds a chunk's accumulators at once: the rows with two 16-row
-    // tiles per warp row (W 64, 96) take one tile per warp row and twice the stages (the whole chunk in registers
-    // spilled 108 / 24 bytes and ran at 2137-2371 GB/s). KBLA_TS_NO_ZSTAGE=1: direct stores.
+    // the direct stores of 4 complex per row split there into 3 partial sectors; staging cuts the L2 write requests
+    // about threefold. Classes up to W 96 only (W 128, 49-63, lost). The staged store holds a chunk's accumulators
+    // at once: the rows with two 16-row tiles per warp row (W 64, 96) take one tile per warp row and twice the
+    // stages (the whole chunk in registers spilled). KBLA_TS_NO_ZSTAGE=1: direct stores.
     if constexpr (W <= 96) {
       static const bool zstage = !env_switch("KBLA_TS_NO_ZSTAGE");
       if (row && zstage && sh7 && lda % 2 == 1 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0 && a.N % 2 == 1 &&
@@ -949,18 +934,17 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
   } else {
     auto al16 = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
     const bool v2 = al16(a.A) && al16(a.B) && lda % 2 == 0 && ldb % 2 == 0;
-    // 8-byte copies (odd leading dimension) measured slower than the SIMT kernel at every such width (H100,
-    // K = 2^29/w: D row-major odd widths 25-63 at 48-63 % against 54-72 %; column-major with odd K likewise):
-    // those shapes go to the SIMT kernel. The kernel keeps its row-major VEC = 1 branches (not instantiated) so that
-    // the comparison can be repeated by re-enabling the two launches.
+    // 8-byte copies (odd leading dimension) measured slower than the SIMT kernel at every such width (row-major odd
+    // widths and column-major odd K alike): those shapes go to the SIMT kernel. The kernel keeps its row-major
+    // VEC = 1 branches (not instantiated) so that the comparison can be repeated by re-enabling the two launches.
     // Row-major A dense (lda == M) of odd width: flat chunk copies (VEC = 4: one run of R * M doubles per chunk,
     // 16-byte cp.async), B stored with 8-byte stores (any ldb); the 8-byte copies were the slow part.
     // B dense (ldb == N) and 16-byte aligned: staged B stores (VEC 4, one contiguous run of 16-byte stores per
     // chunk); otherwise 8-byte stores from the registers (VEC 3). KBLA_TS_NO_OSTAGE=1 forces VEC 3 (A/B runs).
     // Even widths (16-byte copies, padded A staging as VEC 2) with B dense: staged B stores too (VEC 5) when
     // N is not a multiple of 8 -- rows of N doubles then start at 16-byte, not 64-byte, offsets and the direct
-    // 16-byte stores of a warp (8 rows x 64 bytes) split into partial sectors (ncu 34x34: 2.8x the L2 write
-    // requests of 33x33 staged). Multiples of 8 keep the direct stores (92-94 % of the roofline).
+    // 16-byte stores of a warp (8 rows x 64 bytes) split into partial sectors (several times the L2 write requests).
+    // Multiples of 8 keep the direct stores (already near the roofline).
     // A/B switches: KBLA_TS_NO_ESTAGE=1 (even widths: direct stores), KBLA_TS_ESTAGE8=1 (multiples of 8 staged
     // too), KBLA_TS_NO_DMMA_SMALL=1 (classes W 16, 24 off: the SIMT kernel).
     // The classes W 16, 24 (D 9-23) exist only for the staged paths (row-major, B dense): anything else there
@@ -971,21 +955,17 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
     if (small && !small_on) return cudaErrorNotSupported;
     // VEC 4 / 5 hold a whole chunk's accumulators, so their chunk is one 16-row tile per warp row (R4 = 16 WR4),
     // with the stages multiplied so that about the same shared memory stays in flight. Rows with 2+ tiles per
-    // warp row (W 64: R 64, WR 2) spilled that way (92 B at 128 registers, 51-62 % of the roofline at D
-    // 49-63): they take one warp row (4 warps, 16-row chunks) and 3 blocks/SM (170 registers).
+    // warp row (W 64: R 64, WR 2) spilled that way at 128 registers: they take one warp row (4 warps, 16-row
+    // chunks) and 3 blocks/SM (170 registers).
     constexpr bool one = R / (16 * WR) > 1;
     constexpr int WR4 = one ? 1 : WR, R4 = 16 * WR4, ST4 = ST * (R / R4) < 8 ? ST * (R / R4) : 8;
     constexpr int MINB4 = one ? 3 : MINB;
     const bool bdense = row && al16(a.B) && ldb == a.N;
     // Even widths with A and B dense: the flat copies and staged stores too (fragment rows as in tsmm_flat_row),
     // widths 2 (mod 4) in the classes up to W 48 (KBLA_TS_FLAT_EVEN=0: VEC 5 / the SIMT kernel as before; =2:
-    // every class). H100, ts_cases --random-data --rows-log2 29, routes off, two rounds each in two calls, GB/s
-    // before -> flat: 10 (VEC 5) 2458-2481 -> 2675-2740, 14 / 18 / 22 (SIMT) 2704-2713 / 2654-2661 / 2627-2637 ->
-    // 2760-2789 / 2716-2772 / 2763-2790, 26-46 (VEC 5) 2674-2761 -> 2746-2820 (34: 2674-2700 -> 2746-2796); at
-    // K = 2^20 10 2204-2216 -> 2261-2264, 22 2464-2475 -> 2531-2539. The class W 64 lost (50-62 2714-2742 ->
-    // 2377-2506: its flat chunk is one 16-row tile of 4 warps, see WR4 above). Widths 4 (mod 8) (KBLA_TS_FLAT4=1,
-    // rows as in tsmm_flat_row) measured within -1..+1 % (12 2728-2736 -> 2731-2747, 20 2774-2796 -> 2752-2758, 28
-    // 2774-2780 -> 2805-2807, 36 +0.2 %, 44 +0.6 %): not taken.
+    // every class): faster than VEC 5 and the SIMT kernel there, at many rows and at few. The class W 64 lost (its
+    // flat chunk is one 16-row tile of 4 warps, see WR4 above). Widths 4 (mod 8) (KBLA_TS_FLAT4=1, rows as in
+    // tsmm_flat_row) gained nothing: not taken.
     static const int flat_even = env_digit("KBLA_TS_FLAT_EVEN", 0, 2, 1);
     static const bool flat4 = env_switch("KBLA_TS_FLAT4");
     const bool feven = bdense && ostage && (flat_even == 2 || (flat_even == 1 && W <= 48));
@@ -994,22 +974,14 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
       if constexpr (W <= 24) return cudaErrorNotSupported;
       else return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 3>(d, stream);
     }
-    // Column-major with odd lda (odd K): tried before VEC 1 below (branch tsmm3-oddld, H100, ts_cases
-    // K = 2^29/w, raw test passed): a VEC 8 of this kernel (odd columns copied one row early with 16-byte
-    // cp.async, fragments of the odd column by 8-byte loads, staged 8-byte column stores) ran 17-23 at 1710-1765
-    // GB/s and 26-58 at 1720-2068 against the SIMT kernel's 1731-2416 (only 57 won, +2.5 %); ncu D C 33
-    // (K = 2^27/33): 20.6 M shared bank conflicts (SIMT 5.4 M), 2.4x the L2 read requests of the SIMT kernel.
+    // Not kept for column-major with odd lda (odd K): a VEC 8 of this kernel (odd columns copied one row early with
+    // 16-byte cp.async, fragments of the odd column by 8-byte loads, staged 8-byte column stores) lost to the SIMT
+    // kernel at nearly every width (shared bank conflicts, 2.4x the L2 read requests of the SIMT kernel).
     // Column-major at an odd lda or ldb (odd K), and in the class W 16 at lda = 2 (mod 4) (no VEC 6 there), for the
     // widths of KBLA_TSMM_DMMA_D_ODD: VEC 1, 8-byte copies into the VEC 6 layout and staged column stores (8-byte
     // stores when ldb is odd), chunks of two 16-row tiles per warp row (R = 32 WR: half the chunk boundaries and
-    // barriers per row of one tile; R = 16 WR ran 1-13 % slower, only 44 +5 %). Other widths keep the SIMT kernel.
-    // H100, ts_cases --rows-log2 29 (28 where marked), routes off, two rounds, GB/s SIMT -> VEC 1: odd K 24
-    // 2388-2390 -> 2437-2443, 28 2356 -> 2416-2421, 49 1945-1953 -> 2125, 53 2024-2040 -> 2158-2165, 57 1726 ->
-    // 2142-2148, 58 1740-1754 -> 2146-2148, (28) 61 1804 -> 2193, (28) 14 2430 -> 2600; lda = 2 (mod 4) 13 2504-2514
-    // -> 2622-2625, 15 2492-2502 -> 2616-2631. Lost (not taken): 9 2570 -> 2539, 17-23 2354-2447 -> 2283-2345, 27
-    // +0.2..+1.4 %, 30 2437 -> 2422, 33 2438 -> 2164, 38 2440 -> 2097, 47 2224 -> 2098. ncu D C 53 (K = 2^27/53):
-    // SIMT 1.25 ms, DRAM 52 %, 168 registers, 8 warps/SM; VEC 1 (R = 16 WR) 1.04 ms, DRAM 62 %, DRAM reads 1.08 GB
-    // for 1.07 GB of A; stalls per issue: wait 1.9, short scoreboard 1.9, math pipe throttle 1.8, 15 warps/SM.
+    // barriers per row of one tile; R = 16 WR was slower). VEC 1 reads barely more DRAM than the data and runs about
+    // twice the warps per SM of the SIMT kernel; other widths keep the SIMT kernel, which won or tied there.
     // KBLA_TS_NO_DODD=1: the SIMT kernel as before (and VEC 6 at lda = 2 mod 4 below); KBLA_TS_DODD_ALL=1: VEC 1
     // at any width for lda != 0 (mod 4) (A/B measurements).
     static const bool dodd = !env_switch("KBLA_TS_NO_DODD"), dodd_all = env_switch("KBLA_TS_DODD_ALL");
@@ -1028,20 +1000,13 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
       static const bool calign = !env_switch("KBLA_TS_NO_CALIGN");
       if (!row && calign && lda % 4 == 2 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0) {
         // B with ldb = 2 (mod 4): staged column stores (SO) in the classes W 32, 48 (one 16-row tile per warp
-        // row there already). ncu H100 D C 48, K = 2796202: L2 write requests 15.2 M -> 12.1 M, 1.03 -> 0.99 ms;
-        // ts_cases K = 2^29/w, GB/s direct -> staged, two runs: 29 2262-2264 -> 2320, 43 1882-1907 -> 1978-1982,
-        // 46 1900-1909 -> 1965-1967, 48 1920-1937 -> 2012-2028. The class W 64 (its 64-row chunks halved to keep
-        // the accumulators in registers) lost: 50 1964-1974 -> 1934, 59 1976-1979 -> 1922-1931, 61 -0.5 %.
-        // KBLA_TS_NO_CSTAGE=1: direct stores.
+        // row there already): fewer L2 write requests, faster. The class W 64 (its 64-row chunks halved to keep
+        // the accumulators in registers) lost. KBLA_TS_NO_CSTAGE=1: direct stores.
         // Chunks of two 16-row tiles per warp row (R = 32 WR, all classes, W 64 staged too; KBLA_TS_NO_DCLONG=1: one
-        // tile per warp row, W 64 direct stores, as before). ncu H100 D C 48, K = 2796202: DRAM reads 1.16 GB -> 1.13
-        // GB for 1.07 GB of A (each chunk boundary of an odd column splits a sector that both chunks fetch), DRAM
-        // 68 -> 74 %, 990 -> 888 us. With B staged as well, VEC 1 (8-byte copies, the odd-K path above; its ncu at
-        // D C 53 read 1.08 GB for 1.07 GB) is faster still, so it is the default here (KBLA_TS_NO_DODD=1: VEC 6).
-        // H100, ts_cases --rows-log2 29, routes off, two rounds, GB/s main (R = 16 WR) -> VEC 6 (R = 32 WR) -> VEC 1
-        // (R = 32 WR): 29 2305-2315 -> 2529-2536 -> 2590-2593, 43 1974-1987 -> 2282-2283 -> 2365-2383, 46 1968-1970 ->
-        // 2323-2327 -> 2418-2422, 48 2006-2012 -> 2335-2339 -> 2432-2444, 50 1961-1971 -> 2291-2295 -> 2318-2321,
-        // 59 1967-1972 -> 2304-2312 -> 2330, 61 1951-1955 -> 2301-2311 -> 2331-2334.
+        // tile per warp row, W 64 direct stores, as before): each chunk boundary of an odd column splits a sector
+        // that both chunks fetch, so longer chunks read less DRAM. With B staged as well, VEC 1 (8-byte copies, the
+        // odd-K path above, whose DRAM reads are barely above the data) is faster still, so it is the default here
+        // (KBLA_TS_NO_DODD=1: VEC 6).
         static const bool cstage = !env_switch("KBLA_TS_NO_CSTAGE"), dclong = !env_switch("KBLA_TS_NO_DCLONG");
         if (cstage && ldb % 4 == 2 && reinterpret_cast<std::uintptr_t>(a.B) % 32 == 0) {
           if (dodd && dclong) return launch_tsmm_dmma_v<ZV, W, NT, WR, 1, RL, ST, MINB, 1, 1, true>(d, stream);
@@ -1054,23 +1019,18 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
         return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6>(d, stream);
       }
     }
-    // Column-major with lda = 2 (mod 4) and A 32-byte aligned: the odd columns start at 16 (mod 32) bytes; VEC 7
-    // copies them from a sector boundary (run 18, K = 2^29/w: D C at K = 0 mod 4 79-92 % of the roofline, at
-    // K = 2 mod 4 61-72 %). KBLA_TS_NO_ZSHIFT=1: VEC 2. H100, routes off, ts_cases K = 2^29/w or 2^28/w (K = 2
-    // mod 4), GB/s VEC 2 -> VEC 7: 40 1878-1882 -> 1947-1991, 43 1849-1870 -> 1887-1892, 46 1856-1861 ->
-    // 1898-1901, 48 1870-1874 -> 1913-1928, 38 +1.8 %, 49-61 within 1 %; class W 32 mixed (29 +2 %, 24 -0.9 %):
-    // VEC 2 there. Still ~62-66 % of the roofline: ncu D C 48 (K = 2796202) L2 read sectors 1.49x the data with
-    // either copy (49.98 M; D C 64 at K = 0 mod 4: 1.00x), write requests 1.81x, DRAM reads +8 %.
+    // Column-major with lda = 2 (mod 4) and A 32-byte aligned when VEC 6 is off (KBLA_TS_NO_CALIGN=1): the odd
+    // columns start at 16 (mod 32) bytes; VEC 7 copies them from a sector boundary, a little faster than VEC 2 from
+    // the class W 48 (mixed in the class W 32: VEC 2 there). Its shared offsets still differ from the global ones, so
+    // the L2 reads ~1.5x the data either way (VEC 6 fixes that). KBLA_TS_NO_ZSHIFT=1: VEC 2.
     if constexpr (W >= 48) {
       static const bool sh7 = !env_switch("KBLA_TS_NO_ZSHIFT");
       if (!row && sh7 && lda % 4 == 2 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0)
         return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 7>(d, stream);
     }
-    // (Widths 2 mod 4 take the flat staging above since session 14.)
-    // H100, routes off, K = 2^29/w, GB/s SIMT -> VEC 5: 10 2240->2480, 12 2297->2698, but 14 2700->2572,
-    // 16 2805->2795, 18 2642->2642, 20 2785->2755, 22 2628->2628: in the classes W 16, 24 only even widths up
-    // to 12 take VEC 5 (the rest the SIMT kernel); multiples of 8 staged (KBLA_TS_ESTAGE8=1) measured within
-    // 1.5 % of the direct stores either way (24 2800/2795, 48 2791/2809, 64 2809/2768).
+    // (Widths 2 mod 4 take the flat staging above.)
+    // VEC 5 beat the SIMT kernel only at even widths up to 12 in the classes W 16, 24 (the rest take the SIMT
+    // kernel); multiples of 8 staged (KBLA_TS_ESTAGE8=1) were no faster than the direct stores.
     if constexpr (W != 24) {
       const bool st5 = small ? std::max(a.M, a.N) <= 12 : (estage8 || a.N % 8 != 0);
       if (row && bdense && estage && st5) return launch_tsmm_dmma_v<ZV, W, NT, WR4, 1, R4, ST4, MINB4, 0, 5>(d, stream);
