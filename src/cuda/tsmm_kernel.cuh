@@ -1,5 +1,9 @@
-// TSMM kernel: B = alpha * A * C + beta * B, A: K x M, C: M x N, B: K x N (K >> M, N); B may be A. No Kokkos.
-//
+// SIMT TSMM kernel for kbla::update: B = alpha * A * C + beta * B, A: K x M, C: M x N, B: K x N (K >> M, N); B may
+// be A. alpha C sits in shared memory and chunks of A arrive by double-buffered cp.async, so in-place calls are safe.
+// The dispatch takes it last, for what the bulk-copy, one-thread-per-row and tensor-core kernels decline: the float
+// types, mixed layouts, the narrow rows, most complex widths below 12, and column-major double at odd K where no
+// tensor-core row applies (the KBLA_TSMM_D_COL rows first). No Kokkos.
+
 // Following Ernst et al. 2020: alpha*C is staged once per block in shared memory; the rows are walked by a
 // grid-stride loop over chunks of KB = RK*U rows (only enough blocks to fill the GPU); the chunk of A is
 // staged in shared memory by cp.async (double buffered: the next chunk is in flight while this one is used),
