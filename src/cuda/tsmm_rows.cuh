@@ -1,15 +1,16 @@
-// TSMM for narrow row-major real operands (M, N <= 6): B = alpha * A * C + beta * B, one thread per row
-// (output rows of width >= 3 staged per warp into 16-byte runs, see STAGED below).
-//
-// A row of A is at most 48 bytes, so a thread loads its whole row with 16-byte loads, multiplies it by alpha*C
-// held in registers and writes its output row: consecutive threads touch consecutive rows, so each warp's
-// loads and stores cover whole 32-byte sectors, and nothing is staged in shared memory. The staged kernel
-// (tsmm_kernel.cuh) measured D 4x4 row-major at 1.83 TB/s on an H100 with its shared memory the busiest unit
-// (5.1 M bank conflicts, issue slots 16 % busy, 31 cycles between issues: latency of the cp.async round trip).
+// One-thread-per-row TSMM for kbla::update (B = alpha * A * C + beta * B) on narrow row-major operands: alpha C in
+// registers, each thread loads its whole row of A, multiplies and writes its output row (rows of width >= 3 staged
+// per warp into 16-byte runs, see STAGED below). The dispatch (tsmm_rows_try) takes it first for row-major double
+// up to width 6 and complex double width 2, where the staged SIMT kernel (tsmm_kernel.cuh) is held back by its
+// shared-memory round trip.
+
+// A row of A is at most 48 bytes, so a thread loads it with 16-byte loads: consecutive threads touch consecutive
+// rows, so each warp's loads and stores cover whole 32-byte sectors, and nothing is staged in shared memory (the
+// staged kernel's bank conflicts and cp.async round trip were its limit at these widths).
 // In place (B == A, M == N) is safe: a thread reads all of its row before it writes it, and no other thread
 // touches that row. Rows are walked grid-stride, U rows per thread in flight. Up to W = 6 alpha*C fits in
 // registers at 2 blocks of 256 threads per SM (ptxas: 113 registers); W = 8 needs ~200 (C alone is 128 registers),
-// and widths 7 and 8 run on the tensor-core kernel (KBLA_TSMM_DMMA_D_RR_NARROW, ~91 % of the roofline).
+// and widths 7 and 8 run on the tensor-core kernel (KBLA_TSMM_DMMA_D_RR_NARROW).
 #pragma once
 #include <cstdlib>
 #include <type_traits>
@@ -60,8 +61,8 @@ __device__ __forceinline__ void store_row(S* p, int n, const S (&v)[W]) {
 }
 
 // STAGED (W >= 3, M <= N, B dense: ldb == N, 16-byte aligned): a thread's row of B is 8 N bytes, so each store
-// instruction of the warp writes 32 partial sectors (the TSMM DMMA kernel measured that pattern at 2.2 sectors per
-// L2 write request, DRAM 58 %, against 4 and 83 % for 16-byte runs). Here the warp's 32 consecutive output rows
+// instruction of the warp writes 32 partial sectors (about half the bytes per L2 write request of 16-byte runs, and
+// the DRAM well short of its peak). Here the warp's 32 consecutive output rows
 // (one contiguous run of 32 N doubles, 16-byte aligned: the run starts at a multiple of 32 rows) go through a
 // per-warp shared buffer and out as 16-byte stores by consecutive lanes. A partial last group of 32 rows keeps the
 // per-row stores. In place stays safe: every lane of the warp has read its row before the buffer is written.
@@ -180,18 +181,13 @@ cudaError_t launch_tsmm_rows(const TsmmArgs<S, ZV>& a, cudaStream_t stream) {
   if (a.asm_ != 1 || a.bsn != 1 || RV * a.M > W || RV * a.N > W) return cudaErrorNotSupported;
   auto al = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % (2 * sizeof(S)) == 0; };
   const bool pairs = ZV || (al(a.A) && al(a.B) && a.ask % 2 == 0 && a.bsk % 2 == 0);
-  // Widths 1 and 2 write whole sectors per warp store already (94 % of the roofline in run 22): not staged.
-  // H100, routes off, ts_cases K = 2^26/w, GB/s per-row -> staged stores: 3x3 2600-2623 -> 2730-2794, 4x4
-  // 2403-2423 -> 2710-2749, 5x5 1683-1763 -> 2694-2729, 6x6 2108-2121 -> 2714-2750, 3x6 954-958 -> 2646-2681;
-  // at K = 2^20/w +11-95 %. M > N keeps the per-row stores: 6x4 2785-2786 -> 2692-2723 staged at K = 2^26/6
-  // (at 2^20/6 and 2^22/6 staged measured +7-18 %, noisier; not taken: the large K was at the target).
+  // Widths 1 and 2 write whole sectors per warp store already: not staged. The staged stores measured faster at
+  // 3-6 when M <= N, most at few rows; M > N keeps the per-row stores (staged was slower at many rows).
   constexpr bool SW = W >= 3;
   const bool staged = SW && a.M <= a.N && a.bsk == a.N && reinterpret_cast<std::uintptr_t>(a.B) % 16 == 0;
-  // Widths <= 4: the prefetching loop at 3 blocks/SM (register cap 85; ptxas 74-80 registers, no spills). H100,
-  // ts_cases --random-data, routes off, 3 rounds, D 4x4, GB/s plain loop at 2 blocks/SM -> this: K = 2^20 2042-2078
-  // -> 2173-2241, K = 2^22 2460-2505 -> 2579-2612, K = 2^27 2784-2790 -> 2836-2853; the prefetch at 2 blocks/SM
-  // 2099-2217 (2^20), the plain loop at 3 blocks/SM 2036-2120 (session 13). KBLA_TS_ROWS_PF=0 / 1 / 3: the plain
-  // loop / the prefetch at 2 blocks/SM / the plain loop at 3 blocks/SM (A/B measurements).
+  // Widths <= 4: the prefetching loop at 3 blocks/SM (register cap 85; ptxas 74-80 registers, no spills): faster
+  // than either alone (the prefetch at 2 blocks/SM, the plain loop at 3), most at few rows. KBLA_TS_ROWS_PF=0 / 1 / 3:
+  // the plain loop / the prefetch at 2 blocks/SM / the plain loop at 3 blocks/SM (A/B measurements).
   static const int variant = env_digit("KBLA_TS_ROWS_PF", 0, 3, 2);
   const int var = W <= 4 ? variant : 0;
   auto pick = [&](auto pf_tag, auto minb_tag) {
