@@ -1,12 +1,14 @@
-// TSMM B = alpha A C (beta = 0) for column-major double and complex double on Hopper's bulk-copy engine
-// (cp.async.bulk, sm_90), at any leading dimension of A and B, odd included. A: K x M, B: K x N, C: M x N (either
-// layout). No Kokkos.
-//
+// Bulk-copy TSMM for kbla::update, B = alpha A C (beta = 0), column-major double and complex double on Hopper's
+// bulk-copy engine (cp.async.bulk, sm_90), at any leading dimension of A and B, odd included. A: K x M, B: K x N,
+// C: M x N (either layout). Loader, compute and storer warps meet at mbarriers, one block per SM. The dispatch
+// (tsmm_bulk_try) tries it first for column-major D 25-64 and Z 12-48 with beta == 0 from the row counts of
+// KBLA_TSMM_BULK_D / _Z; the last K mod R rows go to the other kernels. No Kokkos.
+
 // Why: at an odd ld every other column of a double A and B starts at 8 (mod 16) bytes. The tensor-core kernel of
 // tsmm_dmma.cuh then copies A by 8-byte cp.async and writes B through staged 8-byte stores, and all of its warps
-// move together from one block barrier to the next (copies landed, mma, staging, stores): 75-84 % of the roofline
-// at widths 26-61 (ncu D C 53: 15 warps/SM, 0.59 eligible warps, issue 34 %, DRAM 62-67 %, perf_tests/tall_skinny/
-// NOTES.md). Here the three jobs run in different warps and meet only at mbarriers:
+// move together from one block barrier to the next (copies landed, mma, staging, stores), which leaves few warps
+// eligible to issue and the DRAM well short of its peak. Here the three jobs run in different warps and meet only
+// at mbarriers:
 // - warp 0 (loader) copies each column's chunk of R rows with one cp.async.bulk. Shared column stride LD = R + 2
 //   doubles (2 mod 16); row r of column c sits at c LD + s_c + r, s_c the column's misalignment in elements (0 or 1).
 //   A misaligned column is copied one element wider on each side (rows r0 - 1 .. r0 + R, both ends 16-byte aligned;
