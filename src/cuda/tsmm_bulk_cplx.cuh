@@ -1,10 +1,13 @@
-// TSMM B = alpha A C (beta = 0) for complex double at widths up to 64, row-major or column-major A and B, on Hopper's
-// bulk-copy engine (cp.async.bulk, sm_90). A: K x M, B: K x N, C: M x N (either layout). No Kokkos.
-//
+// Bulk-copy TSMM for kbla::update with alpha C in shared memory: B = alpha A C (beta = 0) for complex double at
+// widths up to 64, row-major or column-major A and B, on Hopper's bulk-copy engine (cp.async.bulk, sm_90). A: K x M,
+// B: K x N, C: M x N (either layout). Loader, compute and storer warps meet at mbarriers, one block per SM. The
+// dispatch (tsmm_bulk_cplx_try) tries it before every other A C kernel for the KBLA_TSMM_BULK_ZC rows: complex
+// row-major 34-48 and 49-64 in both layouts, from 2^18 rows (2^19 at width 64). No Kokkos.
+
 // Why: tsmm_bulk.cuh keeps alpha*C as B fragments in registers, 2 W / 8 doubles per lane and 16-column group. At the
-// complex class of widths 49-64 (W 128 in the real view) that is 128 registers, and its W 128 row spilled 220 bytes
-// and fell to 59-66 % of the roofline under the benchmark's sustained power cap (session 17). tsmm_dmma.cuh's W 128 row
-// runs 75-93 %, one block of 8 warps per SM moving together from barrier to barrier.
+// complex class of widths 49-64 (W 128 in the real view) that is 128 registers: its W 128 row spilled and lost under
+// sustained load at the power cap, and tsmm_dmma.cuh's W 128 row moves one block of 8 warps per SM together from
+// barrier to barrier.
 // Here alpha*C sits in shared memory as complex numbers (64 KB at 64 x 64) and the real view is folded into the
 // n-tiles instead of the data: a warp's output n-tiles come in pairs over the same 8 complex columns q0 .. q0 + 7, one
 // tile of real parts and one of imaginary parts. For A element p = 4 ks + t (k = t its real part, k = t + 4 its
@@ -12,7 +15,7 @@
 // Re c), c = alpha C[p][q]: one 16-byte shared load feeds two mma (one sign flip). Per mma the warp reads
 // 512 / NP + 256 / TU bytes of fragments (A: 1 KB per 16-row tile and k-step, C: 512 B per pair). The rows in
 // KBLA_TSMM_BULK_ZC take NP = 1, TU = 3 (597 bytes) for 8 compute warps: fewer warps with fewer bytes per mma (NP = 2:
-// 4 warps, 384 bytes) could not keep the tensor pipe busy (session 18, tall_skinny_params.hpp).
+// 4 warps, 384 bytes) could not keep the tensor pipe busy (see tall_skinny_params.hpp).
 // - warp 0 (loader): one cp.async.bulk per column (column-major) or per row (row-major) of a chunk of R rows, counted
 //   on the stage's mbarrier by bytes; warp 1 (storer): one cp.async.bulk per output column or row; warps 2.. compute.
 //   As in tsmm_bulk.cuh they meet only at mbarriers; every thread arrives for its own accesses.
