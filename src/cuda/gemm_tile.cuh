@@ -1,5 +1,9 @@
-// The SIMT tile engine shared by simt_gemm and strassen_fused: threadblock tile -> warp tile -> thread tile.
-//
+// The SIMT tile engine of the library's own float / double GEMM (not the tall & skinny kernels): C = alpha op(A)
+// op(B) + beta C, or the 7 products of one Strassen level with the operand sums folded into the tile loads and the
+// results added into C's quadrants. Threadblock tile -> warp tile -> thread tile. Used by simt_gemm.cu, by
+// strassen_fused.cu (StrassenAlgorithm::fused, and the fused level of hybrid) and for the leaves of conventional /
+// winograd when StrassenConfig::cublas_leaves is false.
+
 // One block computes a BM x BN tile of a product over the whole k range in BK-deep slabs:
 //  * each slab of op(A) / op(B) is read from global memory into registers (128-bit loads where the contiguous
 //    dimension is aligned, scalar loads with bounds checks elsewhere; out-of-range elements read as zero, so
@@ -65,17 +69,10 @@ struct Vec<double> {
 //   double the staging registers (the Strassen loader holds X and Y: 24 -> 48 floats) on top of 128
 //   accumulators and 2 x 24 fragment registers, and the transposed stores of a 16-deep slab are 2-way bank
 //   conflicted with the +4 row padding; the one barrier per slab then covers 1024 FFMAs per thread.
-//   Tried and dropped (H100, one call, main and the variant built and timed together, 2 interleaved rounds): a
-//   16-deep shared slab filled in two 8-deep halves through the same staging registers (half 0 of slab t + 1 read
-//   during depths 0-7 of slab t and stored after them, half 1 during depths 8-15; one barrier per 16 depths; 48 KiB
-//   static shared memory with no row pad). No spills (gemm 227-235, fused 247-255 registers), but slower at every
-//   size: simt_gemm t_cuBLAS / t 0.88-0.91 -> 0.81-0.86, fused 1L 0.78 / 0.93 / 1.01 / 0.98 -> 0.70 / 0.84 / 0.91 /
-//   0.94 (2048 / 4096 / 8192 / 16384), hybrid 2L 1.08-1.09 -> 1.03-1.05 at 16384. ncu simt_gemm 4096: issue slots
-//   77.7 -> 71.3 %, 2.49 -> 2.70 cycles per issued instruction with 1.6 % fewer executed instructions. In the SASS
-//   the fragment LDS.128 went out in bursts of 6-10 (here mostly one per 3 FFMA) and the loads' address code sat
-//   in the middle of the slab too (static loop code per 8 depths 1270 -> 1296). With the interior fast path
-//   (TileLoader::begin / load) in the plain GEMM too, the deep slab reached 0.87 / 0.87 / 0.89 (4096 / 8192 /
-//   16384): still below this loop.
+//   Tried and dropped: a 16-deep shared slab filled in two 8-deep halves through the same staging registers (one
+//   barrier per 16 depths, 48 KiB static shared memory with no row pad): no spills, but slower at every size, also
+//   with the interior fast path in the plain GEMM; in the SASS the fragment LDS.128 went out in bursts and the
+//   loads' address code sat in the middle of the slab (docs/strassen.md, tried and not kept).
 // Shape::wide_async (FP32 only): wide's block / warp / thread tiles with a STAGES-deep shared-memory ring filled
 //   by cp.async (sm_80+) for operands that are not Strassen sums: no registers hold the next slab and
 //   STAGES - 1 slabs are in flight while one is multiplied (one barrier per slab). See AsyncLoader / tile_body_async.
@@ -101,12 +98,8 @@ struct TileConfig<float, Shape::wide> {
 };
 // 3 stages: 3 x (8 x 260 + 8 x 132) x 4 B = 37632 B of static shared memory (4 stages, 50176 B, would need the
 // dynamic-shared-memory opt-in above 48 KiB).
-// Measured slower than wide (one H100 run, FP32 square, 10 reps, t_cuBLAS / t, wide -> wide_async): simt_gemm
-// 0.88 -> 0.82 (4096), 0.895 -> 0.836 (8192), 0.895 -> 0.837 (16384); fused 1L 0.85 -> 0.80, 0.91 -> 0.85,
-// 0.94 -> 0.87; hybrid 2L 0.81 -> 0.77, 0.98 -> 0.91, 1.03 -> 0.96. With the NN B operand register-staged (only
-// A by 16-byte cp.async; a build switch for that run, since removed): simt_gemm 0.84 / 0.85 / 0.86, fused 0.80 /
-// 0.85 / 0.86, hybrid 0.76 / 0.91 / 0.94: still below wide. Registers 226-255 (wide 221-240), no spills. Not
-// the default.
+// Measured slower than wide for simt_gemm, fused 1L and hybrid 2L at 4096-16384, also with the NN B operand
+// register-staged (registers 226-255, no spills). Not the default.
 template <>
 struct TileConfig<float, Shape::wide_async> {
   static constexpr int BM = 256, BN = 128, BK = 8, TM = 8, TN = 16, MIN_BLOCKS = 1;
@@ -193,8 +186,8 @@ struct TileLoader {
   static constexpr int SPI = D::THREADS / VPR;  // storage columns between a thread's consecutive V-runs
   // The interior fast path costs two 64-bit pointers per matrix; FP32 classic Strassen sums run at the 128-register
   // cap of 2 blocks / SM and spilled 24-44 bytes with it (nvcc 13), so they keep the checked path only. Fused:
-  // the tile has a Strassen sum on either side; the plain GEMM does not use it (H100, simt_gemm t_cuBLAS / t with
-  // it 0.852-0.881 against 0.874-0.896 without; the wide plain GEMM has tile_loop_interior instead).
+  // the tile has a Strassen sum on either side; the plain GEMM does not use it (slower there; the wide plain GEMM
+  // has tile_loop_interior instead).
   static constexpr bool FAST = Fused && !(Sum && std::is_same<T, float>::value && S == Shape::classic);
   static_assert(SPI * VPR == D::THREADS, "a thread's V-runs share their contiguous offset");
   // The plain GEMM of Shape::wide runs whole interior tiles in tile_loop_interior instead (see there).
@@ -206,7 +199,7 @@ struct TileLoader {
 
   T x[NV][V];
   T y[Sum ? NV : 1][V];
-  // Interior fast path (set by begin): this thread's run 0 of slab 0 in X and Y, and the k extent up to which
+  // Interior fast path (set by begin): this thread's first run of slab 0 in X and Y, and the k extent up to which
   // whole slabs are in range (0 when the tile is not inside X and Y along m / n, or 16-byte loads are not allowed).
   const T* px;
   const T* py;
@@ -236,9 +229,8 @@ struct TileLoader {
   // Once per tile (origin mn0 along m or n), before the first load.
   __device__ __forceinline__ void begin(const Operand<T>& op, int mn0, int tid) {
     // Opaque to ptxas: otherwise, at 250-255 registers, it re-reads delta from the kernel parameters (an LDC with a
-    // per-block index) in every slab; those LDCs held 3.5 % of the fused NN kernel's stall samples (session 20, ncu
-    // at 8192), and this copy made fused 1L 2.4 % faster there (H100, 20.95 -> 20.45 ms). Sum loaders only: the
-    // empty asm is volatile, so in the others it would keep a dead load per tile.
+    // per-block index) in every slab, a visible share of the fused NN kernel's stalls; the register copy made fused
+    // 1L faster. Sum loaders only: the empty asm is volatile, so in the others it would keep a dead load per tile.
     if constexpr (Sum) {
       sign = op.delta;
       opaque(sign);
@@ -255,7 +247,7 @@ struct TileLoader {
     kin = ((FAST || INTERIOR) && op.vec && mn0 + L <= emn) ? ek : 0;
   }
 
-  // Interior loop setup: px / py at this thread's run 0 of slab kt0. True when the tile lies inside X and Y
+  // Interior loop setup: px / py at this thread's first run of slab kt0. True when the tile lies inside X and Y
   // along m / n, 16-byte loads are allowed and slab kt0 is wholly in range (block-uniform).
   __device__ __forceinline__ bool begin_interior(const Operand<T>& op, int mn0, int kt0, int tid) {
     begin(op, mn0, tid);
@@ -267,7 +259,7 @@ struct TileLoader {
     return full >= 1;
   }
 
-  // Fused interior loop (after begin): 32-bit element offsets from px / py (run 0 of slab 0) replace the 64-bit
+  // Fused interior loop (after begin): 32-bit element offsets from px / py (the first run of slab 0) replace the 64-bit
   // pointer steps: one IMAD.WIDE per 16-byte load plus one add per slab, no 64-bit pairs to step or copy. True
   // when the tile lies inside X and Y along m / n, 16-byte loads are allowed, slab kt0 is wholly in range and
   // every offset read stays below 2^31 elements (block-uniform).
@@ -318,10 +310,8 @@ struct TileLoader {
   // interior tile but a k fringe) is read from px / py plus offsets that are the same for the whole block (k0 and
   // the distance between a thread's runs), so the per-run bounds checks and 64-bit index arithmetic of fetch drop
   // out of the main loop (about 25 instructions per run; a two-sum Strassen slab of the wide tile has 6 runs).
-  // Measured (H100, FP32 square, t_cuBLAS / t, before -> after, same run): fused 1L 0.851 -> 0.902 (4096),
-  // 0.916 -> 0.980 (8192), 0.941 -> 0.980 (16384); hybrid 2L 0.978 -> 1.036 (8192), 1.030 -> 1.084 (16384);
-  // simt_gemm 0.880 -> 0.857 (4096), 0.896 -> 0.868 (8192), 0.893 -> 0.881 (16384) (nvcc schedules the plain
-  // wide loop worse with it; the sums are what the fused kernel is for).
+  // Measured faster for the fused Strassen tiles (1L and 2L, 4096-16384); the plain wide GEMM got slower with it
+  // (nvcc schedules its loop worse), so only the sums use it, and they are what the fused kernel is for.
   __device__ __forceinline__ void load(const Operand<T>& op, int mn0, int k0, int tid) {
     if (FAST && k0 + BK <= kin) {
       const std::int64_t ks = KContig ? std::int64_t(k0) : std::int64_t(k0) * op.ld;
@@ -470,9 +460,8 @@ struct ClassicalEpilogue {
 
 // Vec4 (FP32, k-sliced launches only): a thread's 4 row-contiguous values of a column go out as one 16-byte atomic
 // (sm_90 float4 atomicAdd) where the run is in range and 16-byte aligned: 4x fewer reductions, which k slices
-// multiply. Measured (H100, FP32 2048, 4 slices): 0.569 ms scalar, 0.451 ms 16-byte. Not in the unsliced kernel:
-// there the reductions are not what costs (2048: 0.473 vs 0.470 ms) and its main loop registers got worse with
-// it (8192: 21.21 -> 22.48 ms).
+// multiply. Not in the unsliced kernel: there the reductions are not what costs, and its main loop's registers got
+// worse with it (slower at 8192).
 template <bool Vec4>
 struct StrassenEpilogue {
   static constexpr bool kVec4 = Vec4;
@@ -600,15 +589,10 @@ struct ThreadTile {
 // pipe idles. A k-fringe slab (k % BK != 0) is read by the checked load after the math. In the SASS (nvcc 13,
 // wide NN) ptxas gathers the 3 loads at about depth 3 of 8; the post-barrier block before the first FFMA shrinks
 // from ~190 instructions (bounds-checked address code and 15 load instructions) to ~16.
-// Measured (H100, FP32 square, t_cuBLAS / t, main -> this loop, one call, 2 interleaved rounds): simt_gemm 0.876-0.881
-// -> 0.939 (2048), 0.877-0.880 -> 0.944-0.955 (4096), 0.894-0.897 -> 0.961-0.962 (8192), 0.889-0.898 -> 0.954-0.964
-// (16384: 186.6 -> 174.0 ms); an earlier call (one trans variant scheduled differently) agreed within 0.02. ncu
-// simt_gemm 4096 (clocks locked): 3.77 -> 3.52 ms, issue slots 77.7 -> 79.5 %, FMA pipe 69.6 -> 73.1 %, executed
-// instructions -4.3 %. Tried in the same runs and not kept: this loop for the fused Strassen tiles too (instead of
-// TileLoader's fast path): fused 1L 1.004-1.009 -> 0.934 at 8192, 0.917-0.925 -> 0.878-0.890 at 4096 (the same time as
-// main under ncu's locked 1.59 GHz clocks, slower at full clock: probably the two-sum loads, 6 per slab, issued
-// mid-slab leave part of their latency exposed); the next slab's loads issued before the barrier (ptxas moved the fused
-// kernel's ones right after it): simt_gemm 0.896-0.924, fused 1L 0.884 at 8192.
+// Measured faster than tile_body's loop for simt_gemm at 2048-16384 (more issue slots and FMA pipe in use, fewer
+// instructions). Tried and not kept: this loop for the fused Strassen tiles too (their two-sum loads, 6 per slab,
+// issued mid-slab leave part of their latency exposed at full clock; see tile_loop_fused_interior), and the next
+// slab's loads issued before the barrier.
 template <class T, Shape S, class LA, class LB>
 __device__ __forceinline__ void tile_loop_interior(const Product<T>& pr, SharedStorage<T, S>& sh,
                                                    const ThreadTile<T, S>& th, LA& la, LB& lb, int m0, int n0,
@@ -652,7 +636,7 @@ __device__ __forceinline__ void tile_loop_interior(const Product<T>& pr, SharedS
 // Main loop of a fused Strassen tile (Shape::wide) inside its operands along m and n, slab kt0 in range (seek):
 // tile_body's loop with the loads of slab t + 1 still at the top of slab t, where the slab's 1024 FFMAs cover
 // their latency (the two-sum tiles issue 6; issued mid-slab, as tile_loop_interior does, they left latency
-// exposed: fused 1L 1.00 -> 0.93x cuBLAS at 8192), but an in-range slab is read at px / py + a 32-bit offset
+// exposed and ran slower), but an in-range slab is read at px / py + a 32-bit offset
 // stepped once per slab, so no bounds checks or 64-bit index products sit between the barrier and the first FFMA
 // (NN two-sum SASS: 34 instructions from the loop top to the first FFMA, 6 LDS and 6 LDG among them; tile_body's
 // fast path ~70). A k-fringe slab goes through the checked load. The fast load and the checked load stay two
@@ -909,7 +893,7 @@ __global__ void __launch_bounds__(Derived<T, S>::THREADS, TileConfig<T, S>::STRA
 // The launch runs it after strassen_kernel has computed tiles 0 .. sk_tile0 - 1 in whole waves (or alone, sk_tile0
 // = 0), so the partial last wave, where most SMs would idle, becomes work spread evenly over all of them. It is a
 // kernel of its own because the loop over runs changes nvcc's schedule of the main loop: with every tile of a launch
-// in it, 8192 ran 3-4 % slower than strassen_kernel (session 19). Vec4: 16-byte atomics (FP32).
+// in it, the main loop ran a few percent slower than strassen_kernel. Vec4: 16-byte atomics (FP32).
 template <class T, Shape S, bool TA, bool TB, bool Vec4>
 __global__ void __launch_bounds__(Derived<T, S>::THREADS, TileConfig<T, S>::STRASSEN_MIN_BLOCKS)
     strassen_stream_k_kernel(const __grid_constant__ Batch<T> bp) {
@@ -947,13 +931,11 @@ __global__ void scale_kernel(int m, int n, T beta, T* __restrict__ C, std::int64
 // Which shape a call runs. requested (the call's simt_tile argument / StrassenConfig::simt_tile): 1 classic,
 // 2 wide, 3 wide_async, anything else = not chosen; then the process-wide setting (set_simt_tile), then the
 // environment (KBLA_SIMT_TILE=1|2|3, read once per process), then the built-in default. FP64 always runs classic.
-// Built-in FP32 default: wide (kDefaultShapeF32); wide_async measured slower at 4096 / 8192 / 16384 (see its
-// TileConfig). One H100 run (5 reps, FP32 square 8192, t_cuBLAS / t):
-// simt_gemm 0.85 classic / 0.89 wide, fused 1L 0.87 / 0.91, hybrid 2L 0.94 / 0.98 (4096: 0.85 / 0.88, 0.82 /
-// 0.85, 0.85 / 0.82). A single short run: confirm with the bench rows ..._classic / ..._wide.
+// Built-in FP32 default: wide (kDefaultShapeF32), measured faster than classic for simt_gemm, fused 1L and hybrid 2L
+// at 8192 on an H100 (docs/strassen.md); wide_async measured slower (see its TileConfig). Confirm on other GPUs with
+// the bench rows ..._classic / ..._wide.
 // (Tried and dropped: storing the next slab and taking the barrier before the last depth step, so the next
-// slab's first fragment read overlaps the last rank-1 update: slower for both shapes, 0.83 / 0.89 at 8192,
-// and classic spilled.)
+// slab's first fragment read overlaps the last rank-1 update: slower for both shapes, and classic spilled.)
 constexpr Shape kDefaultShapeF32 = Shape::wide;
 
 inline bool valid_shape(int t) {
