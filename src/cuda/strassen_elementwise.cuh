@@ -1,5 +1,6 @@
 // Views of op(X) and the elementwise passes (operand sums, combinations, beta scaling) of the workspace Strassen
-// paths (strassen_workspace.cu, whose header explains the view convention). Included by that file only.
+// paths, conventional, hybrid and winograd (strassen_workspace.cu, whose header explains the view convention): one
+// memory-bound kernel template runs every pass, W-wide per thread. Included by that file only.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -45,9 +46,8 @@ std::array<T*, 4> quadrants(T* c, i64 ldc, i64 mh, i64 nh) {
 // input when every pointer is 16-byte aligned and every ld a multiple of W, else W = 1), columns grid-strided
 // over blockIdx.y; about kTargetBlocks blocks per launch, so each thread handles several columns. Two jobs of the
 // same NI / NO (e.g. the A-side and the B-side sums of one level) share one launch through blockIdx.z.
-// Run 1 used one element per thread (a 256-thread block per 1 KiB of a column) and moved ~0.5 TB/s (FP32) /
-// ~0.7 TB/s (FP64) on the H100, inferred from the gap between the measured times and 7 leaf products; these
-// passes are memory-bound and should run near DRAM bandwidth.
+// One element per thread (a 256-thread block per 1 KiB of a column) left these memory-bound passes far below DRAM
+// bandwidth; they should run near it.
 constexpr int kThreads = 256;
 constexpr unsigned kMaxGridY = 65535;
 constexpr i64 kTargetBlocks = 4096;  // ~31 blocks per SM on 132 SMs: several waves, short tail
@@ -172,7 +172,7 @@ cudaError_t launch_ew(cudaStream_t s, const Ew<T, NI, NO>& a0, const F& f0) {
   return launch_ew<T, NI, NO, F, F>(s, a0, f0, nullptr, f0);
 }
 
-// --- functors (the arithmetic of run 1, term for term, so the rounding is unchanged) ---
+// --- functors (the arithmetic of the product-by-product schedule, term for term, so the rounding is unchanged) ---
 template <class T>
 struct AddF {  // out = x + d * y
   T d;
@@ -277,7 +277,7 @@ struct WinoSumsB {
   }
 };
 
-// --- run-1 style launchers over the new kernel ---
+// --- launchers of the product-by-product (low_memory) schedule over the same kernel ---
 template <class T>
 struct AddJob {  // out = x + d * y over a rows x cols column-major block (out may alias x or y)
   T* out;

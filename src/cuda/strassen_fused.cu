@@ -1,5 +1,8 @@
-// kbla::cuda::strassen_fused: one Strassen level fused into the SIMT tile engine (Huang et al. 2018).
-//
+// kbla::cuda::strassen_fused: one Strassen level fused into the SIMT tile engine (Huang et al. 2018), C = alpha
+// op(A) op(B) + beta C: the 7 products run as one launch on gemm_tile.cuh's tiles, the operand sums are formed while
+// packing and the results added into C's quadrants by atomics; no workspace. strassen_gemm takes it for
+// StrassenAlgorithm::fused (GemmAlgorithm::strassen through Kokkos) and for the fused level of hybrid.
+
 // With A, B, C split into quadrants (m1 = ceil(m/2), m2 = m - m1, same for n, k), each of the 7 products is the
 // primitive M = (X + delta Y)(V + eps W); D += gamma0 M; E += gamma1 M. The sums are formed while packing the
 // shared-memory tiles, the results are atomically added from registers into the C quadrants, so no workspace
@@ -9,7 +12,7 @@
 // delta, eps and gamma are per-product values in the Batch, not template parameters: one launch holds all 7
 // products, the variant (which operands are sums) is compile-time per tile body (gemm_tile::strassen_tile), the
 // loader holds delta in a register per tile (TileLoader::begin), and gamma scales once per tile in the epilogue.
-// Signs as template arguments were measured 3-7 % slower (session 20: ptxas scheduled the loop worse).
+// Signs as template arguments were measured slower (ptxas scheduled the loop worse).
 #include <algorithm>
 #include <cstdlib>
 #include <type_traits>

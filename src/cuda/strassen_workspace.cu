@@ -1,9 +1,10 @@
-// Workspace-based Strassen paths of kbla_cuda_strassen.hpp: conventional Strassen (classical 7-product
-// formulas, leaves by cuBLAS or simt_gemm), the 2-level hybrid (one conventional level over the fused
-// 1-level kernel) and Winograd's variant (7 products, 15 additions) recursing by a size threshold tau;
-// plus the dispatcher strassen_gemm / strassen_workspace_bytes. The views and elementwise passes are in
-// strassen_elementwise.cuh, the plan and its workspace size in strassen_plan.hpp, the helper streams in
-// strassen_leaf_lanes.cu.
+// Workspace-based Strassen paths of kbla_cuda_strassen.hpp, C = alpha op(A) op(B) + beta C: conventional Strassen
+// (classical 7-product formulas, leaves by cuBLAS or simt_gemm), the 2-level hybrid (one conventional level over
+// the fused 1-level kernel) and Winograd's variant (7 products, 15 additions) recursing by a size threshold tau;
+// plus the dispatcher strassen_gemm / strassen_workspace_bytes, which sends StrassenAlgorithm::fused to
+// strassen_fused.cu and the others here (through Kokkos: strassen2 -> hybrid, winograd, classical -> conventional
+// with no level). The views and elementwise passes are in strassen_elementwise.cuh, the plan and its workspace size
+// in strassen_plan.hpp, the helper streams in strassen_leaf_lanes.cu.
 //
 // Design notes
 // ------------
@@ -27,7 +28,7 @@
 //       conventional / hybrid: 5*mh*kh (S6 S7 S2 S1 S5) + 5*kh*nh (T6 T7 T3 T1 T4) + 5*mh*nh (P1..P5)
 //       winograd:              4*mh*kh (S1..S4) + 4*kh*nh (T1..T4) + 2*mh*nh (X, Y)
 //                              innermost level with leaf_streams > 1: + 4*mh*nh (P2, P1, P4, P5) instead of X, Y
-//     low_memory (run-1 schedule):
+//     low_memory (product-by-product schedule):
 //       conventional / hybrid: mh*kh (A-side sum) + kh*nh (B-side sum) + mh*nh (product M)
 //       winograd:              mh*kh + kh*nh + 2*mh*nh (U accumulator X, product P5 in Y)
 //   strassen_workspace_bytes walks the same plan as strassen_gemm, so the number is exact.
@@ -96,8 +97,8 @@ cudaError_t gemm_by(const Ctx<T>& cx, Leaf how, i64 m, i64 n, i64 k, T alpha, Vi
   const char ta = A.t ? 'T' : 'N', tb = B.t ? 'T' : 'N';
   switch (how) {
     case Leaf::fused:
-      // On a helper lane (cx.blas set) other leaves run beside this one: no k slices (sliced concurrent 1024
-      // leaves made the 2048 hybrid 14 % slower, H100).
+      // On a helper lane (cx.blas set) other leaves run beside this one: no k slices (sliced concurrent leaves
+      // made the hybrid slower).
       return strassen_fused_leaf<T>(cx.s, ta, tb, m, n, k, alpha, A.p, A.ld, B.p, B.ld, beta, C, ldc,
                                     cx.plan.simt_tile, cx.blas != nullptr ? 1 : 0);
     case Leaf::simt:
@@ -160,10 +161,11 @@ struct Prod {
 };
 
 // The products of one level, in list order. Serial (concurrent == false): one after another on cx.s, each free to
-// recurse with the workspace tail ws (exactly the old code path). Concurrent: fork = an event recorded on cx.s that
-// every used helper stream waits for (so the products see the operand sums launched before on cx.s); product i runs
-// on helper i % used with that helper's cuBLAS handle; join = an event recorded on every used helper that cx.s waits
-// for (so the combination launched next on cx.s, and everything later on cx.s, sees all results). No host sync.
+// recurse with the workspace tail ws (the schedule without helper streams). Concurrent: fork = an event recorded on
+// cx.s that every used helper stream waits for (so the products see the operand sums launched before on cx.s);
+// product i runs on helper i % used with that helper's cuBLAS handle; join = an event recorded on every used helper
+// that cx.s waits for (so the combination launched next on cx.s, and everything later on cx.s, sees all results).
+// No host sync.
 // The join is issued even when a launch failed, so cx.s never runs ahead of work still queued on a helper.
 // The caller guarantees: the products do not recurse (concurrent_level), no two of them write the same memory and
 // none writes what another one reads.
@@ -320,7 +322,8 @@ cudaError_t conventional_level_batched(const Ctx<T>& cx, int levels, i64 mh, i64
 }
 
 // Winograd level, batched (default): one launch forms S1..S4 and T1..T4 (each quadrant read once: 8 + 8
-// quarter blocks of traffic instead of 12 + 12), then the run-1 schedule of products and combinations below.
+// quarter blocks of traffic instead of 12 + 12), then the products and combinations of the product-by-product
+// schedule below.
 template <class T>
 cudaError_t winograd_level_batched(const Ctx<T>& cx, int levels, i64 mh, i64 nh, i64 kh, T alpha, View<T> A,
                                    View<T> B, T beta, T* C, i64 ldc, char* ws) {
