@@ -34,14 +34,14 @@ struct StrassenConfig {
   bool cublas_leaves = true;
   // conventional / hybrid / winograd: false (default) = batched additions: all operand sums of a level in one
   // pass and (conventional) all combinations in one pass, workspace per level 5 (mk + kn + mn) / 4 elements
-  // (conventional, hybrid) or (4 mk + 4 kn + 2 mn) / 4 (winograd). true = the run-1 product-by-product schedule,
+  // (conventional, hybrid) or (4 mk + 4 kn + 2 mn) / 4 (winograd). true = the product-by-product schedule,
   // (mk + kn + mn) / 4 resp. (mk + kn + 2 mn) / 4 per level, more memory traffic. Same arithmetic either way.
   bool low_memory = false;
   // conventional / hybrid / winograd, batched schedule only (ignored when low_memory): the 7 independent products
   // of the innermost Strassen level (the one whose products are leaf GEMMs) run on this many helper streams
   // (round robin, at most 7 used), forked from and joined back into `stream` by events: no host synchronisation,
   // the call stays asynchronous and ordered on `stream`. 0 or 1 = all products one after another on `stream` (the
-  // schedule before this option, bit for bit). Small leaves (e.g. the 1024^3 leaves of a 2048 problem) leave SMs
+  // serial schedule, bit for bit). Small leaves (e.g. the 1024^3 leaves of a 2048 problem) leave SMs
   // idle in their wave tails and launch gaps; concurrent leaves fill them. Outer levels stay serial (their
   // products share one inner workspace). Winograd's concurrent level keeps all 4 products that feed several
   // quadrants, so its workspace grows from (4 mk + 4 kn + 2 mn) / 4 to (4 mk + 4 kn + 4 mn) / 4 at that level
@@ -56,11 +56,10 @@ struct StrassenConfig {
   // Tile shape of the library's SIMT kernels (simt_gemm, the fused kernel of fused / hybrid, simt leaves) for
   // T = float: 0 = default, 1 = classic 128x128x8 (8x8 per thread, 2 blocks / SM), 2 = wide 256x128x8 (8x16 per
   // thread, 1 block / SM), 3 = wide_async (wide's tiles; operands that are not Strassen sums are copied into a
-  // 3-stage shared-memory ring by cp.async instead of through registers; sm_80+; one H100 run: slower than
-  // wide, FP32 8192 simt_gemm 0.84x cuBLAS vs 0.90x, fused 0.85x vs 0.91x). 0 resolves to set_simt_tile's
-  // setting, else the environment KBLA_SIMT_TILE=1|2|3 (read
-  // once per process), else the built-in default, wide (one H100 run, FP32 8192: simt_gemm
-  // 0.89x cuBLAS vs 0.85x classic, fused 0.91x vs 0.87x). FP64 always runs its one shape. Same result either way up to rounding order.
+  // 3-stage shared-memory ring by cp.async instead of through registers; sm_80+; measured slower than wide).
+  // 0 resolves to set_simt_tile's setting, else the environment KBLA_SIMT_TILE=1|2|3 (read once per process), else
+  // the built-in default, wide (measured faster than classic on an H100; docs/strassen.md). FP64 always runs its one
+  // shape. Same result either way up to rounding order.
   int simt_tile = 0;
 };
 

@@ -24,7 +24,7 @@ struct Plan {
   i64 tau;
   Leaf leaf;       // the 7 products at the bottom
   Leaf thin;       // peeling fix-ups
-  bool low_memory; // run-1 schedule: one operand-sum pair and one product buffer per level
+  bool low_memory; // product-by-product schedule: one operand-sum pair and one product buffer per level
   int lanes;       // helper streams for the products of the innermost level (0 = serial), <= kMaxLanes
   int simt_tile;   // StrassenConfig::simt_tile, passed to simt_gemm / strassen_fused
 };
@@ -34,12 +34,10 @@ inline std::size_t round_up(std::size_t b) { return (b + kAlign - 1) / kAlign * 
 
 template <class T>
 i64 default_tau() {
-  // Crossover of one Strassen level over cuBLAS on H100/H200 (anchor strassen-reference-h200-2026-11-22.json,
-  // H100 run 1): FP32 SGEMM (no TF32) runs at 48.9 / 51.0 / 50.9 TFLOP/s at 2048 / 4096 / 8192, so one level
-  // pays from leaves >= 3072 on (split at n >= 6144). FP64 (DMMA) runs at 55.8 / 59.2 / 56.3: the 4096 leaves
-  // are faster than the 8192 product, and with the batched additions (run 2: 29 quarter-blocks of traffic, ~1.4
-  // ms at 8192) one level is predicted to gain ~10 % at 8192, so FP64 now splits at n >= 8192 like the
-  // conventional path (run 1's 12288 came from the H200 naive version's break-even at 8192).
+  // Crossover of one Strassen level over cuBLAS on H100 / H200: FP32 SGEMM (no TF32) runs about as fast at 2048,
+  // 4096 and 8192, so one level pays from leaves >= 3072 on (split at n >= 6144). FP64 (DMMA) is faster on the
+  // 4096 leaves than on the 8192 product, and with the batched additions one level is predicted to gain ~10 % at
+  // 8192, so FP64 splits at n >= 8192 like the conventional path.
   return sizeof(T) == 4 ? 6144 : 8192;
 }
 

@@ -15,18 +15,13 @@ constexpr int kProducts = 7;  // one Strassen level (gemm_tile::kMaxProducts; st
 
 // ---- k slices (split k on blockIdx.y) -----------------------------------------------------------------------
 // The products only add into C through atomics, so a product's k range may be cut into s slices computed by
-// different blocks, at the price of s times the reductions (16-byte ones in sliced launches). Measured first (H100,
-// FP32 square, wide, 1 block / SM, fused_1L ms for s = 1 / 2 / 3 / 4; bench_strassen --reps 10):
-//   scalar atomics  2048: 0.473 / 0.520 / 0.527 / 0.569   3072: 1.297 / 1.422 / 1.485 / 1.537
-//                   4096: 2.880 / 3.061 / 3.178 / 3.321   8192: 21.21 / 21.50 / 22.29 / 22.93
-//   16-byte atomics 2048: 0.470 / 0.490 / - / 0.451       3072: 1.310 / 1.363 / - / 1.405
-//                   4096: 2.923 / 2.987 / - / 3.086       8192: 22.48 / 22.35 / - / 22.68
-// and the hybrid's 7 concurrent leaves (4 streams) lost 14 % at 2048 when their 1024 leaves were sliced.
-// So slices pay only for a lone launch of less than 2 waves (at 2048 the 7 products of 1024^3 are 224 blocks on
-// 132 SMs: 1.7 waves; from 3.8 waves on, at 3072, every split lost 4-16 %). There s minimizes
+// different blocks, at the price of s times the reductions (16-byte ones in sliced launches). Measured on the fused
+// kernel (docs/strassen.md), slices pay only for a lone launch of less than 2 waves (at 2048 the 7 products of
+// 1024^3 are 224 blocks on 132 SMs: 1.7 waves; from 3.8 waves on, at 3072, every split lost) and not for the
+// hybrid's concurrent leaves. There s minimizes
 //   ceil(s blocks / resident blocks) x (slabs per slice + kSliceOverheadSlabs),
-// the overhead being a block's fixed cost (first slab's load, epilogue, block start) in slab times; 5 is the fit
-// of the 16-byte 2048 row (s = 1 / 2 / 4 give 4.3-5.7), which picks s = 4 there (predicted 3 %, measured 4 %).
+// the overhead being a block's fixed cost (first slab's load, epilogue, block start) in slab times; 5 fits the
+// measured times of the 16-byte-atomic launches at 2048, where it picks s = 4.
 constexpr double kSliceOverheadSlabs = 5.0;
 constexpr int kMaxKSlices = 8;
 constexpr int kMinSliceSlabs = 8;  // 64 k-steps
@@ -59,17 +54,15 @@ inline SliceChoice choose_k_slices(std::int64_t blocks, std::int64_t slots, int 
 // strassen_kernel computes tiles 0 .. t0 - 1 of each product (grid.x = t0: whole waves), then
 // strassen_stream_k_kernel the rest in `slots` equal runs of slabs (one per resident block). Cost in slab times, the
 // fixed cost above paid once per tile a run touches and once for the second launch, the stream-K runs kStreamKSlowdown
-// times slower per slab (measured: session 19, the kernel with a loop over runs, 8192: 3-4 %):
+// times slower per slab (a kernel with a loop over runs schedules its main loop a few percent worse):
 //   ceil(7 t0 / slots) (slabs + overhead) + overhead + kStreamKSlowdown 7 (tiles - t0) slabs / slots
 //   + overhead (1 + ceil(runs' slabs / slabs)),
 // for 7 t0 filling w whole waves, w = waves, waves - 1, waves - 2 (>= 0; w = 0: stream-K alone); taken when it beats
 // the plain or sliced grid. Lone launches only (max_slices != 1): beside the hybrid's
 // concurrent leaves the other launches fill the SMs.
-// kStreamKMargin: taken only when the model predicts >= 2.5 % gain. Measured (session 19, H100, FP32 square, 4 rounds
-// alternating, model gain -> measured gain): 2048 4.5 -> 1.9 %, 2560 6.5 -> 3.1, 3072 1.0 -> -0.9, 3584 11.9 -> 7.0,
-// 4096 1.5 -> -0.4, 5120 2.6 -> 0.6, 6144 3.9 -> 1.3, 7168 0.6 -> -1.5, 8192 2.9 -> 0.8: the plain grid's last
-// partial wave costs less than a full one (fewer busy SMs clock higher under the power cap), so the model's gains
-// are ~2 % high; the margin keeps every measured loss out.
+// kStreamKMargin: taken only when the model predicts >= 2.5 % gain: the plain grid's last partial wave costs less
+// than a full one (fewer busy SMs clock higher under the power cap), so the model's gains came out about 2 % high
+// against measurements from 2048 to 8192; the margin keeps every measured loss out.
 constexpr double kStreamKSlowdown = 1.07;
 constexpr double kStreamKMargin = 0.975;
 
