@@ -1,5 +1,7 @@
-// kbla::cuda::simt_gemm: the classical product on the SIMT tile engine (gemm_tile.cuh), one product per launch.
-// Also the base the fused Strassen kernel is measured against: same tiles, same loaders, same main loop.
+// kbla::cuda::simt_gemm: the classical product C = alpha op(A) op(B) + beta C on the SIMT tile engine
+// (gemm_tile.cuh), one product per launch. Called directly through the raw API, and for the leaves and peeling
+// fix-ups of conventional / winograd Strassen when StrassenConfig::cublas_leaves is false. Also the base the fused
+// Strassen kernel is measured against: same tiles, same loaders, same main loop.
 #include "gemm_tile.cuh"
 #include "kbla_cuda_strassen.hpp"
 
