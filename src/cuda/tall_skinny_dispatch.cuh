@@ -208,7 +208,7 @@ cudaError_t tsmm_rows_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
 }
 
 // Column-major double TSMM on the SIMT kernel (odd K; the tensor-core path declined it): the rows of
-// KBLA_TSMM_D_COL first. KBLA_TS_NO_DCOL=1: the KBLA_TSMM_D rows as before (A/B measurements).
+// KBLA_TSMM_D_COL first. KBLA_TS_NO_DCOL=1: the KBLA_TSMM_D rows (A/B measurements).
 #define KBLA_TM_X_DCOL(WMIN, WMAX, W, TN, U, RK, MINB) \
   if (w >= WMIN && w <= WMAX) return launch_tsmm<S, CP, W, W, TN, U, RK, 1, MINB>(a, st, 0, true);
 template <class S, bool CP>

@@ -203,7 +203,7 @@
   X(34, 48, 48, 48, 3, 1, 3, 1, 1, 18, 1) X(49, 63, 64, 48, 2, 1, 3, 1, 1, 18, 0) X(64, 64, 64, 48, 2, 1, 3, 1, 1, 19, 0)
 
 // Narrow row-major rows, tried before the tables above for row-major A and B only (KBLA_TS_RR_NARROW=0: off, the
-// SIMT kernel as before). D 7-8 in the class W 16 (7: flat copies, 8: VEC 5 staged stores); Z odd widths 3-11 in the
+// SIMT kernel). D 7-8 in the class W 16 (7: flat copies, 8: VEC 5 staged stores); Z odd widths 3-11 in the
 // real-view classes W 8, 16, 24, flat staging only (launch_tsmm_dmma_flat; even widths return to the SIMT kernel).
 // Both measured faster than the SIMT kernel (Z: see launch_tsmm_dmma_flat).
 #define KBLA_TSMM_DMMA_D_RR_NARROW(X) X(7, 8, 16, 1, 4, 1, 64, 4, 4)

@@ -878,7 +878,7 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
     // copies of the rows / columns at 16 (mod 32) bytes); KBLA_TS_NO_ZSHIFT=1 forces VEC 2 (A/B runs)
     static const bool sh7 = !env_switch("KBLA_TS_NO_ZSHIFT"), calign = !env_switch("KBLA_TS_NO_CALIGN");
     // class W 128: the transposed product (ZT, see the kernel) for row-major 57-64 and column-major 58-64, same
-    // copies as below, direct stores; KBLA_TS_NO_ZT=1: the [k][j] fragments as before. ZT issues far fewer
+    // copies as below, direct stores; KBLA_TS_NO_ZT=1: the [k][j] fragments. ZT issues far fewer
     // instructions (no register moves to build the A fragments) and measured faster there, in bursts and at the power
     // cap. Below those widths it lost (ZT spends whole 16-column tiles: 49-52 do 14 where the [k][j] form does 13).
     if constexpr (W == 128 && NT == 2 && WR == 1) {
@@ -894,10 +894,10 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
                    : launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 2, false, true>(d, stream);
       }
     }
-    // column-major: VEC 6 (shared column offsets matching the global ones); KBLA_TS_NO_CALIGN=1: VEC 7 as before
+    // column-major: VEC 6 (shared column offsets matching the global ones); KBLA_TS_NO_CALIGN=1: VEC 7
     if (!row && calign && lda % 2 == 1 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0) {
       // odd ldb: staged column stores (ZCSTG, see the kernel) for the classes up to W 96; KBLA_TS_NO_ZCSTAGE=1:
-      // direct stores as before. Rows whose chunk is two tiles per warp row (W 64, 96) run the chunk in one block
+      // direct stores. Rows whose chunk is two tiles per warp row (W 64, 96) run the chunk in one block
       // of RT x the warp rows, one block per SM with MINB x the stages (W 96: 12 warps, 152 KB; W 64: 16 warps,
       // 200 KB): the same warps per SM and the chunk length kept (shorter chunks split more sectors of the odd
       // columns, see VEC 6, and were slower; the whole chunk in registers spilled). W 128 (49-64) keeps the direct
@@ -948,7 +948,7 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
     // A/B switches: KBLA_TS_NO_ESTAGE=1 (even widths: direct stores), KBLA_TS_ESTAGE8=1 (multiples of 8 staged
     // too), KBLA_TS_NO_DMMA_SMALL=1 (classes W 16, 24 off: the SIMT kernel).
     // The classes W 16, 24 (D 9-23) exist only for the staged paths (row-major, B dense): anything else there
-    // returns cudaErrorNotSupported, i.e. the SIMT kernel, as before those rows existed.
+    // returns cudaErrorNotSupported, i.e. the SIMT kernel.
     static const bool ostage = !env_switch("KBLA_TS_NO_OSTAGE"), estage = !env_switch("KBLA_TS_NO_ESTAGE"),
                       estage8 = env_switch("KBLA_TS_ESTAGE8"), small_on = !env_switch("KBLA_TS_NO_DMMA_SMALL");
     constexpr bool small = W <= 24;  // the classes W 16, 24 (D 9-23)
@@ -962,7 +962,7 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
     constexpr int MINB4 = one ? 3 : MINB;
     const bool bdense = row && al16(a.B) && ldb == a.N;
     // Even widths with A and B dense: the flat copies and staged stores too (fragment rows as in tsmm_flat_row),
-    // widths 2 (mod 4) in the classes up to W 48 (KBLA_TS_FLAT_EVEN=0: VEC 5 / the SIMT kernel as before; =2:
+    // widths 2 (mod 4) in the classes up to W 48 (KBLA_TS_FLAT_EVEN=0: VEC 5 / the SIMT kernel; =2:
     // every class): faster than VEC 5 and the SIMT kernel there, at many rows and at few. The class W 64 lost (its
     // flat chunk is one 16-row tile of 4 warps, see WR4 above). Widths 4 (mod 8) (KBLA_TS_FLAT4=1, rows as in
     // tsmm_flat_row) gained nothing: not taken.
@@ -982,7 +982,7 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
     // stores when ldb is odd), chunks of two 16-row tiles per warp row (R = 32 WR: half the chunk boundaries and
     // barriers per row of one tile; R = 16 WR was slower). VEC 1 reads barely more DRAM than the data and runs about
     // twice the warps per SM of the SIMT kernel; other widths keep the SIMT kernel, which won or tied there.
-    // KBLA_TS_NO_DODD=1: the SIMT kernel as before (and VEC 6 at lda = 2 mod 4 below); KBLA_TS_DODD_ALL=1: VEC 1
+    // KBLA_TS_NO_DODD=1: the SIMT kernel (and VEC 6 at lda = 2 mod 4 below); KBLA_TS_DODD_ALL=1: VEC 1
     // at any width for lda != 0 (mod 4) (A/B measurements).
     static const bool dodd = !env_switch("KBLA_TS_NO_DODD"), dodd_all = env_switch("KBLA_TS_DODD_ALL");
     constexpr int RL = 32 * WR;  // two 16-row tiles per warp row
@@ -995,7 +995,7 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
         return launch_tsmm_dmma_v<ZV, W, NT, WR, 1, RL, ST, MINB, 1, 1, true>(d, stream);
     }
     // Column-major with lda = 2 (mod 4) and A 32-byte aligned: VEC 6 (shared column offsets matching the global
-    // ones, see the kernel). KBLA_TS_NO_CALIGN=1: VEC 7 / VEC 2 as before (A/B measurements).
+    // ones, see the kernel). KBLA_TS_NO_CALIGN=1: VEC 7 / VEC 2 (A/B measurements).
     if constexpr (W > 24) {
       static const bool calign = !env_switch("KBLA_TS_NO_CALIGN");
       if (!row && calign && lda % 4 == 2 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0) {
@@ -1003,7 +1003,7 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
         // row there already): fewer L2 write requests, faster. The class W 64 (its 64-row chunks halved to keep
         // the accumulators in registers) lost. KBLA_TS_NO_CSTAGE=1: direct stores.
         // Chunks of two 16-row tiles per warp row (R = 32 WR, all classes, W 64 staged too; KBLA_TS_NO_DCLONG=1: one
-        // tile per warp row, W 64 direct stores, as before): each chunk boundary of an odd column splits a sector
+        // tile per warp row, W 64 direct stores): each chunk boundary of an odd column splits a sector
         // that both chunks fetch, so longer chunks read less DRAM. With B staged as well, VEC 1 (8-byte copies, the
         // odd-K path above, whose DRAM reads are barely above the data) is faster still, so it is the default here
         // (KBLA_TS_NO_DODD=1: VEC 6).

@@ -575,7 +575,7 @@ __global__ void scale_kernel(Elem<S, CPLX>* C, std::int64_t ldc, bool crow, int 
 
 // Copies of the accumulators for the default (atomic) combine: with g blocks adding into one M x N array, the
 // atomics of a short call queue up on the same L2 addresses; block b adds into copy b % copies, and the last block
-// sums the copies. KBLA_TS_W_COPIES=n forces n (1: one array, as before). Complex double takes 8 copies (padded,
+// sums the copies. KBLA_TS_W_COPIES=n forces n (1: one array). Complex double takes 8 copies (padded,
 // see tsmttsm_copy_stride; 16 were no faster). Others: blocks / 256.
 template <class S, bool CPLX>
 int tsmttsm_copies(std::int64_t blocks) {
