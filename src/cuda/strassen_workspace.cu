@@ -5,7 +5,7 @@
 // strassen_fused.cu and the others here (through Kokkos: strassen2 -> hybrid, winograd, classical -> conventional
 // with no level). The views and elementwise passes are in strassen_elementwise.cuh, the plan and its workspace size
 // in strassen_plan.hpp, the helper streams in strassen_leaf_lanes.cu.
-//
+
 // Design notes
 // ------------
 // * Operands are "views" of op(X): (pointer, ld, transposed flag). A quadrant of op(A) is addressed through the

@@ -2,7 +2,7 @@
 // warp-private cp.async rings: each warp streams 32-row chunks of A and B through its own shared-memory stages, with
 // no block-wide barrier in the loop. launch_tsmttsm_square takes it for double with one thread per row (row-major
 // widths 4-8, column-major 3, 5 and 8) when the operands are larger than the L2. No Kokkos in here.
-//
+
 // Why: with one thread per row and the next row in registers (leap-frogging), the narrow kernels keep only ~64 bytes
 // per thread in flight, and their registers (D 4 x 4: 98) cap them at 2 blocks of 256 threads per SM: ~32 KB per SM,
 // less than the memory system needs near its peak. Here each warp streams 32-row chunks of A and B through ST stages
