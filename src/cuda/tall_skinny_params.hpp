@@ -85,7 +85,7 @@
 #define KBLA_TSMTTSM_DMMA_D_CC(X) \
   X(6, 7, 16, 16, 1, 1, 64, 4) X(33, 48, 48, 48, 2, 3, 64, 2) X(49, 64, 64, 64, 2, 2, 64, 2)
 // Z tiles are sized in the real view (2W). 9-12 take KC 64; 25-32 FM = FN = 2 (16 warps); 41-48 FM 2, KC 64, ST 2
-// (18 warps, half the barriers per row): the 9-warp tiles they replace stalled on barriers and memory waits with
+// (18 warps, half the barriers per row): the 9-warp 48 tile it replaces stalled on barriers and memory waits with
 // the DMMA pipe half idle.
 // 33-40: an 80 tile (10 warps) instead of the 96 one, whose per-row DMMA work is that of width 48; 49-56 likewise a
 // 112 tile (FM 2, FN 7, 14 warps). Not taken: a 48 x 48 FN 1 tile for 17-24 (more shared loads per mma, and the
@@ -180,7 +180,7 @@
 // one block per SM (~200 KB of shared memory); A32 = 1: not when lda and ldb are multiples of 32 (256-byte aligned
 // columns, where the W 48 rows of KBLA_TSMM_DMMA_D already run near the roofline). 128-row chunks beat 64-row ones
 // at every width 33-64. LK: one block per SM and its pipeline fill lose at few rows, so each class starts at the row
-// count from which it measured faster than the other kernels (at 40 / 48 with lda = 0 mod 32 it never did: A32).
+// count from which it measured faster than the other kernels (at 40 / 48 with lda = 0 mod 32 it stayed behind: A32).
 #define KBLA_TSMM_BULK_D(X) \
   X(25, 32, 32, 128, 4, 8, 2, 18, 0) X(33, 48, 48, 128, 3, 6, 1, 19, 1) X(49, 64, 64, 128, 2, 8, 1, 17, 0)
 // Complex double column-major (complex widths WMIN-WMAX, W of the real view; 16-byte elements: no shifted columns).
