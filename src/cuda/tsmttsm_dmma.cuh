@@ -448,7 +448,7 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
   // Complex wide tiles (BM >= 80, 1 block of 8-18 warps per SM): the next stage's copies are issued between the
   // k-steps (A after the first, B after the second) instead of all at the top of the chunk, where every warp spent
   // its copy instructions before its first DMMA and then stalled on long-scoreboard waits. Measured faster at the
-  // 96 and 128 tiles (even at 48); the 80 tile (widths 33-40, 10 warps) was tuned with them.
+  // 96 and 128 tiles (equal at width 48); the 80 tile (widths 33-40, 10 warps) was tuned with them.
   constexpr bool SPREAD = ZV && BM >= 80 && KC >= 16;
   for (std::int64_t i = 0; i < my; ++i) {
     cp_async_wait<ST - 2>();
