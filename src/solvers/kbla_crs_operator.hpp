@@ -1,7 +1,7 @@
 // KokkosSparse::CrsMatrix as a kbla::eigen operator, and the matching kbla::eigen overload. Two operators:
 //  - CrsRowwiseOperator (the default of the overload): one thread per row keeps up to 8 block columns in
-//    registers, so each pass reads the matrix once for 8 vectors. On the H100, 100^3 Laplacian, k = 16, s = 8:
-//    SpMV phase 0.074 s against 0.171 s with KokkosSparse::spmv (perf_tests/eigen, run 7).
+//    registers, so each pass reads the matrix once for 8 vectors where KokkosSparse::spmv reads it once per
+//    vector: about twice as fast on the 100^3 Laplacian (docs/eigen.md).
 //  - CrsOperator: KokkosSparse::spmv on the multivector (for comparison, or for matrices whose rows are so long
 //    that one thread per row is unbalanced).
 #pragma once
