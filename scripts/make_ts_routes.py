@@ -7,8 +7,7 @@ the measured shapes, and the own kernels run where they win. Tables are data wit
   rows    per (type, op, layout, width w = 1..64, M = N = w; non-square shapes outside the narrow class look up
           w = max(M, N)) a 64-bit mask over the row count K in half octaves: bit b set = cuBLAS when
           floor(2 log2 K) = b (K >= 2^31.5 reads bit 63). Half octaves because cuBLAS's own choice can flip inside
-          one octave (session 19: D Aᴴ·B column-major 20-22, cuBLAS 6 % faster at 2^24 rows, 9-14 % slower at
-          2^24.6). Measured points: --sweep FILE (repeatable; the output of `ramp_probe --route-sweep` or
+          one octave (measured for double Aᴴ·B column-major widths 20-22). Measured points: --sweep FILE (repeatable; the output of `ramp_probe --route-sweep` or
           `--sweep-shapes`, perf_tests/tall_skinny/ramp_probe.cu: own kernel and cuBLAS timed at K = 2^10 or
           2^12, x4, ... up to the benchmark's square size; a later file replaces an earlier one's points of a
           shape) and the benchmark JSONs' square cases (their K). A bucket takes the decision of the nearest
@@ -21,15 +20,15 @@ the measured shapes, and the own kernels run where they win. Tables are data wit
 Usage: scripts/make_ts_routes.py [--sweep SWEEP.txt[:TYPES] ...] RESULT.json[:PARTS] [MORE.json[:PARTS] ...]
        > src/cuda/tall_skinny_routes.hpp
 PARTS (optional, comma-separated) limits what a file contributes: D and/or Z (square cases of that type) and/or
-krylov (the narrow table), e.g. run13.json:Z,krylov when that run's D kernels have since been replaced; finer, a
-group TYPE.OP.LAYOUT adds those square cases alone and -TYPE.OP.LAYOUT drops them, e.g. s13.json:D,Z,-D.tsmm.C when
+krylov (the narrow table), e.g. old.json:Z,krylov when that run's D kernels have since been replaced; finer, a
+group TYPE.OP.LAYOUT adds those square cases alone and -TYPE.OP.LAYOUT drops them, e.g. old.json:D,Z,-D.tsmm.C when
 only the double column-major A·C kernels changed since (and the new run passes D.tsmm.C or D); a sweep's
 TYPES (D and/or Z) likewise, e.g. sweep.txt:D when its Z points are not to replace an older file's.
 A shape and row count go to cuBLAS when they were slower in ANY of the files (run-to-run variation of a few widths).
 Pass square cases only from runs with the routes off (KBLA_TS_NO_ROUTES=1): with the routes on, "kbla" is cuBLAS
 itself at the routed shapes (a tie, read as "own kernel"); routes-on runs may give their krylov part, but only
-together with the files that routed those shapes (a routed narrow shape reads as a tie there: session 13 lost the
-narrow boxes by passing a routes-on krylov part alone, and its Krylov shapes ran at 0.84-0.97x cuBLAS).
+together with the files that routed those shapes (a routed narrow shape reads as a tie there: passing a routes-on
+krylov part alone loses the narrow boxes, and the Krylov shapes then run below cuBLAS).
 """
 import json
 import math
