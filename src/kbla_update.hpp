@@ -5,13 +5,18 @@
 #include <impl/kbla_argument_checks.hpp>
 #include <impl/kbla_update_spec.hpp>
 
+#include <Kokkos_ArithTraits.hpp>
+
+#include <cstdint>
+#include <string>
 #include <type_traits>
 
 namespace kbla {
 
-// B may be the very same View as A (in place, X <- alpha * X * C + beta * X, needs M == N); any other overlap
-// of B with A or C throws, as do mismatched extents and Views the execution space cannot access. Nothing is
-// written when a check fails. beta = 0 never reads B.
+// B may be the very same View as A (in place, X <- alpha * X * C + beta * X, which needs a square C); any other
+// shared element of B with A or C throws (parts of one allocation that share no element are fine, e.g. the
+// column blocks Q and X of a LayoutRight basis [Q | X] in X -= Q C), as do mismatched extents and Views the
+// execution space cannot access. Nothing is written when a check fails. beta = 0 never reads B.
 template <class ExecSpace, class AViewType, class CViewType, class BViewType,
           class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
 void update(const ExecSpace& exec, typename BViewType::const_value_type& alpha, const AViewType& A,
@@ -27,10 +32,17 @@ void update(const ExecSpace& exec, typename BViewType::const_value_type& alpha, 
   Impl::require_accessible<ExecSpace>(call, "A", A);
   Impl::require_accessible<ExecSpace>(call, "C", C);
   Impl::require_accessible<ExecSpace>(call, "B", B);
+  const bool in_place = Impl::same_view(A, B);
+  if (in_place) {
+    const std::int64_t M = A.extent(1);
+    Impl::require_extents(call, "C", C, M, M,
+                          "in place needs a square C: B is A, so A * C must keep A's " + std::to_string(M) +
+                              " columns");
+  }
   Impl::require_extents(call, "C", C, A.extent(1), C.extent(1), "C must have as many rows as A has columns (M)");
   Impl::require_extents(call, "B", B, A.extent(0), C.extent(1), "B = A * C is A.extent(0) x C.extent(1)");
   Impl::require_no_overlap(call, "B", B, "C", C);
-  if (!Impl::same_view(A, B)) Impl::require_no_overlap(call, "B", B, "A", A);
+  if (!in_place) Impl::require_no_overlap(call, "B", B, "A", A);
   Impl::Update<ExecSpace, AViewType, CViewType, BViewType>::update(exec, alpha, A, C, beta, B);
 }
 
@@ -41,16 +53,35 @@ void update(typename BViewType::const_value_type& alpha, const AViewType& A, con
   update(typename BViewType::execution_space(), alpha, A, C, beta, B);
 }
 
-// In place: X <- alpha * X * C (X: K x M, C: M x M), rotating a basis without a second K x M buffer.
-template <class ExecSpace, class XViewType, class CViewType>
+// In place: X <- alpha * X * C (X: K x M, C: M x M), rotating a basis without a second K x M buffer. Checked as
+// kbla::update is (errors name kbla::update_in_place, X and C): C must be square with X's column count, must not
+// share an element with X, and both must be accessible from the execution space.
+template <class ExecSpace, class XViewType, class CViewType,
+          class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
 void update_in_place(const ExecSpace& exec, typename XViewType::const_value_type& alpha, const XViewType& X,
                      const CViewType& C) {
-  if (C.extent(0) != C.extent(1)) {
-    Impl::throw_invalid("kbla::update_in_place: C is " + Impl::shape_of(C) +
-                        " but must be square (X <- X * C keeps X's " + std::to_string(X.extent(1)) + " columns)");
-  }
+  constexpr const char* call = "kbla::update_in_place";
+  Impl::require_rank2_view<XViewType>();
+  Impl::require_rank2_view<CViewType>();
+  static_assert(std::is_same<typename XViewType::value_type, typename XViewType::non_const_value_type>::value,
+                "kbla::update_in_place: X must be a View of non-const values");
+  static_assert(Impl::same_scalar<XViewType, CViewType>::value,
+                "kbla::update_in_place: X and C must hold the same scalar type");
+  Impl::require_accessible<ExecSpace>(call, "X", X);
+  Impl::require_accessible<ExecSpace>(call, "C", C);
+  const std::int64_t M = X.extent(1);
+  Impl::require_extents(call, "C", C, M, M,
+                        "C must be square: X <- alpha * X * C keeps X's " + std::to_string(M) + " columns");
+  Impl::require_no_overlap(call, "X", X, "C", C);
   using Scalar = typename XViewType::non_const_value_type;
-  update(exec, alpha, X, C, Kokkos::Details::ArithTraits<Scalar>::zero(), X);
+  Impl::Update<ExecSpace, XViewType, CViewType, XViewType>::update(
+      exec, alpha, X, C, Kokkos::Details::ArithTraits<Scalar>::zero(), X);
+}
+
+// Same, on the default instance of X's execution space.
+template <class XViewType, class CViewType>
+void update_in_place(typename XViewType::const_value_type& alpha, const XViewType& X, const CViewType& C) {
+  update_in_place(typename XViewType::execution_space(), alpha, X, C);
 }
 
 }  // namespace kbla

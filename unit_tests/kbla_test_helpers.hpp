@@ -573,9 +573,10 @@ inline ::testing::AssertionResult same_bits(const std::vector<unsigned char>& a,
   return ::testing::AssertionFailure() << "the two results differ in their bits";
 }
 
-// `call` must throw std::invalid_argument whose what() contains every string in `parts`.
+// `call` must throw std::invalid_argument whose what() contains every string in `parts` and none in `absent`.
 inline ::testing::AssertionResult throws_invalid(const std::function<void()>& call,
-                                                 const std::vector<std::string>& parts) {
+                                                 const std::vector<std::string>& parts,
+                                                 const std::vector<std::string>& absent = {}) {
   try {
     call();
   } catch (const std::invalid_argument& e) {
@@ -583,6 +584,9 @@ inline ::testing::AssertionResult throws_invalid(const std::function<void()>& ca
     for (const auto& p : parts)
       if (what.find(p) == std::string::npos)
         return ::testing::AssertionFailure() << "message \"" << what << "\" lacks \"" << p << "\"";
+    for (const auto& p : absent)
+      if (what.find(p) != std::string::npos)
+        return ::testing::AssertionFailure() << "message \"" << what << "\" has \"" << p << "\"";
     return ::testing::AssertionSuccess();
   } catch (const std::exception& e) {
     return ::testing::AssertionFailure() << "threw something other than std::invalid_argument: " << e.what();

@@ -51,9 +51,14 @@ void run_update(Maker& mk, const UpdateCase& c) {
   }
 }
 
-// X <- alpha * X * C + beta * X, through update(exec, alpha, X, C, beta, X) or update_in_place (beta = 0).
+// The in-place forms: update(exec, alpha, X, C, beta, X), update_in_place(exec, alpha, X, C) and
+// update_in_place(alpha, X, C) on the default instance of X's execution space.
+enum class InPlaceForm { update, update_in_place, update_in_place_default_instance };
+
+// X <- alpha * X * C + beta * X, through update (any beta) or update_in_place (beta = 0).
 template <class Cfg>
-void run_in_place(Maker& mk, long long K, int M, Coef beta_kind, bool through_update_in_place) {
+void run_in_place(Maker& mk, long long K, int M, Coef beta_kind, InPlaceForm form) {
+  const bool through_update_in_place = form != InPlaceForm::update;
   using Scalar = typename Cfg::scalar;
   using Dev = typename Cfg::device;
   auto X = mk.matrix<Scalar, typename Cfg::layout_a, Dev>(int(K), M);
@@ -61,11 +66,16 @@ void run_in_place(Maker& mk, long long K, int M, Coef beta_kind, bool through_up
   const Scalar alpha = mk.coefficient<Scalar>();
   const Scalar beta = through_update_in_place ? Scalar(0) : coefficient<Scalar>(mk, beta_kind);
   std::ostringstream trace;
-  trace << (through_update_in_place ? "update_in_place" : "update(X, C, X)") << " K=" << K << " M=" << M
+  trace << (form == InPlaceForm::update            ? "update(X, C, X)"
+            : form == InPlaceForm::update_in_place ? "update_in_place"
+                                                   : "update_in_place (default instance)")
+        << " K=" << K << " M=" << M
         << " alpha=" << str(to_cld(alpha)) << " beta=" << str(to_cld(beta)) << "\n  X: " << X.description << "\n  C: " << C.description;
   SCOPED_TRACE(trace.str());
 
-  if (through_update_in_place) {
+  if (form == InPlaceForm::update_in_place_default_instance) {
+    kbla::update_in_place(alpha, X.view, C.view);
+  } else if (through_update_in_place) {
     kbla::update_in_place(typename Cfg::exec(), alpha, X.view, C.view);
   } else {
     kbla::update(typename Cfg::exec(), alpha, X.view, C.view, beta, X.view);
@@ -169,19 +179,28 @@ template <class TypeParam>
 void InPlaceThroughUpdate() {
   Maker mk(__LINE__);  // a different random stream per part
   for (long long K : {1, 7, 1000, 4099})
-    for (int M : {1, 5, 16, 64}) run_in_place<TypeParam>(mk, K, M, Coef::General, false);
-  run_in_place<TypeParam>(mk, 300, 130, Coef::General, false);
-  run_in_place<TypeParam>(mk, 2000, 7, Coef::Zero, false);
-  run_in_place<TypeParam>(mk, 2000, 7, Coef::One, false);
+    for (int M : {1, 5, 16, 64}) run_in_place<TypeParam>(mk, K, M, Coef::General, InPlaceForm::update);
+  run_in_place<TypeParam>(mk, 300, 130, Coef::General, InPlaceForm::update);
+  run_in_place<TypeParam>(mk, 2000, 7, Coef::Zero, InPlaceForm::update);
+  run_in_place<TypeParam>(mk, 2000, 7, Coef::One, InPlaceForm::update);
 }
 
 template <class TypeParam>
 void UpdateInPlace() {
   Maker mk(__LINE__);  // a different random stream per part
   for (long long K : {1, 7, 1000, 4099})
-    for (int M : {1, 5, 16, 64}) run_in_place<TypeParam>(mk, K, M, Coef::Zero, true);
-  run_in_place<TypeParam>(mk, 300, 130, Coef::Zero, true);
-  run_in_place<TypeParam>(mk, 20000, 4, Coef::Zero, true);
+    for (int M : {1, 5, 16, 64}) run_in_place<TypeParam>(mk, K, M, Coef::Zero, InPlaceForm::update_in_place);
+  run_in_place<TypeParam>(mk, 300, 130, Coef::Zero, InPlaceForm::update_in_place);
+  run_in_place<TypeParam>(mk, 20000, 4, Coef::Zero, InPlaceForm::update_in_place);
+}
+
+// update_in_place(alpha, X, C) without an execution space, as inner, update and gemm have.
+template <class TypeParam>
+void UpdateInPlaceDefaultInstance() {
+  Maker mk(__LINE__);  // a different random stream per part
+  for (long long K : {7, 4099})
+    for (int M : {1, 5, 16})
+      run_in_place<TypeParam>(mk, K, M, Coef::Zero, InPlaceForm::update_in_place_default_instance);
 }
 
 template <class TypeParam>
@@ -213,5 +232,6 @@ TYPED_TEST(UpdateTest, InPlace) {
   KBLA_PART(InPlaceThroughUpdate);
   KBLA_PART(UpdateInPlace);
 }
+TYPED_TEST(UpdateTest, InPlaceDefaultInstance) { KBLA_PART(UpdateInPlaceDefaultInstance); }
 
 }  // namespace

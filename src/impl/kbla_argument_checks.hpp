@@ -2,6 +2,8 @@
 // failure is a std::invalid_argument whose message names the call, the argument and the sizes.
 #pragma once
 
+#include <impl/kbla_overlap.hpp>
+
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
@@ -42,7 +44,7 @@ void require_accessible(const char* call, const char* name, const View& v) {
 
 template <class View>
 void require_extents(const char* call, const char* name, const View& v, std::int64_t rows, std::int64_t cols,
-                     const char* why) {
+                     const std::string& why) {
   if (static_cast<std::int64_t>(v.extent(0)) != rows || static_cast<std::int64_t>(v.extent(1)) != cols) {
     std::ostringstream os;
     os << call << ": " << name << " is " << shape_of(v) << " but must be " << rows << " x " << cols << " (" << why
@@ -51,24 +53,10 @@ void require_extents(const char* call, const char* name, const View& v, std::int
   }
 }
 
-// Byte range [first, last) a View's elements can touch; empty Views touch nothing. The end is one past the last
-// element, not data() + span(): span() of a strided subview reaches past its last element (a column subview's
-// span counts the full leading dimension of its last column), which would flag a neighbour as overlapping.
-template <class View>
-std::pair<std::uintptr_t, std::uintptr_t> byte_range(const View& v) {
-  if (v.size() == 0 || v.data() == nullptr) return {0, 0};
-  const auto first = reinterpret_cast<std::uintptr_t>(v.data());
-  std::uintptr_t last_offset = 0;
-  for (unsigned r = 0; r < View::rank; ++r) last_offset += (v.extent(r) - 1) * v.stride(r);
-  return {first, first + (last_offset + 1) * sizeof(typename View::value_type)};
-}
-
+// Whether two rank-2 Views share an element (exact for strided Views of one allocation: impl/kbla_overlap.hpp).
 template <class V1, class V2>
 bool overlap(const V1& a, const V2& b) {
-  const auto ra = byte_range(a);
-  const auto rb = byte_range(b);
-  if (ra.first == ra.second || rb.first == rb.second) return false;
-  return ra.first < rb.second && rb.first < ra.second;
+  return footprints_overlap(footprint_of(a), footprint_of(b));
 }
 
 template <class Out, class In>
