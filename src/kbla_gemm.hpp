@@ -1,8 +1,8 @@
 // kbla::gemm: C = alpha * op(A) * op(B) + beta * C with op in {N, T, C}, the meaning of KokkosBlas::gemm.
-// options.algorithm == classical (the default): tall & skinny shapes go to kbla::inner (op(A) = A^T or A^H,
-// op(B) = B) and kbla::update (A * B with a long first dimension); everything else to KokkosBlas::gemm (cuBLAS
-// on CUDA when Kokkos Kernels has it).
-// options.algorithm != classical (opt-in Strassen / Winograd, see kbla_options.hpp): every shape goes to
+// options.algorithm == call_default (the default) or classical: tall & skinny shapes go to kbla::inner (op(A) =
+// A^T or A^H, op(B) = B) and kbla::update (A * B with a long first dimension); everything else to
+// KokkosBlas::gemm (cuBLAS on CUDA when Kokkos Kernels has it).
+// options.algorithm strassen, strassen2 or winograd (opt-in, see kbla_options.hpp): every shape goes to
 // kbla::strassen_gemm's paths, tall & skinny ones included — the user asked for that algorithm; shapes too
 // small to split (min(m, n, k) below the threshold) end in one classical product there.
 #pragma once
@@ -42,12 +42,14 @@ void gemm(const ExecSpace& exec, const char transA[], const char transB[],
   constexpr const char* call = "kbla::gemm";
   using Scalar = typename CViewType::non_const_value_type;
   const Impl::GemmShape s = Impl::check_gemm_arguments<ExecSpace>(call, transA, transB, A, B, C);
-  if (options.algorithm != GemmAlgorithm::classical) Impl::check_strassen_call<ExecSpace, Scalar>(call, options, s);
+  const GemmOptions resolved = Impl::with_call_algorithm(options, GemmAlgorithm::classical);
+  const bool strassen_type = resolved.algorithm != GemmAlgorithm::classical;
+  if (strassen_type) Impl::check_strassen_call<ExecSpace, Scalar>(call, resolved, s);
   if (Impl::finish_without_product(exec, s, alpha, beta, C)) return;
   const char tA = s.tA, tB = s.tB;
   const std::int64_t m = s.m, n = s.n, k = s.k;
-  if (options.algorithm != GemmAlgorithm::classical) {
-    Impl::Strassen<ExecSpace, AViewType, BViewType, CViewType>::run(exec, tA, tB, alpha, A, B, beta, C, options,
+  if (strassen_type) {
+    Impl::Strassen<ExecSpace, AViewType, BViewType, CViewType>::run(exec, tA, tB, alpha, A, B, beta, C, resolved,
                                                                     call);
     return;
   }

@@ -28,19 +28,24 @@ struct InnerOptions {
 // Sahni 2011, A = I + u v^T, B = I - u v^T / (1 + v^T u), single precision, n = 16384): 1 level of Strassen
 // ~13x the classical maximum error, 4 levels ~200x; Winograd ~7.6x worse than Strassen at 4 levels; in double
 // (n = 8192) about one order of magnitude above dgemm. Use them where that is acceptable.
+//
+// The default, call_default, is the algorithm the call is named for: kbla::gemm computes a classical product,
+// kbla::strassen_gemm one level of Strassen. Any other value is used as it is by both calls, so a classical
+// product from kbla::strassen_gemm has to be asked for by name (GemmAlgorithm::classical).
 enum class GemmAlgorithm {
-  classical,  // KokkosBlas::gemm (cuBLAS on CUDA) and the tall & skinny kernels: the default, never changed silently
-  strassen,   // 1 level of Strassen (7 products of half size, 18 additions); CUDA: the fused kernel, no workspace
-  strassen2,  // 2 levels of Strassen; CUDA: one conventional level (workspace) over the fused 1-level kernel
-  winograd,   // Winograd's variant (7 products, 15 additions), up to `levels` levels; CUDA: cuBLAS leaves.
-              // Slightly less accurate than Strassen (see above).
+  call_default,  // kbla::gemm: classical; kbla::strassen_gemm: strassen (the value of a plain GemmOptions{})
+  classical,     // KokkosBlas::gemm (cuBLAS on CUDA) and the tall & skinny kernels; never changed silently
+  strassen,      // 1 level of Strassen (7 products of half size, 18 additions); CUDA: the fused kernel, no workspace
+  strassen2,     // 2 levels of Strassen; CUDA: one conventional level (workspace) over the fused 1-level kernel
+  winograd,      // Winograd's variant (7 products, 15 additions), up to `levels` levels; CUDA: cuBLAS leaves.
+                 // Slightly less accurate than Strassen (see above).
 };
 
 struct GemmOptions {
-  GemmAlgorithm algorithm = GemmAlgorithm::classical;
+  GemmAlgorithm algorithm = GemmAlgorithm::call_default;
   // Route op(A)^H*B and A*B with a long dimension to kbla::inner / kbla::update when the long dimension is at
   // least tall_skinny_ratio times the larger of the other two (and those are at most tall_skinny_max_width).
-  // Only with algorithm == classical: a Strassen-type algorithm, once asked for, gets every shape.
+  // Only for a classical product: a Strassen-type algorithm, once asked for, gets every shape.
   bool route_tall_skinny = true;
   int tall_skinny_ratio = 16;
   int tall_skinny_max_width = 512;

@@ -1,6 +1,10 @@
 // kbla::strassen_gemm: C = alpha * op(A) * op(B) + beta * C (op in N/T/C, the meaning of KokkosBlas::gemm) by
 // Strassen's algorithm or Winograd's variant — fewer multiplications, larger rounding errors (see the comment on
-// GemmAlgorithm in kbla_options.hpp): opt-in only. kbla::gemm calls this when options.algorithm != classical.
+// GemmAlgorithm in kbla_options.hpp): opt-in only. kbla::gemm calls this when options.algorithm is strassen,
+// strassen2 or winograd.
+//
+// Without options, or with options whose algorithm is left at GemmAlgorithm::call_default (a plain
+// GemmOptions{}), the call runs 1 level of Strassen. Other algorithms by name:
 //
 //   kbla::GemmOptions o;
 //   o.algorithm = kbla::GemmAlgorithm::winograd;  // or strassen (1 level), strassen2 (2 levels)
@@ -12,7 +16,7 @@
 // the CUDA kernels of src/cuda (strassen -> fused 1-level kernel, strassen2 -> hybrid, winograd -> cuBLAS
 // leaves). Everything else (other backends, complex scalars, Views without a unit stride): the portable
 // recursion over KokkosBlas::gemm (src/impl/kbla_strassen_impl.hpp; odd sizes by dynamic peeling, any layout).
-// options.algorithm == classical here means no split at all: one classical product.
+// options.algorithm == GemmAlgorithm::classical, named explicitly, means no split at all: one classical product.
 #pragma once
 
 #include <kbla_options.hpp>
@@ -29,12 +33,6 @@
 
 namespace kbla {
 namespace Impl {
-
-inline GemmOptions default_strassen_options() {
-  GemmOptions o;
-  o.algorithm = GemmAlgorithm::strassen;
-  return o;
-}
 
 inline void check_strassen_options(const char* call, const GemmOptions& options) {
   if (options.algorithm == GemmAlgorithm::winograd && options.levels < 0)
@@ -65,9 +63,11 @@ void check_strassen_call(const char* call, const GemmOptions& options, const Gem
 
 // Bytes a caller-provided GemmOptions::workspace must hold for strassen_gemm on ExecSpace with this scalar
 // type, options and shape (m x k times k x n); enough for whichever path the call takes. 0: none needed.
+// GemmAlgorithm::call_default counts as strassen, what strassen_gemm runs for it.
 template <class ExecSpace, class Scalar>
 std::size_t strassen_workspace_bytes(const GemmOptions& options, std::int64_t m, std::int64_t n, std::int64_t k) {
-  return Impl::strassen_workspace_total<ExecSpace, Scalar>(options, m, n, k);
+  return Impl::strassen_workspace_total<ExecSpace, Scalar>(
+      Impl::with_call_algorithm(options, GemmAlgorithm::strassen), m, n, k);
 }
 
 // Checks (before anything is written): trans characters, extents, C overlapping A or B, Views the execution
@@ -79,13 +79,14 @@ template <class ExecSpace, class AViewType, class BViewType, class CViewType,
 void strassen_gemm(const ExecSpace& exec, const char transA[], const char transB[],
                    typename CViewType::const_value_type& alpha, const AViewType& A, const BViewType& B,
                    typename CViewType::const_value_type& beta, const CViewType& C,
-                   const GemmOptions& options = Impl::default_strassen_options()) {
+                   const GemmOptions& options = GemmOptions()) {
   constexpr const char* call = "kbla::strassen_gemm";
   using Scalar = typename CViewType::non_const_value_type;
   const Impl::GemmShape s = Impl::check_gemm_arguments<ExecSpace>(call, transA, transB, A, B, C);
-  Impl::check_strassen_call<ExecSpace, Scalar>(call, options, s);
+  const GemmOptions resolved = Impl::with_call_algorithm(options, GemmAlgorithm::strassen);
+  Impl::check_strassen_call<ExecSpace, Scalar>(call, resolved, s);
   if (Impl::finish_without_product(exec, s, alpha, beta, C)) return;
-  Impl::Strassen<ExecSpace, AViewType, BViewType, CViewType>::run(exec, s.tA, s.tB, alpha, A, B, beta, C, options,
+  Impl::Strassen<ExecSpace, AViewType, BViewType, CViewType>::run(exec, s.tA, s.tB, alpha, A, B, beta, C, resolved,
                                                                   call);
 }
 
@@ -93,7 +94,7 @@ void strassen_gemm(const ExecSpace& exec, const char transA[], const char transB
 template <class AViewType, class BViewType, class CViewType>
 void strassen_gemm(const char transA[], const char transB[], typename CViewType::const_value_type& alpha,
                    const AViewType& A, const BViewType& B, typename CViewType::const_value_type& beta,
-                   const CViewType& C, const GemmOptions& options = Impl::default_strassen_options()) {
+                   const CViewType& C, const GemmOptions& options = GemmOptions()) {
   strassen_gemm(typename CViewType::execution_space(), transA, transB, alpha, A, B, beta, C, options);
 }
 

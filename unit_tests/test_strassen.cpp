@@ -29,6 +29,7 @@ const char* algorithm_name(kbla::GemmAlgorithm a) {
     case kbla::GemmAlgorithm::strassen: return "strassen";
     case kbla::GemmAlgorithm::strassen2: return "strassen2";
     case kbla::GemmAlgorithm::winograd: return "winograd";
+    case kbla::GemmAlgorithm::call_default: return "call_default";
     default: return "classical";
   }
 }
@@ -246,9 +247,12 @@ void WorkspaceAndDefaults() {
     c.user_workspace = true;
     run_case<TypeParam>(mk, c);
   }
-  // the default GemmOptions of strassen_gemm is 1-level Strassen; of kbla::gemm, classical
-  EXPECT_TRUE(kbla::GemmOptions().algorithm == kbla::GemmAlgorithm::classical);
-  EXPECT_TRUE(kbla::Impl::default_strassen_options().algorithm == kbla::GemmAlgorithm::strassen);
+  // a plain GemmOptions leaves the algorithm to the call: 1-level Strassen in strassen_gemm, classical in gemm
+  EXPECT_TRUE(kbla::GemmOptions().algorithm == kbla::GemmAlgorithm::call_default);
+  EXPECT_TRUE(kbla::Impl::with_call_algorithm(kbla::GemmOptions(), kbla::GemmAlgorithm::strassen).algorithm ==
+              kbla::GemmAlgorithm::strassen);
+  EXPECT_TRUE(kbla::Impl::with_call_algorithm(kbla::GemmOptions(), kbla::GemmAlgorithm::classical).algorithm ==
+              kbla::GemmAlgorithm::classical);
   using Scalar = typename TypeParam::scalar;
   using Dev = typename TypeParam::device;
   auto A = mk.matrix<Scalar, typename TypeParam::layout_a, Dev>(70, 66);
@@ -262,6 +266,57 @@ void WorkspaceAndDefaults() {
                                reference('N', 'N', to_cld(alpha), A.initial(), B.initial(), to_cld(beta), C.initial()),
                                arith<Scalar>(), bound_for(o), modulus(to_cld(alpha)), max_modulus(A.initial()),
                                max_modulus(B.initial())));
+}
+
+// strassen_gemm with a plain GemmOptions{} (algorithm left at call_default) runs Strassen, as strassen_gemm
+// without options does; a classical product from strassen_gemm needs GemmAlgorithm::classical by name; kbla::gemm
+// with a plain GemmOptions{} stays classical. Seen from outside through the workspace check: a caller workspace too
+// small for Strassen is refused by every call that runs Strassen and needs no room in a classical product.
+template <class TypeParam>
+void PlainOptionsMeanStrassen() {
+  using Scalar = typename TypeParam::scalar;
+  using Dev = typename TypeParam::device;
+  using Exec = typename TypeParam::exec;
+  Maker mk(__LINE__);
+  const int m = 96, n = 90, k = 101;  // split once by the portable path's default threshold (64)
+  auto A = mk.matrix<Scalar, typename TypeParam::layout_a, Dev>(m, k);
+  auto B = mk.matrix<Scalar, typename TypeParam::layout_b, Dev>(k, n);
+  auto C = mk.matrix<Scalar, typename TypeParam::layout_c, Dev>(m, n);
+  const Scalar alpha = mk.coefficient<Scalar>(), beta = mk.coefficient<Scalar>();
+  kbla::GemmOptions strassen, classical;
+  strassen.algorithm = kbla::GemmAlgorithm::strassen;
+  classical.algorithm = kbla::GemmAlgorithm::classical;
+  const std::size_t plain_bytes = kbla::strassen_workspace_bytes<Exec, Scalar>(kbla::GemmOptions{}, m, n, k);
+  EXPECT_EQ(plain_bytes, (kbla::strassen_workspace_bytes<Exec, Scalar>(strassen, m, n, k)));
+  EXPECT_GT(plain_bytes, 64u);
+  EXPECT_EQ((kbla::strassen_workspace_bytes<Exec, Scalar>(classical, m, n, k)), 0u);
+  Kokkos::View<char*, typename Exec::memory_space> small("small workspace", 64);
+  const auto with_small_workspace = [&](kbla::GemmOptions o) {
+    o.workspace = small.data();
+    o.workspace_bytes = 64;
+    return o;
+  };
+  const Reference ref = reference('N', 'N', to_cld(alpha), A.initial(), B.initial(), to_cld(beta), C.initial());
+  EXPECT_TRUE(throws_invalid(
+      [&] {
+        kbla::strassen_gemm(Exec(), "N", "N", alpha, A.view, B.view, beta, C.view,
+                            with_small_workspace(kbla::GemmOptions{}));
+      },
+      {"kbla::strassen_gemm", "options.workspace_bytes is 64", "needs"}));
+  EXPECT_TRUE(C.unchanged());
+  kbla::strassen_gemm(Exec(), "N", "N", alpha, A.view, B.view, beta, C.view, kbla::GemmOptions{});
+  EXPECT_TRUE(strassen_matches(C.now(), ref, arith<Scalar>(), bound_for(strassen), modulus(to_cld(alpha)),
+                               max_modulus(A.initial()), max_modulus(B.initial())));
+  C.reset();
+  EXPECT_NO_THROW(kbla::strassen_gemm(Exec(), "N", "N", alpha, A.view, B.view, beta, C.view,
+                                      with_small_workspace(classical)));
+  EXPECT_TRUE(matches(C.now(), ref, arith<Scalar>()));  // classical: the classical tolerance
+  C.reset();
+  EXPECT_NO_THROW(kbla::gemm(Exec(), "N", "N", alpha, A.view, B.view, beta, C.view,
+                             with_small_workspace(kbla::GemmOptions{})));
+  EXPECT_TRUE(matches(C.now(), ref, arith<Scalar>()));
+  EXPECT_TRUE(A.unchanged());
+  EXPECT_TRUE(B.unchanged());
 }
 
 // Li, Ranka, Sahni (2011) / Kaporin's accuracy matrix: A = I + u v^T, B = I - u v^T / (1 + v^T u), so that
@@ -365,6 +420,7 @@ TYPED_TEST(StrassenTest, WorkspaceAccuracyErrors) {
   KBLA_PART(LiAccuracyMatrix);
   KBLA_PART(BadInput);
 }
+TYPED_TEST(StrassenTest, PlainOptionsMeanStrassen) { KBLA_PART(PlainOptionsMeanStrassen); }
 
 // kbla::gemm routes to the Strassen paths when asked (one configuration: kbla::gemm's other routes are
 // instantiated per View type, and test_gemm.cpp covers them). Tall & skinny shapes too (no inner/update then).

@@ -4,6 +4,7 @@
 // calls share for products with nothing to multiply.
 #pragma once
 
+#include <kbla_options.hpp>
 #include <impl/kbla_argument_checks.hpp>
 #include <impl/kbla_scale.hpp>
 #include <tpls/kbla_cuda_view_traits.hpp>
@@ -53,6 +54,13 @@ GemmShape check_gemm_arguments(const char* call, const char transA[], const char
   require_no_overlap(call, "C", C, "A", A);
   require_no_overlap(call, "C", C, "B", B);
   return s;
+}
+
+// The options with GemmAlgorithm::call_default replaced by the algorithm the call is named for.
+inline GemmOptions with_call_algorithm(const GemmOptions& options, GemmAlgorithm call_algorithm) {
+  GemmOptions resolved = options;
+  if (resolved.algorithm == GemmAlgorithm::call_default) resolved.algorithm = call_algorithm;
+  return resolved;
 }
 
 // Nothing to multiply: empty C (nothing to do), k = 0 or alpha = 0 (C = beta * C; beta = 0 never reads C).
