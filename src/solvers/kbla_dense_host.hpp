@@ -6,6 +6,7 @@
 
 #include <Kokkos_ArithTraits.hpp>
 #include <Kokkos_Complex.hpp>
+#include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -36,7 +37,8 @@ inline mag_t<T> abs2(const T& x) {
   return re * re + im * im;
 }
 
-// A column-major host matrix: element (i, j) at data()[i + j * rows()].
+// A column-major host matrix: element (i, j) at data()[i + j * rows()], indexed by int (sizes up to a few hundred).
+// host_view() below shows it as a Kokkos host View.
 template <class T>
 class Matrix {
  public:
@@ -64,6 +66,19 @@ class Matrix {
   int rows_ = 0, cols_ = 0;
   std::vector<T> a_;
 };
+
+// The matrix as an unmanaged LayoutLeft Kokkos View in HostSpace over the same memory: valid while the matrix lives
+// and is not resized; Kokkos::deep_copy it into a device View of the same shape to use it there.
+template <class T>
+using HostView = Kokkos::View<T**, Kokkos::LayoutLeft, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+template <class T>
+HostView<T> host_view(Matrix<T>& m) {
+  return HostView<T>(m.data(), std::size_t(m.rows()), std::size_t(m.cols()));
+}
+template <class T>
+HostView<const T> host_view(const Matrix<T>& m) {
+  return HostView<const T>(m.data(), std::size_t(m.rows()), std::size_t(m.cols()));
+}
 
 // C = op(A) * B with op = identity or conjugate transpose.
 template <class T>

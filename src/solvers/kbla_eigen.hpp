@@ -128,10 +128,54 @@ std::vector<int> wanted_order(const std::vector<M>& ascending, EigenWhich which)
 
 }  // namespace Impl
 
-// Eigenpairs of the Hermitian operator `op` of dimension n. `op(X, Y)` must set Y = A X for
-// X, Y = Kokkos::View<Scalar**, Kokkos::LayoutLeft, ExecSpace::memory_space> of n rows and any number of columns
-// (column subviews of a larger View: use X.stride(1), not n, as the leading dimension). Throws
-// std::invalid_argument for bad options (k > n, block size 0, ...).
+// Eigenpairs of the Hermitian operator `op` of dimension n (<kbla_eigen.hpp>; <kbla_solvers.hpp> adds an overload
+// for a KokkosSparse::CrsMatrix). Throws std::invalid_argument for bad options (k > n, block size 0, ...).
+//
+// The scalar type cannot be deduced from a functor: name it, kbla::eigen<double>(exec, op, n, options).
+// `op(X, Y)` must set Y = A X, where X and Y are
+//   Kokkos::View<Scalar**, Kokkos::LayoutLeft, typename ExecSpace::memory_space>
+// of n rows and any number of columns (up to the block size; n x n once when the problem is solved densely).
+// They are column blocks of the solver's larger bases: column j of X starts X.stride(1) elements after column j - 1,
+// and X.stride(1) need not be n. Index them as X(i, j), Y(i, j) (Kokkos honours the stride), or pass X.stride(1)
+// and Y.stride(1) as the leading dimensions to a raw-pointer kernel; write nothing but Y's n x X.extent(1) entries.
+// The operator runs on the execution space of the Views; the solver fences before and after each application.
+//
+// Example: the k = 4 largest eigenpairs of the 1D Laplacian tridiag(-1, 2, -1) of size n (exact eigenvalues
+// 2 - 2 cos(j pi / (n + 1)), j = n, n - 1, ...), as a functor:
+//
+//   #include <kbla_eigen.hpp>
+//
+//   namespace app {  // not an anonymous namespace: nvcc refuses device lambdas in members of classes there
+//   struct Laplacian1D {
+//     std::int64_t n;
+//     template <class XView, class YView>
+//     void operator()(const XView& X, const YView& Y) const {
+//       using Exec = typename YView::execution_space;
+//       const std::int64_t rows = n;
+//       const int cols = int(X.extent(1));
+//       Kokkos::parallel_for(
+//           "app::Laplacian1D", Kokkos::RangePolicy<Exec>(0, rows), KOKKOS_LAMBDA(const std::int64_t i) {
+//             for (int j = 0; j < cols; ++j) {  // X(i, j), Y(i, j): the strides are Kokkos's business
+//               double y = 2 * X(i, j);
+//               if (i > 0) y -= X(i - 1, j);
+//               if (i + 1 < rows) y -= X(i + 1, j);
+//               Y(i, j) = y;
+//             }
+//           });
+//     }
+//   };
+//   }  // namespace app
+//
+//   const std::int64_t n = 500;
+//   kbla::EigenOptions options;
+//   options.nev = 4;                               // k
+//   options.block_size = 2;                        // s >= the largest multiplicity among the wanted eigenvalues
+//   options.which = kbla::EigenWhich::largest;
+//   options.tol = 1e-10;
+//   const Kokkos::DefaultExecutionSpace exec;
+//   const auto result = kbla::eigen<double>(exec, app::Laplacian1D{n}, n, options);
+//   // result.converged; result.eigenvalues[0..3] (descending); result.eigenvectors: n x 4 LayoutLeft View in
+//   // exec's memory space; result.residuals[j] = ||A x - lambda x|| / |lambda|
 template <class Scalar, class ExecSpace, class Operator>
 EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exec, const Operator& op,
                                                             std::int64_t n, const EigenOptions& options) {

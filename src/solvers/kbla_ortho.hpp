@@ -52,6 +52,9 @@ struct OrthoOptions {
   double one_pass_ratio = 0;
 };
 
+// H and R live on the host as kbla::dense::Matrix (solvers/kbla_dense_host.hpp): column-major, element (i, j) by
+// operator()(int i, int j), rows() / cols() / data(); kbla::dense::host_view(r.R) gives an unmanaged LayoutLeft
+// Kokkos host View over the same memory (deep_copy it to a device View of the same shape for device use).
 template <class Scalar>
 struct OrthoResult {
   int rank = 0;           // numerical rank of the part of X_in orthogonal to Q, 0..s

@@ -1,5 +1,8 @@
-// Computes a small A^H B through the installed library and checks one entry against a hand sum.
+// Computes a small A^H B through the installed library and checks one entry against a hand sum; includes the
+// solver headers that come without KokkosSparse, to check that they are installed and stand alone.
 #include <kbla.hpp>
+#include <kbla_eigen.hpp>
+#include <kbla_ortho.hpp>
 
 #include <cmath>
 #include <cstdio>
