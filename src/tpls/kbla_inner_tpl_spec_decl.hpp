@@ -1,4 +1,7 @@
 // kbla::inner on Kokkos::Cuda through the hand-written TSMTTSM kernel (src/cuda), Kokkos Kernels style.
+// C may interleave with A or B in one allocation without sharing an element (e.g. C in the rows below A of a
+// column-major View): the kernels write only C's M x N elements (guarded stores and atomics) and use only A's and
+// B's, so such operands need no copy (unit_tests/cuda_raw/test_tall_skinny_interleaved_raw.cu).
 #pragma once
 
 #include <impl/kbla_inner_spec.hpp>

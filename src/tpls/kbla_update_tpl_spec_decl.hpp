@@ -1,4 +1,9 @@
 // kbla::update on Kokkos::Cuda through the hand-written TSMM kernel (src/cuda), Kokkos Kernels style.
+// A and B may interleave in one allocation without sharing an element (the column blocks Q, X of a row-major basis
+// [Q | X], row blocks of a column-major View): the kernels write only B's K x N elements (every store is guarded
+// by the row and column bounds, the staged runs need ldb == N, bulk stores cover one column's or one row's own
+// elements) and use only A's and C's, so they run on such operands as they are
+// (unit_tests/cuda_raw/test_tall_skinny_interleaved_raw.cu checks every element's bits).
 #pragma once
 
 #include <impl/kbla_update_spec.hpp>
