@@ -89,7 +89,7 @@ int main() {
   CK(cudaMemset(gB, 0x3f, std::size_t(1) << 32));
   CK(cudaMemset(gC, 0x3f, 1 << 20));
   for (int lay = 0; lay < 2; ++lay) {
-    // run 1 (SIMT candidates) is recorded in NOTES.md; run 2 sweeps the DMMA tiles
+    // the SIMT candidates were swept first (docs/tall_skinny.md); this pass sweeps the DMMA tiles
     ts<8, 8, 1, 1>(8, lay); ts<8, 8, 2, 2>(16, lay);
     for (int w : {12, 16}) { dm<false, 16, 16, 1, 1, 64, 4>(w, lay); dm<false, 16, 16, 1, 1, 32, 6>(w, lay); }
     for (int w : {24, 32}) { dm<false, 32, 32, 2, 2, 32, 4>(w, lay); dm<false, 32, 32, 1, 1, 32, 4>(w, lay); dm<false, 32, 32, 2, 2, 64, 3>(w, lay); }

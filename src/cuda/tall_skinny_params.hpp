@@ -3,7 +3,7 @@
 // for complex types), or the last row tiled over columns for wider matrices.
 //
 // Provenance: initial rows from a register / shared-memory model; the SIMT rows were then tuned with
-// scripts/tune_tall_skinny.sh (perf_tests/tall_skinny/tune.cu), the others picked by A/B runs of
+// tools/tune_tall_skinny.sh (perf_tests/tall_skinny/tune.cu), the others picked by A/B runs of
 // perf_tests/tall_skinny/ts_cases.cu with the cuBLAS routes off (docs/tall_skinny.md). The comments say why a row is
 // shaped as it is; the measurements are in the results and docs, not here.
 #pragma once
