@@ -6,7 +6,7 @@
 #     driver    kbla_driver (the main job) for double LayoutLeft / LayoutRight and complex LayoutLeft
 #               -> $OUT/driver-<scalar>-<layout>.json
 #     eigen     kbla_eigen_driver, 3D Laplacian 100^3, k = 16 largest, tol 1e-10, checked against the analytic
-#               spectrum (issue 3's target) -> $OUT/eigen.json (eigen-rerun.json when it exists already)
+#               spectrum, EIGEN_RUNS times (default 1) -> $OUT/eigen-<i>.json
 #     raw       the Strassen raw tests (CPU long-double reference)
 #     sanitize  compute-sanitizer memcheck on both Strassen raw tests, racecheck on the tile kernels (--quick)
 #     ts_sanitize  compute-sanitizer memcheck and racecheck on the tall & skinny raw test's --tiny set (every
@@ -53,9 +53,10 @@ run_step() {  # run_step NAME SECONDS COMMAND...
 for what in "$@"; do
   case $what in
     eigen)
-      json=$OUT/eigen.json; [ -e "$json" ] && json=$OUT/eigen-rerun.json
-      run_step eigen "${EIGEN_LIMIT:-120}" "$BUILD_DIR/perf_tests/eigen/kbla_eigen_driver" --laplacian 100 -k 16 \
-          --tol 1e-10 --check-analytic --json "$json" ;;
+      for i in $(seq 1 "${EIGEN_RUNS:-1}"); do
+        run_step "eigen-$i" "${EIGEN_LIMIT:-120}" "$BUILD_DIR/perf_tests/eigen/kbla_eigen_driver" --laplacian 100 \
+            -k 16 --tol 1e-10 --check-analytic --json "$OUT/eigen-$i.json"
+      done ;;
     driver)
       # the main job: double LayoutLeft and LayoutRight, complex LayoutLeft, each with cuBLAS in the same run
       for cfg in "double left" "double right" "complex left"; do
@@ -115,7 +116,8 @@ for what in "$@"; do
       echo "=== gpu-bench [ts_raw] all in $((SECONDS - t0)) s" ;;
     gtest)
       : > "$OUT/gtest.txt"
-      for b in unit_tests/kbla_unit_tests unit_tests/solvers/kbla_solver_tests; do
+      for b in unit_tests/kbla_unit_tests unit_tests/solvers/kbla_solver_tests \
+               unit_tests/cuda_raw/kbla_tall_skinny_interleaved_raw_tests; do
         if [ ! -x "$BUILD_DIR/$b" ]; then  # a prebuilt pack may leave one out
           echo "=== gpu-bench [gtest ${b##*/}] not in this build: skipped" | tee -a "$OUT/gtest.txt"
           continue
@@ -123,8 +125,9 @@ for what in "$@"; do
         t0=$SECONDS
         ( cd "$(dirname "$BUILD_DIR/$b")" && timeout "${GTEST_LIMIT:-300}" "./${b##*/}" > "$OUT/.gtest" 2>&1 ); s=$?
         echo "=== gpu-bench [gtest ${b##*/}] exit $s in $((SECONDS - t0)) s"
-        grep -E '^\[  (PASSED|FAILED) ' "$OUT/.gtest" | sed "s|^|${b##*/}: |"
-        { echo "== $b (exit $s)"; grep -E '^\[  FAILED|^\[==========\]|^\[  PASSED' "$OUT/.gtest"; } >> "$OUT/gtest.txt"
+        grep -E '^\[  (PASSED|FAILED) |passed, [0-9]+ failed' "$OUT/.gtest" | sed "s|^|${b##*/}: |"
+        { echo "== $b (exit $s)"; grep -E '^\[  FAILED|^\[==========\]|^\[  PASSED|passed, [0-9]+ failed' "$OUT/.gtest"; } \
+            >> "$OUT/gtest.txt"
         [ $s -eq 0 ] || failed=$((failed + 1))
         rm -f "$OUT/.gtest"
       done ;;

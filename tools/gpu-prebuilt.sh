@@ -6,7 +6,7 @@
 #   tools/gpu-prebuilt.sh pack [SET ...]   here: build, then pack SETs into .deps/prebuilt.tar.xz
 #        tests     kbla_unit_tests, kbla_solver_tests (GoogleTest), kbla_cuda_raw_tests (tall & skinny raw)
 #        ts_raw    kbla_cuda_raw_tests only (steps ts_raw, ts_sanitize)
-#        unit      kbla_unit_tests only (step gtest skips the solver suite then)
+#        unit      kbla_unit_tests and the interleaved-operand raw test (step gtest skips the solver suite then)
 #        solver    kbla_solver_tests only
 #        ts        kbla_bench_tall_skinny, kbla_ramp_probe (ts_bench / ts_probe: one of them)
 #        ts_cases  kbla_ts_cases (single cases through the raw API, for A/B timings; run it by hand there)
@@ -39,7 +39,7 @@ case $mode in
         tests) files+=(unit_tests/kbla_unit_tests unit_tests/solvers/kbla_solver_tests
                        unit_tests/cuda_raw/kbla_cuda_raw_tests) ;;
         ts_raw) files+=(unit_tests/cuda_raw/kbla_cuda_raw_tests) ;;
-        unit) files+=(unit_tests/kbla_unit_tests) ;;
+        unit) files+=(unit_tests/kbla_unit_tests unit_tests/cuda_raw/kbla_tall_skinny_interleaved_raw_tests) ;;
         solver) files+=(unit_tests/solvers/kbla_solver_tests) ;;
         ts) files+=(perf_tests/tall_skinny/kbla_bench_tall_skinny perf_tests/tall_skinny/kbla_ramp_probe) ;;
         ts_bench) files+=(perf_tests/tall_skinny/kbla_bench_tall_skinny) ;;
