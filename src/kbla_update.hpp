@@ -5,7 +5,7 @@
 #include <impl/kbla_argument_checks.hpp>
 #include <impl/kbla_update_spec.hpp>
 
-#include <Kokkos_ArithTraits.hpp>
+#include <impl/kbla_arith_traits.hpp>
 
 #include <cstdint>
 #include <string>
@@ -75,7 +75,7 @@ void update_in_place(const ExecSpace& exec, typename XViewType::const_value_type
   Impl::require_no_overlap(call, "X", X, "C", C);
   using Scalar = typename XViewType::non_const_value_type;
   Impl::Update<ExecSpace, XViewType, CViewType, XViewType>::update(
-      exec, alpha, X, C, Kokkos::Details::ArithTraits<Scalar>::zero(), X);
+      exec, alpha, X, C, kbla::Impl::ArithTraits<Scalar>::zero(), X);
 }
 
 // Same, on the default instance of X's execution space.

@@ -5,6 +5,7 @@
 // beta = 0: KokkosBlas' portable kernels compute beta * C, so C is zeroed first so that NaN there cannot spread.
 #pragma once
 
+#include <impl/kbla_arith_traits.hpp>
 #include <impl/kbla_scale.hpp>
 
 #include <KokkosBlas3_gemm.hpp>
@@ -16,7 +17,7 @@ template <class ExecSpace, class AViewType, class BViewType, class CViewType>
 void blas_gemm(const ExecSpace& exec, char tA, char tB, typename CViewType::const_value_type& alpha,
                const AViewType& A, const BViewType& B, typename CViewType::const_value_type& beta,
                const CViewType& C) {
-  using ATS = Kokkos::Details::ArithTraits<typename CViewType::non_const_value_type>;
+  using ATS = kbla::Impl::ArithTraits<typename CViewType::non_const_value_type>;
   if (beta == ATS::zero()) scale_matrix(exec, beta, C);
   exec.fence();
   const char opA[2] = {tA, '\0'}, opB[2] = {tB, '\0'};

@@ -9,7 +9,7 @@
 #include <impl/kbla_scale.hpp>
 #include <tpls/kbla_cuda_view_traits.hpp>
 
-#include <Kokkos_ArithTraits.hpp>
+#include <impl/kbla_arith_traits.hpp>
 
 #include <cstdint>
 #include <string>
@@ -69,7 +69,7 @@ template <class ExecSpace, class CViewType>
 bool finish_without_product(const ExecSpace& exec, const GemmShape& s,
                             typename CViewType::const_value_type& alpha,
                             typename CViewType::const_value_type& beta, const CViewType& C) {
-  using ATS = Kokkos::Details::ArithTraits<typename CViewType::non_const_value_type>;
+  using ATS = kbla::Impl::ArithTraits<typename CViewType::non_const_value_type>;
   if (s.m == 0 || s.n == 0) return true;
   if (s.k != 0 && alpha != ATS::zero()) return false;
   scale_matrix(exec, beta, C);

@@ -10,7 +10,7 @@
 #include <kbla_options.hpp>
 #include <impl/kbla_scale.hpp>
 
-#include <Kokkos_ArithTraits.hpp>
+#include <impl/kbla_arith_traits.hpp>
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -46,7 +46,7 @@ int vector_length_for() {
 template <class ExecSpace, class AView, class BView, class CView>
 struct InnerPortable {
   using Scalar = typename CView::non_const_value_type;
-  using ATS = Kokkos::Details::ArithTraits<Scalar>;
+  using ATS = kbla::Impl::ArithTraits<Scalar>;
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
 

@@ -2,7 +2,7 @@
 // spread). Used for the K = 0 case and as the first step of the atomic combine in kbla::inner.
 #pragma once
 
-#include <Kokkos_ArithTraits.hpp>
+#include <impl/kbla_arith_traits.hpp>
 #include <Kokkos_Core.hpp>
 
 namespace kbla {
@@ -11,7 +11,7 @@ namespace Impl {
 template <class ExecSpace, class CView>
 void scale_matrix(const ExecSpace& exec, typename CView::const_value_type& beta, const CView& C) {
   using Scalar = typename CView::non_const_value_type;
-  using ATS = Kokkos::Details::ArithTraits<Scalar>;
+  using ATS = kbla::Impl::ArithTraits<Scalar>;
   const Scalar b = beta;
   if (b == ATS::one() || C.size() == 0) return;
   using Policy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;

@@ -32,7 +32,7 @@
 #include <impl/kbla_scale.hpp>
 #include <impl/kbla_strassen_kernels.hpp>
 
-#include <Kokkos_ArithTraits.hpp>
+#include <impl/kbla_arith_traits.hpp>
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -109,7 +109,7 @@ struct StrassenPortable {
   using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
   using MV = Kokkos::View<Scalar**, Kokkos::LayoutStride, Device, Unmanaged>;
   using CMV = Kokkos::View<const Scalar**, Kokkos::LayoutStride, Device, Unmanaged>;
-  using ATS = Kokkos::Details::ArithTraits<Scalar>;
+  using ATS = kbla::Impl::ArithTraits<Scalar>;
   using Range = std::pair<std::int64_t, std::int64_t>;
 
   // op(v) with op in {'N', 'T', 'C'}.

@@ -5,7 +5,7 @@
 // a, b, s are +-1 in the recursion, so the scalings are exact and these are plain additions / subtractions.
 #pragma once
 
-#include <Kokkos_ArithTraits.hpp>
+#include <impl/kbla_arith_traits.hpp>
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
@@ -17,7 +17,7 @@ namespace Impl {
 template <class View>
 KOKKOS_INLINE_FUNCTION typename View::non_const_value_type op_entry(const View& X, char t, std::int64_t i,
                                                                      std::int64_t j) {
-  using ATS = Kokkos::Details::ArithTraits<typename View::non_const_value_type>;
+  using ATS = kbla::Impl::ArithTraits<typename View::non_const_value_type>;
   if (t == 'N') return X(i, j);
   return t == 'C' ? ATS::conj(X(j, i)) : X(j, i);
 }
@@ -61,7 +61,7 @@ Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t
 template <class ExecSpace, class WView, class XView>
 void sum_operands(const ExecSpace& exec, const WView& W, typename WView::const_value_type& a, const XView& X,
                   char tX, typename WView::const_value_type& b, const XView& Y, char tY) {
-  using ATS = Kokkos::Details::ArithTraits<typename WView::non_const_value_type>;
+  using ATS = kbla::Impl::ArithTraits<typename WView::non_const_value_type>;
   const SumOperands<WView, XView> f{W, X, Y, tX, tY, a, b, !(b == ATS::zero())};
   Kokkos::parallel_for("kbla::strassen::sum_operands", matrix_policy(exec, W.extent(0), W.extent(1)), f);
 }

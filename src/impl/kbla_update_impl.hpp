@@ -7,7 +7,7 @@
 
 #include <impl/kbla_scale.hpp>
 
-#include <Kokkos_ArithTraits.hpp>
+#include <impl/kbla_arith_traits.hpp>
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -19,7 +19,7 @@ namespace Impl {
 template <class ExecSpace, class AView, class CView, class BView>
 struct UpdatePortable {
   using Scalar = typename BView::non_const_value_type;
-  using ATS = Kokkos::Details::ArithTraits<Scalar>;
+  using ATS = kbla::Impl::ArithTraits<Scalar>;
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
   using ScratchRows = Kokkos::View<Scalar**, Kokkos::LayoutRight, typename ExecSpace::scratch_memory_space,

@@ -4,7 +4,7 @@
 // Column-major, real or Kokkos::complex scalars; sizes are small (up to a few hundred), O(n^3) is fine.
 #pragma once
 
-#include <Kokkos_ArithTraits.hpp>
+#include <impl/kbla_arith_traits.hpp>
 #include <Kokkos_Complex.hpp>
 #include <Kokkos_Core.hpp>
 
@@ -21,19 +21,19 @@ namespace kbla {
 namespace dense {
 
 template <class T>
-using mag_t = typename Kokkos::Details::ArithTraits<T>::mag_type;
+using mag_t = typename kbla::Impl::ArithTraits<T>::mag_type;
 
 template <class T>
 inline T conj(const T& x) {
-  return Kokkos::Details::ArithTraits<T>::conj(x);
+  return kbla::Impl::ArithTraits<T>::conj(x);
 }
 template <class T>
 inline mag_t<T> real(const T& x) {
-  return Kokkos::Details::ArithTraits<T>::real(x);
+  return kbla::Impl::ArithTraits<T>::real(x);
 }
 template <class T>
 inline mag_t<T> abs2(const T& x) {
-  const mag_t<T> re = Kokkos::Details::ArithTraits<T>::real(x), im = Kokkos::Details::ArithTraits<T>::imag(x);
+  const mag_t<T> re = kbla::Impl::ArithTraits<T>::real(x), im = kbla::Impl::ArithTraits<T>::imag(x);
   return re * re + im * im;
 }
 
@@ -184,7 +184,7 @@ void hermitian_eigen(const Matrix<T>& Ain, std::vector<mag_t<T>>& w, Matrix<T>& 
     const T alpha = A(k + 1, k);
     M xnorm2 = 0;
     for (int i = k + 2; i < n; ++i) xnorm2 += abs2(A(i, k));
-    const M alpha_im = Kokkos::Details::ArithTraits<T>::imag(alpha);
+    const M alpha_im = kbla::Impl::ArithTraits<T>::imag(alpha);
     if (xnorm2 == M(0) && alpha_im == M(0)) {
       e[k] = real(alpha);
       continue;  // H = I

@@ -4,6 +4,7 @@
 // B's, so such operands need no copy (unit_tests/cuda_raw/test_tall_skinny_interleaved_raw.cu).
 #pragma once
 
+#include <impl/kbla_arith_traits.hpp>
 #include <impl/kbla_inner_spec.hpp>
 #include <tpls/kbla_cuda_view_traits.hpp>
 
@@ -20,7 +21,7 @@ using packed_view_t =
 
 template <class View>
 packed_view_t<View> packed_copy(const Kokkos::Cuda& exec, const View& v, bool conjugate, bool copy_values) {
-  using ATS = Kokkos::Details::ArithTraits<typename View::non_const_value_type>;
+  using ATS = kbla::Impl::ArithTraits<typename View::non_const_value_type>;
   const packed_view_t<View> p(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kbla::inner packed operand"), v.extent(0),
                  v.extent(1));
   if (copy_values) {
@@ -46,7 +47,7 @@ void unpack_into(const Kokkos::Cuda& exec, const Dst& dst, const Src& src) {
 template <class AView, class BView, class CView>
 struct Inner<Kokkos::Cuda, AView, BView, CView, true> {
   using Scalar = typename CView::non_const_value_type;
-  using ATS = Kokkos::Details::ArithTraits<Scalar>;
+  using ATS = kbla::Impl::ArithTraits<Scalar>;
 
   static void inner(const Kokkos::Cuda& exec, bool conjA, const Scalar& alpha, const AView& A, const BView& B,
                     const Scalar& beta, const CView& C, const InnerOptions& options) {

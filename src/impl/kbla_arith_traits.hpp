@@ -1,0 +1,23 @@
+// kbla::Impl::ArithTraits<T>: Kokkos Kernels' scalar traits (zero, one, conj, real, imag, mag_type, ...) under
+// one name for every Kokkos Kernels the library builds against. Kokkos Kernels 4.1 moved the traits from
+// Kokkos::Details::ArithTraits to Kokkos::ArithTraits and left the old name as a deprecated alias that is due to
+// disappear; Debian's 3.4 has only the old name and defines no KOKKOSKERNELS_VERSION (the macro came later, and
+// every release without it has the old name only).
+#pragma once
+
+#include <KokkosKernels_config.h>
+#include <impl/kbla_arith_traits.hpp>
+
+namespace kbla {
+namespace Impl {
+
+#if defined(KOKKOSKERNELS_VERSION) && KOKKOSKERNELS_VERSION >= 40100
+template <class T>
+using ArithTraits = ::Kokkos::ArithTraits<T>;
+#else
+template <class T>
+using ArithTraits = ::Kokkos::Details::ArithTraits<T>;
+#endif
+
+}  // namespace Impl
+}  // namespace kbla
