@@ -6,7 +6,7 @@
 #pragma once
 
 #include <KokkosKernels_config.h>
-#include <impl/kbla_arith_traits.hpp>
+#include <Kokkos_ArithTraits.hpp>
 
 namespace kbla {
 namespace Impl {
