@@ -41,7 +41,8 @@ __device__ __forceinline__ void block_span(std::size_t n, std::size_t& first, st
   } else {
     const std::size_t per_block = (n + gridDim.x - 1) / gridDim.x;
     first = blockIdx.x * per_block + threadIdx.x;
-    end = std::min(n, (blockIdx.x + 1) * per_block);
+    const std::size_t last = (blockIdx.x + 1) * per_block;
+    end = last < n ? last : n;
     step = blockDim.x;
   }
 }
