@@ -3,7 +3,8 @@
 //
 // It must reach the best rate the GPU streams at, or the library's own kernels would appear to beat it. No single
 // kernel shape does that on every GPU, so the probe times a few plain forms (grid-stride or one contiguous range
-// per block, with or without the 256-byte L2 prefetch hint, two occupancies) and keeps the fastest. No Kokkos.
+// per block; one to eight streams read side by side; 2 to 8 loads in flight per stream; with or without the 256-byte L2
+// prefetch hint; two occupancies) and keeps the fastest. No Kokkos.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -47,21 +48,31 @@ __device__ __forceinline__ void block_span(std::size_t n, std::size_t& first, st
   }
 }
 
-// Sums n 16-byte items, 4 loads in flight per thread; the store practically never happens but keeps the loads.
-template <Walk walk, bool Prefetch>
+// Sums n 16-byte items as `streams` equal parts walked side by side (an inner product reads A and B, and a
+// column-major one each column, as separate streams), `unroll` loads per stream in flight per thread; the store practically never happens but keeps the loads.
+template <Walk walk, bool Prefetch, int streams, int unroll>
 __global__ void read_kernel(const double2* __restrict__ x, std::size_t n, double* sink) {
+  const std::size_t part = n / streams;
   std::size_t i, end, step;
-  block_span<walk>(n, i, end, step);
+  block_span<walk>(part, i, end, step);
   double s = 0;
-  for (; i + 3 * step < end; i += 4 * step) {
-    const double2 a = load16<Prefetch>(x + i), b = load16<Prefetch>(x + i + step);
-    const double2 c = load16<Prefetch>(x + i + 2 * step), d = load16<Prefetch>(x + i + 3 * step);
-    s += (a.x + a.y + b.x + b.y) + (c.x + c.y + d.x + d.y);
+  for (; i + (unroll - 1) * step < end; i += unroll * step) {
+    double2 v[streams][unroll];
+#pragma unroll
+    for (int u = 0; u < unroll; ++u)
+#pragma unroll
+      for (int p = 0; p < streams; ++p) v[p][u] = load16<Prefetch>(x + p * part + i + u * step);
+#pragma unroll
+    for (int u = 0; u < unroll; ++u)
+#pragma unroll
+      for (int p = 0; p < streams; ++p) s += v[p][u].x + v[p][u].y;
   }
-  for (; i < end; i += step) {
-    const double2 a = load16<Prefetch>(x + i);
-    s += a.x + a.y;
-  }
+  for (; i < end; i += step)
+#pragma unroll
+    for (int p = 0; p < streams; ++p) {
+      const double2 a = load16<Prefetch>(x + p * part + i);
+      s += a.x + a.y;
+    }
   if (s == 1.2345e-300) sink[blockIdx.x] = s;
 }
 
@@ -81,6 +92,10 @@ inline void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string("bandwidth probe: ") + what + ": " + cudaGetErrorString(e));
 }
 
+// Median over reps samples of the time per launch, each sample timing kLaunchesPerSample launches back to back
+// (as the library's calls run in an application: the gaps between launches are not the memory's).
+constexpr int kLaunchesPerSample = 4;
+
 template <class Launch>
 double median_ms(int reps, Launch&& launch) {
   cudaEvent_t e0, e1;
@@ -90,10 +105,11 @@ double median_ms(int reps, Launch&& launch) {
   std::vector<float> t(std::max(reps, 1));
   for (float& ms : t) {
     check(cudaEventRecord(e0, 0), "cudaEventRecord");
-    launch();
+    for (int i = 0; i < kLaunchesPerSample; ++i) launch();
     check(cudaEventRecord(e1, 0), "cudaEventRecord");
     check(cudaEventSynchronize(e1), "cudaEventSynchronize");
     check(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
+    ms /= kLaunchesPerSample;
   }
   check(cudaGetLastError(), "kernel launch");
   cudaEventDestroy(e0);
@@ -122,29 +138,61 @@ inline void measure(std::size_t n, int reps, Rate& read, Rate& copy) {
   check(cudaMalloc(&x, n * sizeof(double)), "cudaMalloc");
   check(cudaMalloc(&y, n * sizeof(double)), "cudaMalloc");
   check(cudaMalloc(&sink, 64 * std::size_t(sms) * sizeof(double)), "cudaMalloc");
-  check(cudaMemset(x, 0, n * sizeof(double)), "cudaMemset");
+  check(cudaMemset(x, 0x3f, n * sizeof(double)), "cudaMemset");  // finite, non-zero doubles
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   const std::size_t items = n / 2;  // 16-byte items
   const double bytes = double(n) * sizeof(double);
-  auto try_form = [&](auto walk_tag, auto prefetch_tag, int blocks_per_sm) {
+  const auto* in = reinterpret_cast<const double2*>(x);
+  auto* out = reinterpret_cast<double2*>(y);
+  // Every form runs on the same bytes (items / streams * streams of them).
+  auto try_read = [&](auto walk_tag, auto prefetch_tag, auto streams_tag, auto unroll_tag, int blocks_per_sm) {
+    constexpr Walk walk = decltype(walk_tag)::value;
+    constexpr bool prefetch = decltype(prefetch_tag)::value;
+    constexpr int streams = decltype(streams_tag)::value, unroll = decltype(unroll_tag)::value;
+    const int blocks = blocks_per_sm * sms;
+    const double ms =
+        median_ms(reps, [&] { read_kernel<walk, prefetch, streams, unroll><<<blocks, 256>>>(in, items, sink); });
+    const double GBs = double(items / streams * streams) * 16 / (ms * 1e-3) * 1e-9;
+    if (GBs > read.GBs)
+      read = {GBs, form_name<walk, prefetch>(blocks_per_sm) + ", " + std::to_string(streams) + " stream(s), " +
+                       std::to_string(unroll) + " loads in flight each"};
+  };
+  auto try_copy = [&](auto walk_tag, auto prefetch_tag, int blocks_per_sm) {
     constexpr Walk walk = decltype(walk_tag)::value;
     constexpr bool prefetch = decltype(prefetch_tag)::value;
     const int blocks = blocks_per_sm * sms;
-    const auto* in = reinterpret_cast<const double2*>(x);
-    const double read_ms = median_ms(reps, [&] { read_kernel<walk, prefetch><<<blocks, 256>>>(in, items, sink); });
-    const double copy_ms =
-        median_ms(reps, [&] { copy_kernel<walk, prefetch><<<blocks, 256>>>(in, reinterpret_cast<double2*>(y), items); });
-    const double read_GBs = bytes / (read_ms * 1e-3) * 1e-9, copy_GBs = 2 * bytes / (copy_ms * 1e-3) * 1e-9;
-    if (read_GBs > read.GBs) read = {read_GBs, form_name<walk, prefetch>(blocks_per_sm)};
-    if (copy_GBs > copy.GBs) copy = {copy_GBs, form_name<walk, prefetch>(blocks_per_sm)};
+    const double ms = median_ms(reps, [&] { copy_kernel<walk, prefetch><<<blocks, 256>>>(in, out, items); });
+    const double GBs = 2 * bytes / (ms * 1e-3) * 1e-9;
+    if (GBs > copy.GBs) copy = {GBs, form_name<walk, prefetch>(blocks_per_sm)};
   };
+  // An idle GPU starts below its top clocks and its streaming rate keeps rising for a while: stream for about
+  // half a second (on an H200) before anything is timed.
+  for (int i = 0; i < 30; ++i) median_ms(8, [&] { read_kernel<Walk::grid_stride, false, 1, 4><<<4 * sms, 256>>>(in, items, sink); });
   using GridStride = std::integral_constant<Walk, Walk::grid_stride>;
   using BlockRange = std::integral_constant<Walk, Walk::block_range>;
+  using One = std::integral_constant<int, 1>;
+  using Two = std::integral_constant<int, 2>;
+  using Four = std::integral_constant<int, 4>;
+  using Eight = std::integral_constant<int, 8>;
   for (int blocks_per_sm : {4, 8}) {
-    try_form(GridStride{}, std::false_type{}, blocks_per_sm);
-    try_form(GridStride{}, std::true_type{}, blocks_per_sm);
-    try_form(BlockRange{}, std::false_type{}, blocks_per_sm);
-    try_form(BlockRange{}, std::true_type{}, blocks_per_sm);
+    auto walks = [&](auto walk) {
+      for (bool prefetch : {false, true}) {
+        auto run = [&](auto prefetch_tag) {
+          try_read(walk, prefetch_tag, One{}, Four{}, blocks_per_sm);
+          try_read(walk, prefetch_tag, One{}, Eight{}, blocks_per_sm);
+          try_read(walk, prefetch_tag, Two{}, Two{}, blocks_per_sm);
+          try_read(walk, prefetch_tag, Two{}, Four{}, blocks_per_sm);
+          try_read(walk, prefetch_tag, Four{}, Two{}, blocks_per_sm);
+          try_read(walk, prefetch_tag, Four{}, Four{}, blocks_per_sm);
+          try_read(walk, prefetch_tag, Eight{}, Two{}, blocks_per_sm);
+          try_copy(walk, prefetch_tag, blocks_per_sm);
+        };
+        if (prefetch) run(std::true_type{});
+        else run(std::false_type{});
+      }
+    };
+    walks(GridStride{});
+    walks(BlockRange{});
   }
   cudaFree(x);
   cudaFree(y);

@@ -47,7 +47,7 @@ inline Bandwidth measure_bandwidth(std::int64_t n, int reps) {
 #ifdef KBLA_PERF_CUDA_PROBE
   if (std::is_same<Exec, Kokkos::Cuda>::value) {
     cuda_probe::Rate read, copy;
-    cuda_probe::measure(static_cast<std::size_t>(n), std::max(reps, 10), read, copy);
+    cuda_probe::measure(static_cast<std::size_t>(n), std::max(reps, 20), read, copy);
     return {read.GBs, copy.GBs, read.form, copy.form};
   }
 #endif
