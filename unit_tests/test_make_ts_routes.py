@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks scripts/make_ts_routes.py on synthetic measurements (host only, no GPU): the per-row-count masks it writes
+"""Checks tools/make_ts_routes.py on synthetic measurements (host only, no GPU): the per-row-count masks it writes
 (bit b = cuBLAS when floor(2 log2 K) = b, half octaves): the nearest measured row count decides a bucket (a tie: the
 larger), any point saying cuBLAS wins a bucket, a ratio within 3 % is a tie (own kernel), a later sweep file replaces
 an earlier one's points of a shape, a sweep's TYPES filter, a JSON's group parts (TYPE.OP.LAYOUT, -TYPE.OP.LAYOUT),
@@ -13,7 +13,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SCRIPT = os.path.join(ROOT, "scripts", "make_ts_routes.py")
+SCRIPT = os.path.join(ROOT, "tools", "make_ts_routes.py")
 ALL = (1 << 64) - 1
 H = 2  # buckets per octave: 2^e rows fall in bucket H e
 

@@ -16,7 +16,7 @@
 // With --route-sweep (every square shape the routes table, tall_skinny_routes.hpp, sends to cuBLAS at some row
 // count) or --sweep-shapes (the listed shapes): own kernel against cuBLAS at K = 2^min, 2^(min+2), ... (min 12 by
 // default) up to the benchmark's square size (2^29 / w rows D, 2^28 / w Z), one line per (shape, K):
-// "SWEEP D tsmttsm R 16 <K> <own ms> <cuBLAS ms>", which scripts/make_ts_routes.py --sweep turns into the
+// "SWEEP D tsmttsm R 16 <K> <own ms> <cuBLAS ms>", which tools/make_ts_routes.py --sweep turns into the
 // per-row-count routes.
 // Kernel-only (no Kokkos): make -C perf_tests/tall_skinny ramp BUILD=/tmp/bts
 #include <cuda_runtime.h>

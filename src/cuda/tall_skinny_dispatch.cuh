@@ -233,7 +233,7 @@ inline int lay_of(Layout a, Layout b) {
 constexpr int kNarrowMaxM = 128;
 inline bool narrow_shape(int M, int N, int max_m) { return N <= 16 && M >= 2 * N && M > 2 && M <= max_m; }
 
-// Measured routes (tall_skinny_routes.hpp, made by scripts/make_ts_routes.py from the H100 benchmark): shapes
+// Measured routes (tall_skinny_routes.hpp, made by tools/make_ts_routes.py from the H100 benchmark): shapes
 // where cuBLAS was faster than the own kernel go to cuBLAS, so the library is not slower than cuBLAS where it was
 // measured. Unmeasured cases (float types, mixed layouts, narrow complex or row-major) keep the own kernels.
 // KBLA_TS_NO_ROUTES=1 turns the routes off (to re-measure the own kernels).
@@ -260,7 +260,7 @@ inline bool narrow_route_hit(const int (*boxes)[2], int count, int M, int N) {
 // op: 0 tsmttsm, 1 tsmm. The square routes depend on the row count too (kCublasRows: one bit per half octave):
 // at few rows the own TSMTTSM kernels' fixed cost (fill, block-wide reduction) can lose to cuBLAS even where they
 // win at 2^20 rows and beyond, and cuBLAS's own kernel choice can flip within an octave (docs/tall_skinny.md).
-inline int row_bucket(std::int64_t K) {  // floor(2 log2 K) as scripts/make_ts_routes.py: 0 for K <= 1, at most 63
+inline int row_bucket(std::int64_t K) {  // floor(2 log2 K) as tools/make_ts_routes.py: 0 for K <= 1, at most 63
   if (K <= 1) return 0;
   return std::min(63, int(std::floor(2.0 * std::log2(double(K)))));
 }
