@@ -61,7 +61,7 @@ struct TsmttsmArgs {
   // finds the flag neither claimed nor done claims and scales the tile itself, so no block ever waits for one that
   // has not started.
   bool direct;
-  std::uint64_t* flags;  // per column tile: 2 e (claimed) or 2 e + 1 (done) of the last call e that scaled it
+  std::uint64_t* flags;  // per column tile: 2 e (claimed) or 2 e + 1 (done), e the epoch of the last call that scaled it
   std::uint64_t epoch;   // this call's (host counter, unique and increasing per process)
   bool scaler_off;       // test switch KBLA_TS_DIRECT_ROWSCALE=1: the extra blocks leave the scaling to the row blocks
   bool scaler_block;     // direct: block x = 0 is the extra scaling block; false (the ring's launches): every block
