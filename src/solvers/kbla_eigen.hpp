@@ -15,10 +15,15 @@
 // and the residual block becomes the next block to expand.
 // Block size s >= the largest multiplicity among the wanted eigenvalues finds every copy (a single-vector
 // Lanczos cannot).
+// Distributed (the overload with a reducer, e.g. kbla::mpi::Reducer): every rank holds its rows of the bases, the
+// operator is the caller's (it exchanges its own halos), kbla::ortho sums its small products over the ranks, and
+// the projected problem is solved redundantly on every rank from the same summed numbers, so all ranks take the
+// same decisions. The starting block is a function of the global row, so the run follows the single-process one.
 #pragma once
 
 #include <kbla_inner.hpp>
 #include <kbla_update.hpp>
+#include <mpi/kbla_reducer.hpp>
 #include <solvers/kbla_dense_host.hpp>
 #include <solvers/kbla_ortho.hpp>
 #include <solvers/kbla_random.hpp>
@@ -81,12 +86,16 @@ struct EigenTimings {
   double residuals = 0;       // explicit residuals of the returned pairs
   double total = 0;
   double ortho_bytes = 0;     // minimum memory traffic of the orthogonalisation (for its bandwidth)
+  // Distributed runs: sums over the ranks (the reducer's all-reduces) and the time spent in them, which is part
+  // of ortho (and of residuals); 0 on one process.
+  long allreduces = 0;
+  double allreduce_time = 0;
 };
 
 template <class Scalar, class MemorySpace>
 struct EigenResult {
   std::vector<double> eigenvalues;  // in the wanted order (descending for largest, ascending for smallest)
-  Kokkos::View<Scalar**, Kokkos::LayoutLeft, MemorySpace> eigenvectors;  // n x k, orthonormal columns
+  Kokkos::View<Scalar**, Kokkos::LayoutLeft, MemorySpace> eigenvectors;  // n x k (distributed: this rank's rows)
   std::vector<double> residuals;    // explicit ||A x - lambda x|| / |lambda| of each returned pair
   bool converged = false;           // every estimate <= tol (false when max_restarts ran out)
   int restarts = 0;
@@ -176,17 +185,29 @@ std::vector<int> wanted_order(const std::vector<M>& ascending, EigenWhich which)
 //   const auto result = kbla::eigen<double>(exec, app::Laplacian1D{n}, n, options);
 //   // result.converged; result.eigenvalues[0..3] (descending); result.eigenvectors: n x 4 LayoutLeft View in
 //   // exec's memory space; result.residuals[j] = ||A x - lambda x|| / |lambda|
-template <class Scalar, class ExecSpace, class Operator>
+//
+// Distributed: kbla::eigen<double>(exec, op, local_rows, options, reducer) with `reducer` a kbla::mpi::Reducer
+// (<kbla_mpi.hpp>). X and Y then hold this rank's local_rows rows (0 is allowed), op must return this rank's rows
+// of A X (exchanging the rows it needs with the other ranks itself), eigenvalues and residuals are global and the
+// same on every rank, eigenvectors holds this rank's rows. Collective: every rank calls with the same options.
+template <class Scalar, class ExecSpace, class Operator, class Reducer>
 EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exec, const Operator& op,
-                                                            std::int64_t n, const EigenOptions& options) {
+                                                            std::int64_t local_rows, const EigenOptions& options,
+                                                            const Reducer& reducer) {
   using memory_space = typename ExecSpace::memory_space;
   using MV = Kokkos::View<Scalar**, Kokkos::LayoutLeft, memory_space>;
   using Small = Kokkos::View<Scalar**, Kokkos::LayoutLeft, memory_space>;
   using HostSmall = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using M = dense::mag_t<Scalar>;
+  if (local_rows < 0) throw std::invalid_argument("kbla::eigen: local_rows = " + std::to_string(local_rows) +
+                                                  " must be >= 0");
+  const RowRange rows = reducer.row_range(local_rows);
+  const std::int64_t n = rows.global;  // the operator's dimension (all ranks)
+  const std::int64_t n_rows = local_rows;
   Impl::eigen_check_options(n, options);
 
   EigenResult<Scalar, memory_space> result;
+  const ReductionStats stats0 = reducer.stats();
   Kokkos::Timer total_timer;
   const int s = options.block_size, nev = options.nev;
   const M eps = std::numeric_limits<M>::epsilon();
@@ -221,14 +242,22 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
     // Too small for a Krylov basis of this block size: apply the operator to the identity and solve densely.
     result.dense = true;
     const int nn = int(n);
-    MV I("kbla::eigen identity", n, n), AI("kbla::eigen dense A", n, n);
+    // This process's rows of the identity and of A (all of them on one process).
+    MV I("kbla::eigen identity", n_rows, n), AI("kbla::eigen dense A", n_rows, n);
     auto Ih = Kokkos::create_mirror_view(I);
-    for (int i = 0; i < nn; ++i) Ih(i, i) = Scalar(1);
+    for (std::int64_t i = 0; i < n_rows; ++i) Ih(i, rows.offset + i) = Scalar(1);
     Kokkos::deep_copy(I, Ih);
     apply(I, AI);
     Kokkos::Timer t;
     dense::Matrix<Scalar> A(nn, nn), Z;
-    Kokkos::deep_copy(HostSmall(A.data(), nn, nn), AI);
+    if (Reducer::distributed) {  // A = I^H (A I), summed over the ranks
+      const Small Ad("kbla::eigen dense A gathered", n, n);
+      kbla::inner(exec, Scalar(1), I, AI, Scalar(0), Ad);
+      Kokkos::deep_copy(HostSmall(A.data(), nn, nn), Ad);
+      reducer.sum_host(A.data(), std::size_t(nn) * nn);
+    } else {
+      Kokkos::deep_copy(HostSmall(A.data(), nn, nn), AI);
+    }
     for (int j = 0; j < nn; ++j)
       for (int i = 0; i <= j; ++i) A(i, j) = A(j, i) = (A(i, j) + dense::conj(A(j, i))) / Scalar(2);
     for (int j = 0; j < nn; ++j)
@@ -236,26 +265,26 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
     std::vector<M> theta;
     dense::hermitian_eigen(A, theta, Z);
     const std::vector<int> order = Impl::wanted_order(theta, options.which);
-    dense::Matrix<Scalar> Zk(nn, nev);
+    dense::Matrix<Scalar> Zk(int(n_rows), nev);
     for (int j = 0; j < nev; ++j) {
       values.push_back(double(theta[order[j]]));
-      for (int i = 0; i < nn; ++i) Zk(i, j) = Z(i, order[j]);
+      for (int i = 0; i < int(n_rows); ++i) Zk(i, j) = Z(int(rows.offset) + i, order[j]);
     }
-    X = MV("kbla::eigen eigenvectors", n, nev);
+    X = MV("kbla::eigen eigenvectors", n_rows, nev);
     to_device(Zk, X);
     result.timings.rayleigh_ritz += t.seconds();
     result.converged = true;
     result.basis_size = nn;
   } else {
     result.basis_size = maxdim;
-    BlockOrthogonalizer<ExecSpace, Scalar> orth(exec, options.ortho);
+    BlockOrthogonalizer<ExecSpace, Scalar, Reducer> orth(exec, options.ortho, reducer);
     // Two basis buffers: a restart writes the kept Ritz vectors V_active Y(:, kept) out of place into the other
     // buffer (kbla::update, a plain GEMM: cuBLAS on CUDA for widths > 64) and the buffers swap. Rotating in place
     // instead (update_in_place over all na columns) computed na columns where only the kept ones are needed and
     // goes through the slower in-place kernel; the price is a second n x (maxdim + s) buffer in device memory
     // (e.g. 0.8 GB for n = 10^6, maxdim + s = 104, double), which the speed-up on the GPU is worth.
-    MV V("kbla::eigen basis", n, maxdim + s);
-    MV V2(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kbla::eigen basis 2"), n, maxdim + s);
+    MV V("kbla::eigen basis", n_rows, maxdim + s);
+    MV V2(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kbla::eigen basis 2"), n_rows, maxdim + s);
     auto cols = [&](int a, int b) -> MV { return Kokkos::subview(V, Kokkos::ALL(), std::make_pair(a, b)); };
     auto cols2 = [&](int a, int b) -> MV { return Kokkos::subview(V2, Kokkos::ALL(), std::make_pair(a, b)); };
     const Kokkos::View<Scalar*, memory_space> Yd("kbla::eigen rotation", std::size_t(maxdim) * maxdim);
@@ -274,7 +303,7 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
       return o;
     };
 
-    fill_random(exec, cols(0, s), options.seed);
+    Impl::fill_random_rows(exec, cols(0, s), options.seed, rows.offset);  // offset 0: fill_random
     timed_ortho(0, 0, s, 0);
 
     dense::Matrix<Scalar> T(maxdim + s, maxdim + s);
@@ -372,7 +401,7 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
       Kokkos::Timer rot;
       kbla::update(exec, Scalar(1), cols(nl, top), Ydn, Scalar(0), cols2(nl, nl + nkeep));
       if (nl > 0) Kokkos::deep_copy(exec, cols2(0, nl), cols(0, nl));
-      result.timings.restart_bytes += double(n) * sizeof(Scalar) * (na + nkeep + 2.0 * nl);
+      result.timings.restart_bytes += double(n_rows) * sizeof(Scalar) * (na + nkeep + 2.0 * nl);
       for (const int j : conv) values.push_back(double(theta[j]));
 
       if (!done && !out_of_restarts) {
@@ -381,7 +410,7 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
         for (int j = 0; j < kk; ++j)
           for (int i = 0; i < s; ++i) T(locked_now + kk + i, locked_now + j) = BY(i, perm[conv.size() + j]);
         Kokkos::deep_copy(exec, cols2(locked_now + kk, locked_now + kk + s), cols(top, top + s));
-        result.timings.restart_bytes += double(n) * sizeof(Scalar) * 2.0 * s;
+        result.timings.restart_bytes += double(n_rows) * sizeof(Scalar) * 2.0 * s;
       }
       std::swap(V, V2);
       exec.fence();
@@ -425,12 +454,12 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
   }
   const Small Pd("kbla::eigen permutation", nev, nev);
   to_device(P, Pd);
-  result.eigenvectors = MV("kbla::eigen eigenvectors", n, nev);
+  result.eigenvectors = MV("kbla::eigen eigenvectors", n_rows, nev);
   kbla::update(exec, Scalar(1), X, Pd, Scalar(0), result.eigenvectors);
 
   // Explicit residuals: W = A X - X diag(lambda), ||w_j|| / |lambda_j|.
   {
-    MV W("kbla::eigen residual", n, nev);
+    MV W("kbla::eigen residual", n_rows, nev);
     apply(result.eigenvectors, W);
     Kokkos::Timer t;
     dense::Matrix<Scalar> D(nev, nev);
@@ -445,6 +474,7 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
     kbla::inner(exec, Scalar(1), W, W, Scalar(0), Gd);
     dense::Matrix<Scalar> G(nev, nev);
     Kokkos::deep_copy(HostSmall(G.data(), nev, nev), Gd);
+    reducer.sum_host(G.data(), std::size_t(nev) * nev);
     for (int j = 0; j < nev; ++j) {
       const M denom = std::max(M(std::abs(result.eigenvalues[j])), guard_factor * anorm);
       result.residuals.push_back(double(std::sqrt(std::max(M(0), dense::real(G(j, j)))) / denom));
@@ -453,7 +483,17 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
   }
   exec.fence();
   result.timings.total = total_timer.seconds();
+  const ReductionStats stats1 = reducer.stats();
+  result.timings.allreduces = stats1.allreduces - stats0.allreduces;
+  result.timings.allreduce_time = stats1.seconds - stats0.seconds;
   return result;
+}
+
+// One process: the operator's dimension n, all rows here.
+template <class Scalar, class ExecSpace, class Operator>
+EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exec, const Operator& op,
+                                                            std::int64_t n, const EigenOptions& options) {
+  return eigen<Scalar>(exec, op, n, options, LocalReducer());
 }
 
 }  // namespace kbla

@@ -56,17 +56,27 @@ CrsMatrixType laplacian_3d(int n) {
   return CrsMatrixType("laplacian_3d", Ordinal(N), Ordinal(N), nnz, values, rowmap, entries);
 }
 
-// All n^3 eigenvalues of laplacian_3d(n), ascending, with multiplicity.
-inline std::vector<double> laplacian_3d_eigenvalues(int n) {
-  std::vector<double> axis(n), all;
+// All nx ny nz eigenvalues of the 3D Laplacian (7-point, Dirichlet) on an nx x ny x nz grid, ascending, with
+// multiplicity: sums of 2 - 2 cos(pi i / (n_axis + 1)), i = 1..n_axis, over the three axes.
+inline std::vector<double> laplacian_3d_eigenvalues(int nx, int ny, int nz) {
+  if (nx < 1 || ny < 1 || nz < 1) throw std::invalid_argument("kbla::laplacian_3d_eigenvalues: extents must be >= 1");
   const double pi = std::acos(-1.0);
-  for (int i = 1; i <= n; ++i) axis[i - 1] = 2.0 - 2.0 * std::cos(pi * i / (n + 1));
-  all.reserve(std::size_t(n) * n * n);
-  for (int a = 0; a < n; ++a)
-    for (int b = 0; b < n; ++b)
-      for (int c = 0; c < n; ++c) all.push_back(axis[a] + axis[b] + axis[c]);
+  auto axis = [&](int n) {
+    std::vector<double> a(n);
+    for (int i = 1; i <= n; ++i) a[i - 1] = 2.0 - 2.0 * std::cos(pi * i / (n + 1));
+    return a;
+  };
+  const std::vector<double> ax = axis(nx), ay = axis(ny), az = axis(nz);
+  std::vector<double> all;
+  all.reserve(std::size_t(nx) * ny * nz);
+  for (int c = 0; c < nz; ++c)
+    for (int b = 0; b < ny; ++b)
+      for (int a = 0; a < nx; ++a) all.push_back(ax[a] + ay[b] + az[c]);
   std::sort(all.begin(), all.end());
   return all;
 }
+
+// All n^3 eigenvalues of laplacian_3d(n), ascending, with multiplicity.
+inline std::vector<double> laplacian_3d_eigenvalues(int n) { return laplacian_3d_eigenvalues(n, n, n); }
 
 }  // namespace kbla

@@ -15,10 +15,17 @@
 // values <= rank_tol * (largest column norm of X_in) are dependent directions. With replace_dependent, those
 // directions are replaced by random vectors, and the block is orthogonalised again against Q (R then has zero
 // rows beyond the rank and is no longer triangular).
+// Distributed (row-distributed Q and X, a reducer from mpi/kbla_reducer.hpp, e.g. kbla::mpi::Reducer): each
+// round's projection coefficients C (all of Q at once) are summed over the ranks before X -= Q C, and G = X^H X
+// after it, so a round costs two all-reduces and a BCGS2 + CholQR2 pass four, whatever the number of columns of
+// Q (plus one for the local projection of the Krylov form). Every decision (Cholesky shift, rounds, rank) is
+// taken from summed quantities, so all ranks take the same path; random replacement vectors are a function of
+// the global row index, the same as in a single-process run.
 #pragma once
 
 #include <kbla_inner.hpp>
 #include <kbla_update.hpp>
+#include <mpi/kbla_reducer.hpp>
 #include <solvers/kbla_dense_host.hpp>
 #include <solvers/kbla_random.hpp>
 
@@ -33,6 +40,26 @@
 #include <vector>
 
 namespace kbla {
+
+namespace Impl {
+// fill_random for the rows [row_offset, row_offset + X.extent(0)) of a row-distributed block: the same values
+// as fill_random gives those rows of the whole block (row_offset = 0 is fill_random itself).
+template <class ExecSpace, class XView>
+void fill_random_rows(const ExecSpace& exec, const XView& X, std::uint64_t seed, std::int64_t row_offset) {
+  using Scalar = typename XView::non_const_value_type;
+  const std::int64_t rows = X.extent(0), cols = X.extent(1);
+  if (rows == 0 || cols == 0) return;
+  const std::uint64_t s = splitmix64(seed);
+  Kokkos::parallel_for(
+      "kbla::fill_random_rows", Kokkos::RangePolicy<ExecSpace>(exec, 0, rows), KOKKOS_LAMBDA(const std::int64_t i) {
+        const std::uint64_t row = std::uint64_t(i + row_offset);
+        for (std::int64_t j = 0; j < cols; ++j) {
+          const std::uint64_t key = s ^ splitmix64(row * 0x100000001b3ULL + std::uint64_t(j));
+          X(i, j) = RandomValue<Scalar>::get(key);
+        }
+      });
+}
+}  // namespace Impl
 
 struct OrthoOptions {
   // A direction of X_in orthogonal to Q is dependent when its singular value is <= rank_tol times the largest
@@ -68,8 +95,9 @@ struct OrthoResult {
 };
 
 // Reusable orthogonaliser: keeps its small device and host buffers between calls (allocation-free after the
-// first call of a given size) and counts the memory traffic of the tall & skinny calls it makes.
-template <class ExecSpace, class Scalar>
+// first call of a given size) and counts the memory traffic of the tall & skinny calls it makes. With a
+// distributed Reducer, Q and X hold this rank's rows and every rank calls with the same p and s (collective).
+template <class ExecSpace, class Scalar, class Reducer = LocalReducer>
 class BlockOrthogonalizer {
  public:
   using execution_space = ExecSpace;
@@ -84,8 +112,11 @@ class BlockOrthogonalizer {
 
   explicit BlockOrthogonalizer(const ExecSpace& exec = ExecSpace(), const OrthoOptions& options = OrthoOptions())
       : exec_(exec), options_(options) {}
+  BlockOrthogonalizer(const ExecSpace& exec, const OrthoOptions& options, const Reducer& reducer)
+      : exec_(exec), options_(options), reducer_(reducer) {}
 
   const OrthoOptions& options() const { return options_; }
+  const Reducer& reducer() const { return reducer_; }
   // Minimum memory traffic (bytes) of the inner / update calls made so far: each K-row operand read or written
   // once. Divided by the time spent, it is the achieved bandwidth of the orthogonalisation.
   double bytes_moved() const { return bytes_; }
@@ -181,6 +212,7 @@ class BlockOrthogonalizer {
     const std::int64_t K = X.extent(0);
     const int s = int(X.extent(1));
     const int p = bases.total_cols();
+    std::int64_t global_rows = K;  // distributed: summed with the first Gram matrix
     const Scalar one(1), zero(0);
     const Mag eps = std::numeric_limits<Mag>::epsilon();
     res.H.resize(p, s);
@@ -192,7 +224,7 @@ class BlockOrthogonalizer {
     res.rank = 0;
     res.projections = 0;
     if (s == 0) return;
-    if (K == 0) {
+    if (K == 0 && !Reducer::distributed) {  // distributed: a rank without rows still takes part in the sums
       res.complete = false;
       return;
     }
@@ -207,6 +239,7 @@ class BlockOrthogonalizer {
       const ConstBlockView Ql = Kokkos::subview(Q, Kokkos::ALL(), std::make_pair(pq - l, pq));
       const SmallView Cl(coeffs0 + std::size_t(p + s) * s, l, s);
       kbla::inner(exec_, one, Ql, ConstBlockView(X), zero, Cl);
+      reducer_.sum_device(exec_, Cl.data(), std::size_t(l) * s);
       kbla::update(exec_, -one, Ql, Cl, one, X);
       bytes_ += double(K) * (2.0 * l + 3.0 * s) * sizeof(Scalar);
     }
@@ -219,15 +252,23 @@ class BlockOrthogonalizer {
     for (int round = 0; round < std::max(1, options_.max_rounds); ++round) {
       // Device coefficients of this round, one column-major block after the other: C_b = Q_b^H X for each basis,
       // then G = X^H X; one transfer brings them all to the host (one synchronisation per round).
+      // Classical Gram-Schmidt over the bases: all coefficients first (one sum over the ranks), then the updates.
       Scalar* const coeffs = device_small(p + s, s, 0).data();
       int row0 = 0;
       for (int b = 0; b < bases.count && project; ++b) {
         const ConstBlockView& Q = bases.v[b];
         const int pb = int(Q.extent(1));
         if (pb == 0) continue;
-        const SmallView Cd(coeffs + std::size_t(row0) * s, pb, s);
-        kbla::inner(exec_, one, Q, ConstBlockView(X), zero, Cd);
-        kbla::update(exec_, -one, Q, Cd, one, X);
+        kbla::inner(exec_, one, Q, ConstBlockView(X), zero, SmallView(coeffs + std::size_t(row0) * s, pb, s));
+        row0 += pb;
+      }
+      if (project && p > 0) reducer_.sum_device(exec_, coeffs, std::size_t(p) * s);
+      row0 = 0;
+      for (int b = 0; b < bases.count && project; ++b) {
+        const ConstBlockView& Q = bases.v[b];
+        const int pb = int(Q.extent(1));
+        if (pb == 0) continue;
+        kbla::update(exec_, -one, Q, SmallView(coeffs + std::size_t(row0) * s, pb, s), one, X);
         bytes_ += double(K) * (2.0 * pb + 3.0 * s) * sizeof(Scalar);
         row0 += pb;
       }
@@ -241,6 +282,19 @@ class BlockOrthogonalizer {
           Kokkos::View<Scalar*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host_coeffs_.data(),
                                                                                              host_coeffs_.size()),
           Kokkos::View<Scalar*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(coeffs, host_coeffs_.size()));
+      if (Reducer::distributed) {
+        // G and the local row count in one sum (the global K sets the Cholesky shift below); the coefficients
+        // in front of G were summed on the device before the update.
+        gram_.assign(host_coeffs_.begin() + std::size_t(p) * s, host_coeffs_.begin() + std::size_t(p + s) * s);
+        gram_.push_back(Scalar(Mag(K)));
+        reducer_.sum_host(gram_.data(), gram_.size());
+        std::copy(gram_.begin(), gram_.begin() + std::size_t(s) * s, host_coeffs_.begin() + std::size_t(p) * s);
+        global_rows = std::int64_t(dense::real(gram_.back()) + Mag(0.5));
+        if (global_rows == 0) {  // no rows anywhere: nothing to orthogonalise into
+          res.complete = false;
+          return;
+        }
+      }
       if (extra > 0) {  // local coefficients (R = I so far): H's last l rows; they count in ||X_in||
         for (int j = 0; j < s; ++j)
           for (int i = 0; i < l; ++i) {
@@ -286,7 +340,7 @@ class BlockOrthogonalizer {
       bool done = nearly_orthonormal && (round >= 1 || p == 0);
       dense::CholeskyInfo info = dense::cholesky_upper(G, Rr);
       if (!info.ok || info.min_pivot_ratio < 1e-10) {
-        Mag shift = Mag(11) * (Mag(K) * s + Mag(s) * (s + 1)) * eps * trace;
+        Mag shift = Mag(11) * (Mag(global_rows) * s + Mag(s) * (s + 1)) * eps * trace;
         for (int attempt = 0; attempt < 40; ++attempt, shift *= Mag(10)) {
           info = dense::cholesky_upper(G, Rr, shift);
           if (info.ok) break;
@@ -348,7 +402,11 @@ class BlockOrthogonalizer {
       res.complete = false;
       return;
     }
-    fill_random(exec_, Z, options_.seed + 0x9e3779b97f4a7c15ULL * (++replacements_));
+    const std::uint64_t seed = options_.seed + 0x9e3779b97f4a7c15ULL * (++replacements_);
+    if (Reducer::distributed)  // the values of a single-process run: a function of the global row
+      Impl::fill_random_rows(exec_, Z, seed, reducer_.row_range(K).offset);
+    else
+      fill_random(exec_, Z, seed);
     res.replaced = s - r;
     // Orthonormalise the whole block again (the kept columns are already orthonormal, the new ones random):
     // X = Q H2 + X_out R_2, so X_in = Q (H + H2 R) + X_out (R_2 R); rows beyond r of R_2 R stay zero.
@@ -369,9 +427,11 @@ class BlockOrthogonalizer {
 
   ExecSpace exec_;
   OrthoOptions options_;
+  Reducer reducer_;
   OrthoResult<Scalar> result_;
   Kokkos::View<Scalar*, memory_space> ws_;
   std::vector<Scalar> host_coeffs_;
+  std::vector<Scalar> gram_;  // distributed: G and the row count, summed over the ranks
   std::size_t slot_size_ = 0;
   double bytes_ = 0;
   std::uint64_t replacements_ = 0;
@@ -384,6 +444,17 @@ template <class ExecSpace, class QView, class XView,
 OrthoResult<typename XView::non_const_value_type> ortho(const ExecSpace& exec, const QView& Q, const XView& X,
                                                         const OrthoOptions& options = OrthoOptions()) {
   BlockOrthogonalizer<ExecSpace, typename XView::non_const_value_type> orthogonalizer(exec, options);
+  return orthogonalizer(Q, X);
+}
+
+// Distributed form: Q and X hold this rank's rows, `reducer` sums over the ranks (e.g. kbla::mpi::Reducer from
+// <kbla_mpi.hpp>); H, R, rank and the other results are the global ones, the same on every rank. Collective.
+template <class ExecSpace, class QView, class XView, class Reducer,
+          class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
+OrthoResult<typename XView::non_const_value_type> ortho(const ExecSpace& exec, const QView& Q, const XView& X,
+                                                        const OrthoOptions& options, const Reducer& reducer) {
+  BlockOrthogonalizer<ExecSpace, typename XView::non_const_value_type, Reducer> orthogonalizer(exec, options,
+                                                                                                reducer);
   return orthogonalizer(Q, X);
 }
 

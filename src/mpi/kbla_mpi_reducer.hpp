@@ -1,0 +1,308 @@
+// kbla::mpi::Reducer: the reducer (mpi/kbla_reducer.hpp) over an MPI communicator. Sums the small results of
+// block inner products over the ranks in one collective call each, by one of three routes:
+//   host_staged    copy to the host, MPI_Allreduce there, copy back. Works with any MPI; the default, because
+//                  the payloads are small (s x s to p x s scalars), where latency, not bandwidth, decides.
+//   device_direct  MPI_Allreduce on the device buffer: needs an MPI that reads device memory (CUDA-aware).
+//   nccl           ncclAllReduce on the execution space's CUDA stream: no fence, no host copy. Only in builds
+//                  configured with -DKBLA_ENABLE_NCCL=ON on a CUDA Kokkos.
+// On host memory spaces (Serial, OpenMP) all three are one MPI_Allreduce on the data in place.
+#pragma once
+
+#include <impl/kbla_arith_traits.hpp>
+#include <mpi/kbla_reducer.hpp>
+
+#include <Kokkos_Core.hpp>
+#include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>  // Open MPI's MPIX_Query_cuda_support
+#endif
+#if defined(KBLA_ENABLE_NCCL) && KBLA_ENABLE_NCCL && defined(KOKKOS_ENABLE_CUDA)
+#include <nccl.h>
+#define KBLA_MPI_HAS_NCCL 1
+#else
+#define KBLA_MPI_HAS_NCCL 0
+#endif
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace kbla {
+namespace mpi {
+
+enum class ReduceMethod {
+  host_staged,    // copy to the host, MPI_Allreduce, copy back (any MPI; the default)
+  device_direct,  // MPI_Allreduce on device memory (CUDA-aware MPI)
+  automatic,      // device_direct when MPI says it is CUDA-aware, host_staged otherwise
+  nccl,           // ncclAllReduce on the CUDA stream (KBLA_ENABLE_NCCL builds)
+};
+
+inline const char* name(ReduceMethod m) {
+  switch (m) {
+    case ReduceMethod::host_staged: return "host_staged";
+    case ReduceMethod::device_direct: return "device_direct";
+    case ReduceMethod::automatic: return "automatic";
+    case ReduceMethod::nccl: return "nccl";
+  }
+  return "unknown";
+}
+
+struct ReducerOptions {
+  ReduceMethod method = ReduceMethod::host_staged;
+  // kbla::mpi::inner checks that every rank passed the same M and N and valid arguments (one more small
+  // all-reduce per call); without it a rank with other sizes makes MPI fail or hang. A debugging aid.
+  bool check_shapes = false;
+};
+
+// Whether MPI says it can read CUDA device memory. Open MPI answers at run time (MPIX_Query_cuda_support);
+// an MPI that cannot say counts as not CUDA-aware.
+inline bool mpi_is_cuda_aware() {
+#if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
+  return MPIX_Query_cuda_support() == 1;
+#elif defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return true;
+#else
+  return false;
+#endif
+}
+
+inline bool nccl_available() { return KBLA_MPI_HAS_NCCL == 1; }
+
+// This rank's index among the ranks of its node (MPI_Comm_split_type, shared memory): the GPU it should use.
+inline int node_local_rank(MPI_Comm comm) {
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int rank = 0;
+  MPI_Comm_rank(node, &rank);
+  MPI_Comm_free(&node);
+  return rank;
+}
+
+namespace Impl {
+
+template <class Real>
+MPI_Datatype real_datatype();
+template <>
+inline MPI_Datatype real_datatype<float>() { return MPI_FLOAT; }
+template <>
+inline MPI_Datatype real_datatype<double>() { return MPI_DOUBLE; }
+
+// A scalar as the reals it is made of (complex: two), which MPI and NCCL sum componentwise.
+template <class Scalar>
+struct RealParts {
+  using Real = typename kbla::Impl::ArithTraits<Scalar>::mag_type;
+  static_assert(sizeof(Scalar) % sizeof(Real) == 0, "kbla::mpi: a scalar must be made of whole reals");
+  static constexpr std::size_t per_scalar = sizeof(Scalar) / sizeof(Real);
+};
+
+inline void check_mpi(int code, const char* what) {
+  if (code != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(code, text, &len);
+    throw std::runtime_error(std::string("kbla::mpi: ") + what + " failed: " + std::string(text, std::size_t(len)));
+  }
+}
+
+}  // namespace Impl
+
+class Reducer {
+ public:
+  static constexpr bool distributed = true;
+
+  // The communicator is used as it is (not duplicated): it must outlive the reducer's use. Collective calls
+  // only, so they do not mix with the application's point-to-point messages.
+  explicit Reducer(MPI_Comm comm, const ReducerOptions& options = ReducerOptions())
+      : state_(std::make_shared<State>()) {
+    state_->comm = comm;
+    MPI_Comm_rank(comm, &state_->rank);
+    MPI_Comm_size(comm, &state_->size);
+    state_->options = options;
+    state_->method = resolve(options.method);
+#if KBLA_MPI_HAS_NCCL
+    if (state_->method == ReduceMethod::nccl) state_->init_nccl();
+#endif
+  }
+
+  int rank() const { return state_->rank; }
+  int size() const { return state_->size; }
+  MPI_Comm comm() const { return state_->comm; }
+  const ReducerOptions& options() const { return state_->options; }
+  // The route used for device memory (automatic resolved).
+  ReduceMethod method() const { return state_->method; }
+  // Copies share the statistics (the solvers take the reducer by value).
+  ReductionStats stats() const { return state_->stats; }
+  void reset_stats() const { state_->stats = ReductionStats(); }
+
+  template <class ExecSpace, class Scalar>
+  void sum_device(const ExecSpace& exec, Scalar* data, std::size_t count) const {
+    if (count == 0) return;
+    Kokkos::Timer timer;
+    using memory_space = typename ExecSpace::memory_space;
+    constexpr bool host_memory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
+    State& st = *state_;
+    if (host_memory || st.method == ReduceMethod::device_direct) {
+      exec.fence();
+      allreduce(data, count);
+    } else if (st.method == ReduceMethod::nccl && nccl_sum(exec, data, count)) {
+      // queued on exec's stream; later work on exec (and the host after a fence) sees the sum
+    } else {
+      using HostView = Kokkos::View<Scalar*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+      using DeviceView = Kokkos::View<Scalar*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+      const HostView h(st.staging<Scalar>(count), count);
+      const DeviceView d(data, count);
+      exec.fence();
+      Kokkos::deep_copy(h, d);
+      allreduce(h.data(), count);
+      Kokkos::deep_copy(d, h);
+    }
+    record(timer.seconds(), count * sizeof(Scalar));
+  }
+
+  template <class Scalar>
+  void sum_host(Scalar* data, std::size_t count) const {
+    if (count == 0) return;
+    Kokkos::Timer timer;
+    allreduce(data, count);
+    record(timer.seconds(), count * sizeof(Scalar));
+  }
+
+  // One MPI_Allgather of the local row counts (setup; not counted in stats()).
+  RowRange row_range(std::int64_t local_rows) const {
+    std::vector<std::int64_t> rows(static_cast<std::size_t>(size()), 0);
+    const std::int64_t mine = local_rows;
+    Impl::check_mpi(MPI_Allgather(&mine, 1, MPI_INT64_T, rows.data(), 1, MPI_INT64_T, comm()), "MPI_Allgather");
+    RowRange r;
+    for (int q = 0; q < size(); ++q) {
+      if (q < rank()) r.offset += rows[std::size_t(q)];
+      r.global += rows[std::size_t(q)];
+    }
+    return r;
+  }
+
+  // Collective argument check: every rank passes its own values of the named sizes and its local argument
+  // error ("" if none). Throws std::invalid_argument on every rank when any rank has an error or the ranks
+  // disagree on a size; one MPI_Allreduce (not counted in stats()).
+  void require_same(const std::string& call, const std::vector<std::pair<std::string, std::int64_t>>& sizes,
+                    const std::string& local_error) const {
+    std::vector<long long> v;
+    for (const auto& s : sizes) {
+      v.push_back(static_cast<long long>(s.second));
+      v.push_back(-static_cast<long long>(s.second));
+    }
+    v.push_back(local_error.empty() ? 0 : 1);
+    Impl::check_mpi(MPI_Allreduce(MPI_IN_PLACE, v.data(), int(v.size()), MPI_LONG_LONG, MPI_MAX, comm()),
+                    "MPI_Allreduce (argument check)");
+    if (!local_error.empty()) throw std::invalid_argument(local_error);
+    if (v.back() > 0)
+      throw std::invalid_argument(call + ": invalid arguments on another rank (that rank reports which)");
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const long long hi = v[2 * i], lo = -v[2 * i + 1];
+      if (hi != lo) {
+        std::ostringstream os;
+        os << call << ": the ranks disagree on " << sizes[i].first << " (this rank: " << sizes[i].second
+           << ", all ranks: " << lo << " to " << hi << "); every rank must pass the same " << sizes[i].first;
+        throw std::invalid_argument(os.str());
+      }
+    }
+  }
+
+ private:
+  struct State {
+    MPI_Comm comm = MPI_COMM_NULL;
+    int rank = 0, size = 1;
+    ReducerOptions options;
+    ReduceMethod method = ReduceMethod::host_staged;
+    ReductionStats stats;
+    std::vector<double> staging_buffer;  // doubles: aligned for every scalar kbla supports
+    template <class Scalar>
+    Scalar* staging(std::size_t count) {
+      const std::size_t doubles = (count * sizeof(Scalar) + sizeof(double) - 1) / sizeof(double);
+      if (staging_buffer.size() < doubles) staging_buffer.resize(doubles);
+      return reinterpret_cast<Scalar*>(staging_buffer.data());
+    }
+#if KBLA_MPI_HAS_NCCL
+    ncclComm_t nccl = nullptr;
+    void init_nccl() {
+      ncclUniqueId id;
+      if (rank == 0 && ncclGetUniqueId(&id) != ncclSuccess)
+        throw std::runtime_error("kbla::mpi::Reducer: ncclGetUniqueId failed");
+      Impl::check_mpi(MPI_Bcast(&id, int(sizeof id), MPI_BYTE, 0, comm), "MPI_Bcast (NCCL id)");
+      const ncclResult_t r = ncclCommInitRank(&nccl, size, id, rank);
+      if (r != ncclSuccess)
+        throw std::runtime_error(std::string("kbla::mpi::Reducer: ncclCommInitRank failed: ") + ncclGetErrorString(r));
+    }
+    ~State() {
+      if (nccl) ncclCommDestroy(nccl);
+    }
+#endif
+  };
+
+  static ReduceMethod resolve(ReduceMethod m) {
+#if defined(KOKKOS_ENABLE_CUDA)
+    constexpr bool device_backend = true;
+#else
+    constexpr bool device_backend = false;
+#endif
+    if (m == ReduceMethod::automatic) return device_backend && mpi_is_cuda_aware() ? ReduceMethod::device_direct
+                                                                                     : ReduceMethod::host_staged;
+    if (m == ReduceMethod::nccl && !nccl_available())
+      throw std::invalid_argument(
+          "kbla::mpi::Reducer: ReduceMethod::nccl needs a build with NCCL (configure a CUDA Kokkos build with "
+          "-DKBLA_ENABLE_NCCL=ON)");
+#if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
+    if (m == ReduceMethod::device_direct && device_backend && !mpi_is_cuda_aware())
+      throw std::invalid_argument(
+          "kbla::mpi::Reducer: ReduceMethod::device_direct needs a CUDA-aware MPI, and this MPI says it is not "
+          "(MPIX_Query_cuda_support() = 0); use host_staged");
+#endif
+    return m;
+  }
+
+  template <class Scalar>
+  void allreduce(Scalar* data, std::size_t count) const {
+    using Parts = Impl::RealParts<Scalar>;
+    const std::size_t reals = count * Parts::per_scalar;
+    if (reals > std::size_t(2147483647)) throw std::invalid_argument("kbla::mpi::Reducer: payload too large");
+    Impl::check_mpi(MPI_Allreduce(MPI_IN_PLACE, data, int(reals), Impl::real_datatype<typename Parts::Real>(),
+                                  MPI_SUM, state_->comm),
+                    "MPI_Allreduce");
+  }
+
+  template <class ExecSpace, class Scalar>
+  bool nccl_sum(const ExecSpace& exec, Scalar* data, std::size_t count) const {
+#if KBLA_MPI_HAS_NCCL
+    if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
+      using Parts = Impl::RealParts<Scalar>;
+      using Real = typename Parts::Real;
+      const ncclDataType_t type = std::is_same<Real, float>::value ? ncclFloat : ncclDouble;
+      const ncclResult_t r = ncclAllReduce(data, data, count * Parts::per_scalar, type, ncclSum, state_->nccl,
+                                           exec.cuda_stream());
+      if (r != ncclSuccess)
+        throw std::runtime_error(std::string("kbla::mpi::Reducer: ncclAllReduce failed: ") + ncclGetErrorString(r));
+      return true;
+    }
+#endif
+    (void)exec;
+    (void)data;
+    (void)count;
+    return false;  // not a CUDA execution space: host-staged
+  }
+
+  void record(double seconds, std::size_t bytes) const {
+    ++state_->stats.allreduces;
+    state_->stats.seconds += seconds;
+    state_->stats.bytes += double(bytes);
+  }
+
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace mpi
+}  // namespace kbla
