@@ -3,6 +3,7 @@
 #   cd <checkout> && spack dev-build kokkos-block-la@0.1.0 ^kokkos+openmp
 #                    spack dev-build kokkos-block-la@0.1.0 +cuda cuda_arch=90
 #                    spack dev-build --test=root kokkos-block-la@0.1.0 +tests ^kokkos+openmp   (runs ctest)
+#                    spack dev-build kokkos-block-la@0.1.0 +mpi +cuda cuda_arch=90 [+nccl]     (kbla::mpi)
 from spack.package import *
 
 try:  # Spack >= 1.0 keeps the build systems in its builtin package repository
@@ -27,6 +28,8 @@ class KokkosBlockLa(CMakePackage, CudaPackage, ROCmPackage):
 
     variant("tests", default=False, description="Build the unit tests (GoogleTest); --test=root runs ctest")
     variant("perf_tests", default=False, description="Build the benchmarks and kbla_driver")
+    variant("mpi", default=False, description="Distributed calls over MPI (<kbla_mpi.hpp>, docs/distributed.md)")
+    variant("nccl", default=False, description="Also sum over the ranks with NCCL (needs +mpi +cuda)")
 
     depends_on("cxx", type="build")
     depends_on("cmake@3.16:", type="build")
@@ -36,6 +39,12 @@ class KokkosBlockLa(CMakePackage, CudaPackage, ROCmPackage):
     depends_on("kokkos@3.4:4")
     depends_on("kokkos-kernels@3.4:4")
     depends_on("googletest", type="build", when="+tests")
+    # +mpi: the installed package config finds MPI again (the kbla target links MPI::MPI_CXX), hence a link
+    # dependency; NCCL likewise with +nccl.
+    depends_on("mpi", when="+mpi")
+    depends_on("nccl", when="+nccl")
+    conflicts("+nccl", when="~mpi", msg="NCCL sums over MPI ranks: +nccl needs +mpi")
+    conflicts("+nccl", when="~cuda", msg="NCCL runs on CUDA devices: +nccl needs +cuda")
 
     # The backends are those of the Kokkos underneath. The hand-written CUDA kernels are built exactly when it
     # has CUDA, for the one architecture Kokkos is built for.
@@ -64,7 +73,11 @@ class KokkosBlockLa(CMakePackage, CudaPackage, ROCmPackage):
             self.define_from_variant("KBLA_ENABLE_CUDA", "cuda"),
             self.define_from_variant("KBLA_ENABLE_TESTS", "tests"),
             self.define_from_variant("KBLA_ENABLE_PERF_TESTS", "perf_tests"),
+            self.define_from_variant("KBLA_ENABLE_MPI", "mpi"),
+            self.define_from_variant("KBLA_ENABLE_NCCL", "nccl"),
         ]
+        if self.spec.satisfies("+nccl"):
+            args.append(self.define("NCCL_ROOT", self.spec["nccl"].prefix))
         if self.spec.satisfies("+cuda"):
             args.append(self.define("CMAKE_CUDA_ARCHITECTURES", self.spec.variants["cuda_arch"].value))
             # Kokkos with CUDA (and g++) wants its nvcc_wrapper as the C++ compiler.

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Two-GPU scaling of kbla::eigen over MPI (kbla_eigen_mpi_driver, docs/distributed.md). Run ON the machine with
+# two GPUs, on a CUDA + MPI build (-DKBLA_ENABLE_MPI=ON; the commands are in docs/distributed.md):
+#
+#   BUILD_DIR=build-mpi-cuda OUT=out RUNS=3 perf_tests/eigen/run_mpi_scaling.sh [driver options, e.g. --reduce nccl]
+#
+# Cases, RUNS times each, interleaved (k = 16 largest, tol 1e-10, checked against the analytic spectrum):
+#   weak1    1 rank, 3D Laplacian 100^3                    -> $OUT/eigen-mpi-weak1-<i>.json
+#   strong1  1 rank, 100 x 100 x 200                       -> $OUT/eigen-mpi-strong1-<i>.json
+#   weak2    2 ranks, 100 x 100 x 200 (100 planes each), compared with strong1 (eigenvalues within 1e-12,
+#            residuals of simple eigenvalues within 1e-12)  -> $OUT/eigen-mpi-weak2-<i>.json
+# then plot_mpi.py -> $OUT/eigen-mpi.{json,png} (weak scaling efficiency, strong scaling speed-up, phases).
+# REDUCE_METHODS="nccl device" adds 2-rank runs with those all-reduce routes -> $OUT/eigen-mpi-weak2-<method>-<i>.json
+# Exit status: number of failed runs.
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BUILD_DIR=${BUILD_DIR:-$ROOT/build-mpi-cuda}
+OUT=${OUT:-$ROOT/gpu-bench-out}
+RUNS=${RUNS:-3}
+DRIVER=$BUILD_DIR/perf_tests/eigen/kbla_eigen_mpi_driver
+MPIRUN=${MPIRUN:-mpirun}
+mkdir -p "$OUT"
+flags=(--bind-to none)
+[ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
+common=(-k 16 --tol 1e-10 --check-analytic --quiet "$@")
+failed=0
+run() {  # run NAME NP ARGS...
+  local name=$1 np=$2; shift 2
+  echo "=== $name: $MPIRUN -np $np ${flags[*]} kbla_eigen_mpi_driver $*"
+  timeout 300 "$MPIRUN" -np "$np" "${flags[@]}" "$DRIVER" "$@" --json "$OUT/$name.json" || failed=$((failed + 1))
+}
+nvidia-smi --query-gpu=index,name,memory.total --format=csv 2>/dev/null || true
+for i in $(seq 1 "$RUNS"); do
+  run "eigen-mpi-weak1-$i" 1 --laplacian 100 "${common[@]}"
+  run "eigen-mpi-strong1-$i" 1 --grid 100 100 200 "${common[@]}"
+  run "eigen-mpi-weak2-$i" 2 --grid 100 100 200 "${common[@]}" --compare "$OUT/eigen-mpi-strong1-1.json"
+done
+for method in ${REDUCE_METHODS:-}; do
+  for i in $(seq 1 "$RUNS"); do
+    run "eigen-mpi-weak2-$method-$i" 2 --grid 100 100 200 "${common[@]}" --reduce "$method"
+  done
+done
+python3 "$ROOT/perf_tests/eigen/plot_mpi.py" "$OUT/eigen-mpi" --weak1 "$OUT"/eigen-mpi-weak1-[0-9]*.json \
+  --weak2 "$OUT"/eigen-mpi-weak2-[0-9]*.json --strong1 "$OUT"/eigen-mpi-strong1-[0-9]*.json || failed=$((failed + 1))
+echo "run_mpi_scaling: $failed failed"
+exit $failed
