@@ -187,6 +187,29 @@ void ComplexThreeProductOptIn() {
   }
 }
 
+// Every width class of the portable kernels: tile extents 1, 2 and 4 (8 on devices) in both directions, runs of
+// mixed extents (7 = 4 + 2 + 1, complex widths count twice on host), M != N, and K whose rows leave tails that
+// fill neither a vector of lanes nor a cache block.
+template <class TypeParam>
+void WidthClasses() {
+  Maker mk(__LINE__);  // a different random stream per part
+  const std::pair<int, int> mn[] = {{1, 2}, {2, 1}, {2, 4}, {4, 2}, {4, 4},  {3, 7},   {7, 3},
+                                    {6, 9}, {9, 6}, {8, 16}, {16, 8}, {15, 15}, {12, 10}, {2, 33}};
+  for (long long K : {37, 1029})
+    for (auto p : mn) run_inner<TypeParam>(mk, {K, p.first, p.second});
+}
+
+// Many cache blocks per thread (the host kernels cut each thread's chunk into blocks; the last one is short).
+template <class TypeParam>
+void HugeK() {
+  Maker mk(__LINE__);  // a different random stream per part
+  const InnerCase cases[] = {{100003, 2, 3}, {40009, 9, 5}, {20011, 17, 16}};
+  for (const auto& c : cases) run_inner<TypeParam>(mk, c);
+  InnerCase d{60013, 3, 3};
+  d.deterministic = true;
+  run_inner<TypeParam>(mk, d);
+}
+
 template <class TypeParam>
 void DefaultInstanceOverload() {
   Maker mk(__LINE__);  // a different random stream per part
@@ -204,6 +227,10 @@ TYPED_TEST(InnerTest, Shapes) {
   KBLA_PART(LargeK);
   KBLA_PART(DefaultInstanceOverload);
 }
+TYPED_TEST(InnerTest, WidthClassesAndHugeK) {
+  KBLA_PART(WidthClasses);
+  KBLA_PART(HugeK);
+}
 TYPED_TEST(InnerTest, SpecialCoefficients) {
   KBLA_PART(AlphaBetaKinds);
   KBLA_PART(BetaZeroIgnoresNaNInC);
@@ -218,5 +245,24 @@ TYPED_TEST(InnerTest, Deterministic) {
 TYPED_TEST(InnerTest, ComplexThreeProduct) {
   KBLA_PART(ComplexThreeProductOptIn);
 }
+
+// The same kernels on Kokkos::Serial when the default execution space is another one (OpenMP: the host path with
+// one team; Cuda: the host path at all), one real and one complex mix of layouts with strided subviews.
+#if defined(KOKKOS_ENABLE_SERIAL) && !defined(KOKKOS_ENABLE_DEFAULT_DEVICE_TYPE_SERIAL)
+struct serial_double_LSR : Config<Kokkos::Serial, double, L, S, R> {};
+struct serial_cdouble_SRL : Config<Kokkos::Serial, cdouble, S, R, L> {};
+using SerialConfigs = ::testing::Types<serial_double_LSR, serial_cdouble_SRL>;
+
+template <class Cfg>
+class InnerSerialTest : public ::testing::Test {};
+TYPED_TEST_SUITE(InnerSerialTest, SerialConfigs);
+TYPED_TEST(InnerSerialTest, Kernels) {
+  KBLA_PART(WidthClasses);
+  KBLA_PART(LargeK);
+  KBLA_PART(BetaZeroIgnoresNaNInC);
+  KBLA_PART(EmptyInnerDimension);
+  KBLA_PART(DeterministicIsReproducible);
+}
+#endif
 
 }  // namespace

@@ -203,6 +203,28 @@ void UpdateInPlaceDefaultInstance() {
       run_in_place<TypeParam>(mk, K, M, Coef::Zero, InPlaceForm::update_in_place_default_instance);
 }
 
+// Every width class of the portable kernels: column tiles of 1, 2, 4 and 8 and runs of mixed extents (7 = 4 + 2 +
+// 1, complex widths count twice on host), M != N, and K whose rows leave tails that fill neither a register tile
+// of rows nor a cache block (the host kernel packs those rows even where it reads the others in place).
+template <class TypeParam>
+void WidthClasses() {
+  Maker mk(__LINE__);  // a different random stream per part
+  const std::pair<int, int> mn[] = {{1, 2}, {2, 1}, {2, 4}, {4, 2}, {4, 4},  {3, 7},   {7, 3},
+                                    {6, 9}, {9, 6}, {8, 16}, {16, 8}, {15, 15}, {12, 10}, {2, 33}};
+  for (long long K : {37, 1029})
+    for (auto p : mn) run_update<TypeParam>(mk, {K, p.first, p.second});
+}
+
+// Many cache blocks per thread (the host kernels cut each thread's rows into blocks; the last one is short).
+template <class TypeParam>
+void HugeK() {
+  Maker mk(__LINE__);  // a different random stream per part
+  const UpdateCase cases[] = {{100003, 3, 2}, {40009, 5, 9}, {20011, 16, 17}};
+  for (const auto& c : cases) run_update<TypeParam>(mk, c);
+  run_in_place<TypeParam>(mk, 40009, 9, Coef::General, InPlaceForm::update);
+  run_in_place<TypeParam>(mk, 40009, 9, Coef::Zero, InPlaceForm::update_in_place);
+}
+
 template <class TypeParam>
 void DefaultInstanceOverload() {
   Maker mk(__LINE__);  // a different random stream per part
@@ -220,6 +242,10 @@ TYPED_TEST(UpdateTest, Shapes) {
   KBLA_PART(LargeK);
   KBLA_PART(DefaultInstanceOverload);
 }
+TYPED_TEST(UpdateTest, WidthClassesAndHugeK) {
+  KBLA_PART(WidthClasses);
+  KBLA_PART(HugeK);
+}
 TYPED_TEST(UpdateTest, SpecialCoefficients) {
   KBLA_PART(AlphaBetaKinds);
   KBLA_PART(BetaZeroIgnoresNaNInB);
@@ -233,5 +259,24 @@ TYPED_TEST(UpdateTest, InPlace) {
   KBLA_PART(UpdateInPlace);
 }
 TYPED_TEST(UpdateTest, InPlaceDefaultInstance) { KBLA_PART(UpdateInPlaceDefaultInstance); }
+
+// The same kernels on Kokkos::Serial when the default execution space is another one (OpenMP: the host path with
+// one team; Cuda: the host path at all), one real and one complex mix of layouts with strided subviews.
+#if defined(KOKKOS_ENABLE_SERIAL) && !defined(KOKKOS_ENABLE_DEFAULT_DEVICE_TYPE_SERIAL)
+struct serial_double_LSR : Config<Kokkos::Serial, double, L, S, R> {};
+struct serial_cdouble_SRL : Config<Kokkos::Serial, cdouble, S, R, L> {};
+using SerialConfigs = ::testing::Types<serial_double_LSR, serial_cdouble_SRL>;
+
+template <class Cfg>
+class UpdateSerialTest : public ::testing::Test {};
+TYPED_TEST_SUITE(UpdateSerialTest, SerialConfigs);
+TYPED_TEST(UpdateSerialTest, Kernels) {
+  KBLA_PART(WidthClasses);
+  KBLA_PART(LargeK);
+  KBLA_PART(BetaZeroIgnoresNaNInB);
+  KBLA_PART(EmptyInnerDimension);
+  KBLA_PART(UpdateInPlace);
+}
+#endif
 
 }  // namespace

@@ -1,13 +1,20 @@
 // Portable kbla::inner: C = alpha * op(A)^T * B + beta * C with op = conj (A^H) or identity (A^T).
 //
-// The seed's scheme (Ernst et al. 2020) in Kokkos terms: each team owns a contiguous chunk of rows of A and B;
-// inside it every thread owns some entries (i, j) of C and its vector lanes sum over the chunk's rows
-// (thread-local partial sums, a lane reduction), then ONE atomic add per team and entry combines the chunks.
-// The deterministic variant writes per-team partials and sums them in team order in a second pass.
-// This is the reference every fast path is tested against, and the path on every backend without one.
+// The rows are cut into contiguous chunks, one per team; each team sums its chunk into a partial C with the
+// tiles of C held in registers (compile-time tile extents per width class, kbla_portable_tiles.hpp), and a
+// second pass sums the partials in team order and applies alpha and beta. No atomics: the result is bitwise
+// reproducible for a given number of teams, so InnerOptions::deterministic needs no separate path.
+//  - host execution spaces (kbla_inner_portable_host.hpp): one team per hardware thread, blocks of rows packed
+//    into cache and summed by vectorisable tiles;
+//  - device execution spaces (kbla_inner_portable_device.hpp): a team of many threads per chunk, as many
+//    chunks as fill the device.
+// This is the path of every backend without a vendor / hand-written one, and the reference those are tested
+// against.
 #pragma once
 
 #include <kbla_options.hpp>
+#include <impl/kbla_inner_portable_device.hpp>
+#include <impl/kbla_inner_portable_host.hpp>
 #include <impl/kbla_scale.hpp>
 
 #include <impl/kbla_arith_traits.hpp>
@@ -20,38 +27,16 @@
 namespace kbla {
 namespace Impl {
 
-// How the K rows are cut into team chunks: on host spaces chunks stay small enough for the cache; on devices
-// only as many teams are launched as fill the device (grid-stride spirit: fewer, longer teams mean fewer atomics).
-template <class ExecSpace>
-struct RowChunks {
-  std::int64_t rows_per_team;
-  std::int64_t teams;
-  RowChunks(const ExecSpace& exec, std::int64_t K) {
-    constexpr bool host = std::is_same<typename ExecSpace::memory_space, Kokkos::HostSpace>::value;
-    const std::int64_t min_rows = 512;
-    const std::int64_t max_teams = host ? std::int64_t(1) << 40 : std::max<std::int64_t>(1, exec.concurrency() / 128);
-    const std::int64_t wanted = (K + min_rows - 1) / min_rows;
-    teams = std::max<std::int64_t>(1, std::min(wanted, max_teams));
-    rows_per_team = (K + teams - 1) / teams;
-    teams = (K + rows_per_team - 1) / rows_per_team;
-  }
-};
-
-template <class ExecSpace>
-int vector_length_for() {
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
-  return std::min(32, Policy::vector_length_max());
-}
-
 template <class ExecSpace, class AView, class BView, class CView>
 struct InnerPortable {
   using Scalar = typename CView::non_const_value_type;
   using ATS = kbla::Impl::ArithTraits<Scalar>;
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
-  using Member = typename Policy::member_type;
+  using PartialView = Kokkos::View<Scalar***, Kokkos::LayoutRight, typename ExecSpace::memory_space>;
+  using HostKernel = InnerHostBlocks<ExecSpace, AView, BView, PartialView>;
+  using DeviceKernel = InnerDeviceTeams<ExecSpace, AView, BView, PartialView>;
 
   static void run(const ExecSpace& exec, bool conjA, const Scalar& alpha, const AView& A, const BView& B,
-                  const Scalar& beta, const CView& C, const InnerOptions& options) {
+                  const Scalar& beta, const CView& C, const InnerOptions& /*every variant is deterministic*/) {
     const std::int64_t K = A.extent(0);
     const int M = C.extent(0), N = C.extent(1);
     if (M == 0 || N == 0) return;
@@ -59,67 +44,43 @@ struct InnerPortable {
       scale_matrix(exec, beta, C);
       return;
     }
-    const RowChunks<ExecSpace> chunks(exec, K);
-    const Policy policy(exec, chunks.teams, Kokkos::AUTO, vector_length_for<ExecSpace>());
-    if (options.deterministic) {
-      deterministic(exec, policy, chunks, conjA, alpha, A, B, beta, C);
+    std::int64_t teams = 1, rows_per_team = K;
+    int device_threads = 1;
+    if constexpr (runs_on_host<ExecSpace>::value) {
+      // One chunk per hardware thread, but no chunk shorter than one packed block.
+      const std::int64_t block = HostKernel::block_rows(M, N);
+      teams = std::max<std::int64_t>(1, std::min<std::int64_t>(exec.concurrency(), (K + block - 1) / block));
     } else {
-      scale_matrix(exec, beta, C);
-      atomic_combine(policy, chunks, conjA, alpha, A, B, C);
+      // Enough teams to fill the device once, each with at least 16 rows per thread so that the team's
+      // reduction of every tile is paid for by many loads.
+      device_threads = DeviceKernel::team_threads(exec);
+      const std::int64_t fill = std::max<std::int64_t>(1, std::int64_t(exec.concurrency()) / device_threads);
+      const std::int64_t min_rows = 16 * std::int64_t(device_threads);
+      teams = std::max<std::int64_t>(1, std::min<std::int64_t>(fill, (K + min_rows - 1) / min_rows));
     }
+    rows_per_team = (K + teams - 1) / teams;
+    teams = (K + rows_per_team - 1) / rows_per_team;
+    const PartialView partial(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kbla::inner partial sums"), teams, M,
+                              N);
+    if constexpr (runs_on_host<ExecSpace>::value) {
+      HostKernel::run(exec, conjA, A, B, partial, rows_per_team);
+    } else {
+      DeviceKernel::run(exec, conjA, A, B, partial, rows_per_team, device_threads);
+    }
+    combine(exec, alpha, partial, beta, C);
   }
 
-  // Sum over rows [k0, k1) of op(A(k, i)) * B(k, j), by the calling thread's vector lanes.
-  KOKKOS_INLINE_FUNCTION static Scalar chunk_sum(const Member& team, bool conjA, const AView& A, const BView& B,
-                                                 std::int64_t k0, std::int64_t k1, int i, int j) {
-    Scalar sum = ATS::zero();
-    Kokkos::parallel_reduce(
-        Kokkos::ThreadVectorRange(team, k1 - k0),
-        [&](std::int64_t r, Scalar& s) {
-          const Scalar a = A(k0 + r, i);
-          s += (conjA ? ATS::conj(a) : a) * B(k0 + r, j);
-        },
-        sum);
-    return sum;
-  }
-
-  static void atomic_combine(const Policy& policy, const RowChunks<ExecSpace>& chunks, bool conjA,
-                             const Scalar& alpha, const AView& A, const BView& B, const CView& C) {
-    const std::int64_t K = A.extent(0), rows = chunks.rows_per_team;
-    const int M = C.extent(0), N = C.extent(1);
-    Kokkos::parallel_for(
-        "kbla::inner(portable)", policy, KOKKOS_LAMBDA(const Member& team) {
-          const std::int64_t k0 = team.league_rank() * rows;
-          const std::int64_t k1 = k0 + rows < K ? k0 + rows : K;
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, M * N), [&](int e) {
-            const int i = e % M, j = e / M;
-            const Scalar sum = chunk_sum(team, conjA, A, B, k0, k1, i, j);
-            Kokkos::single(Kokkos::PerThread(team), [&]() { Kokkos::atomic_add(&C(i, j), alpha * sum); });
-          });
-        });
-  }
-
-  static void deterministic(const ExecSpace& exec, const Policy& policy, const RowChunks<ExecSpace>& chunks,
-                            bool conjA, const Scalar& alpha, const AView& A, const BView& B, const Scalar& beta,
-                            const CView& C) {
-    const std::int64_t K = A.extent(0), rows = chunks.rows_per_team, teams = chunks.teams;
-    const int M = C.extent(0), N = C.extent(1);
-    Kokkos::View<Scalar***, Kokkos::LayoutRight, typename ExecSpace::memory_space> partial(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "kbla::inner partial sums"), teams, M, N);
-    Kokkos::parallel_for(
-        "kbla::inner(portable, deterministic)", policy, KOKKOS_LAMBDA(const Member& team) {
-          const std::int64_t t = team.league_rank(), k0 = t * rows;
-          const std::int64_t k1 = k0 + rows < K ? k0 + rows : K;
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, M * N), [&](int e) {
-            const int i = e % M, j = e / M;
-            const Scalar sum = chunk_sum(team, conjA, A, B, k0, k1, i, j);
-            Kokkos::single(Kokkos::PerThread(team), [&]() { partial(t, i, j) = sum; });
-          });
-        });
+  // C(i, j) = alpha * sum_t partial(t, i, j) + beta * C(i, j), teams in order; beta = 0 never reads C.
+  static void combine(const ExecSpace& exec, const Scalar& alpha, const PartialView& partial, const Scalar& beta,
+                      const CView& C) {
+    const int M = C.extent(0);
+    const std::int64_t teams = partial.extent(0);
     const bool beta_zero = beta == ATS::zero();
-    using Range2 = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>;
     Kokkos::parallel_for(
-        "kbla::inner(portable, fixed-order sum)", Range2(exec, {0, 0}, {M, N}), KOKKOS_LAMBDA(int i, int j) {
+        "kbla::inner(portable, fixed-order sum)",
+        Kokkos::RangePolicy<ExecSpace>(exec, 0, std::int64_t(C.extent(0)) * std::int64_t(C.extent(1))),
+        KOKKOS_LAMBDA(std::int64_t e) {
+          const int i = static_cast<int>(e % M), j = static_cast<int>(e / M);
           Scalar sum = ATS::zero();
           for (std::int64_t t = 0; t < teams; ++t) sum += partial(t, i, j);
           C(i, j) = beta_zero ? alpha * sum : alpha * sum + beta * C(i, j);

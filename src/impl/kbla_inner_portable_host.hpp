@@ -1,0 +1,138 @@
+// Portable kbla::inner on host execution spaces: one team (of one thread) per hardware thread, each streaming a
+// contiguous chunk of rows. The chunk is read in blocks that stay in cache: a block of A and one of B are packed
+// into column planes (real and imaginary parts apart, conj applied, rows padded to the lane count), then every
+// tile of C (tm x tn entries, compile-time extents, `lanes` consecutive rows at a time so that the compiler can
+// vectorise along the unit-stride planes) is accumulated in registers and added to the team's partial C.
+// Complex data are a real product of twice the width: with A' = conj(A) = Ar + i Ai' and B = Br + i Bi,
+//   G = [Ar Ai']^T [Br Bi] = [[Ar'Br, Ar'Bi], [Ai''Br, Ai''Bi]],  C = (G11 - G22) + i (G12 + G21),
+// the same 4 M N real multiply-adds per row as complex arithmetic, through the one real kernel.
+// The partials are summed in team order afterwards (kbla_inner_impl.hpp): no atomics, bitwise reproducible.
+#pragma once
+
+#include <impl/kbla_portable_tiles.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace kbla {
+namespace Impl {
+
+// Rows summed side by side per entry of a tile: one 32-byte vector of reals (4 doubles, 8 floats).
+template <class Real>
+struct HostLanes {
+  static constexpr int value = 32 / sizeof(Real) < 1 ? 1 : int(32 / sizeof(Real));
+};
+
+// out[i * ldo + j] += sum over rows [0, rows) of a[i * lda + k] * b[j * ldb + k] (rows a multiple of Lanes; the
+// zero padding of pack_rows makes the tail harmless). Real only: a complex product is a real one of twice the
+// width (see InnerHostBlocks).
+template <class Real, int TM, int TN, int Lanes>
+inline void inner_host_tile(const Real* a, std::int64_t lda, const Real* b, std::int64_t ldb, int rows, Real* out,
+                            int ldo) {
+  Real acc[TM][TN][Lanes] = {};
+  for (int k = 0; k < rows; k += Lanes)
+    for (int i = 0; i < TM; ++i)
+      for (int j = 0; j < TN; ++j)
+        for (int l = 0; l < Lanes; ++l) acc[i][j][l] += a[i * lda + k + l] * b[j * ldb + k + l];
+  for (int i = 0; i < TM; ++i)
+    for (int j = 0; j < TN; ++j) {
+      Real s = Real(0);
+      for (int l = 0; l < Lanes; ++l) s += acc[i][j][l];
+      out[i * ldo + j] += s;
+    }
+}
+
+template <class ExecSpace, class AView, class BView, class PartialView>
+struct InnerHostBlocks {
+  using Scalar = typename PartialView::non_const_value_type;
+  using Planes = ScalarPlanes<Scalar>;
+  using Real = typename Planes::real_type;
+  static constexpr bool complex = Planes::planes == 2;
+  static constexpr int lanes = HostLanes<Real>::value;
+  // Tiles up to 4 x 4 keep the accumulators (tm * tn * lanes reals) within sixteen 32-byte registers.
+  static constexpr int max_tm = 4, max_tn = 4;
+  // Bytes of A and B per block: within a core's L2 cache (256 KiB and more on current CPUs), where the tiles
+  // re-read them; long enough that each tile's final sum over its lanes is paid for by many rows.
+  static constexpr std::size_t block_bytes = 192 * 1024;
+
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+
+  static int block_rows(int M, int N) {
+    const std::size_t row_bytes = std::size_t(M + N) * sizeof(Scalar);
+    const int rows = static_cast<int>(std::max<std::size_t>(lanes, block_bytes / row_bytes));
+    return std::min(1024, rows / lanes * lanes);
+  }
+
+  // partial(t, i, j) = sum over team t's rows of op(A(k, i)) * B(k, j); partial has `teams` slices.
+  static void run(const ExecSpace& exec, bool conjA, const AView& A, const BView& B, const PartialView& partial,
+                  std::int64_t rows_per_team) {
+    const std::int64_t K = A.extent(0);
+    const int M = A.extent(1), N = B.extent(1);
+    const int teams = static_cast<int>(partial.extent(0));
+    const int ld = block_rows(M, N);
+    const std::size_t pack_reals = std::size_t(Planes::planes) * (M + N) * ld;
+    const int Mr = Planes::planes * M, Nr = Planes::planes * N;  // the real product's extents
+    const std::size_t out_reals = std::size_t(Mr) * Nr;
+    const std::size_t scratch = (pack_reals + out_reals) * sizeof(Real) + 64;
+    const bool direct = !complex && A.stride(0) == 1 && B.stride(0) == 1;
+    const Policy policy = Policy(exec, teams, 1).set_scratch_size(1, Kokkos::PerTeam(scratch));
+    Kokkos::parallel_for(
+        "kbla::inner(portable host blocks)", policy, [=](const Member& team) {
+          Real* const buf = static_cast<Real*>(team.team_scratch(1).get_shmem(scratch - 64));
+          Real* const a = buf;
+          Real* const b = buf + std::size_t(Planes::planes) * M * ld;
+          Real* const out = buf + pack_reals;  // G, Mr x Nr row-major
+          for (std::size_t e = 0; e < out_reals; ++e) out[e] = Real(0);
+          const std::int64_t t = team.league_rank();
+          const std::int64_t k_begin = t * rows_per_team;
+          const std::int64_t k_end = std::min<std::int64_t>(K, k_begin + rows_per_team);
+          for (std::int64_t k0 = k_begin; k0 < k_end; k0 += ld) {
+            const int rows = static_cast<int>(std::min<std::int64_t>(ld, k_end - k0));
+            // Real operands with unit stride down the columns are read in place, all but the last rows that
+            // do not fill a vector of lanes; everything else goes through the packed planes.
+            const int in_place = direct ? rows / lanes * lanes : 0;
+            if constexpr (!complex) {
+              if (in_place > 0)
+                accumulate_block(&A(k0, 0), A.stride(1), &B(k0, 0), B.stride(1), in_place, Mr, Nr, out);
+            }
+            if (rows > in_place) {
+              const int packed = rows - in_place, padded = (packed + lanes - 1) / lanes * lanes;
+              pack_rows(A, k0 + in_place, packed, padded, conjA, a);
+              pack_rows(B, k0 + in_place, packed, padded, false, b);
+              accumulate_block(a, padded, b, padded, padded, Mr, Nr, out);
+            }
+          }
+          for (int i = 0; i < M; ++i)
+            for (int j = 0; j < N; ++j)
+              partial(t, i, j) =
+                  complex ? Planes::make(out[i * Nr + j] - out[(M + i) * Nr + N + j],
+                                         out[i * Nr + N + j] + out[(M + i) * Nr + j])
+                          : Planes::make(out[i * Nr + j], Real(0));
+        });
+  }
+
+  // Every tile of G (Mr x Nr, row-major at out) over `rows` rows of column planes (a: lda apart, b: ldb apart).
+  static void accumulate_block(const Real* a, std::int64_t lda, const Real* b, std::int64_t ldb, int rows, int Mr,
+                               int Nr, Real* out) {
+    for (int i0 = 0; i0 < Mr;) {
+      const int tm = tile_extent(Mr - i0, max_tm);
+      for (int j0 = 0; j0 < Nr;) {
+        const int tn = tile_extent(Nr - j0, max_tn);
+        with_extent<max_tm>(tm, [&](auto TM) {
+          with_extent<max_tn>(tn, [&](auto TN) {
+            inner_host_tile<Real, decltype(TM)::value, decltype(TN)::value, lanes>(
+                a + i0 * lda, lda, b + j0 * ldb, ldb, rows, out + std::size_t(i0) * Nr + j0, Nr);
+          });
+        });
+        j0 += tn;
+      }
+      i0 += tm;
+    }
+  }
+};
+
+}  // namespace Impl
+}  // namespace kbla
