@@ -20,6 +20,13 @@
 #include "../common/kbla_hash_fill.cuh"
 using namespace kbla::cuda::detail;
 
+// The own kernels at every shape: the routes to cuBLAS off (they would send measured shapes to cuBLAS).
+inline kbla::cuda::TallSkinnyOptions own_kernels() {
+  kbla::cuda::TallSkinnyOptions o;
+  o.allow_cublas = false;
+  return o;
+}
+
 
 
 __device__ __forceinline__ void block_sum_atomic(double (&acc)[16], double* C, double* red) {
@@ -193,12 +200,11 @@ void launch_direct(const double* A, const double* B, double* C, std::int64_t K, 
   const auto no_narrow = [](const auto&, int, cudaStream_t) -> cudaError_t { return cudaErrorNotSupported; };
   const auto L = LAY == kLayRR ? kbla::cuda::Layout::RowMajor : kbla::cuda::Layout::ColMajor;
   const std::int64_t ld = LAY == kLayRR ? 4 : K;
-  CK(tsmttsm_entry<double>(st, K, 4, 4, 1.0, A, ld, L, B, ld, L, 0.0, C, 4, L, kbla::cuda::TallSkinnyOptions{}, run,
+  CK(tsmttsm_entry<double>(st, K, 4, 4, 1.0, A, ld, L, B, ld, L, 0.0, C, 4, L, own_kernels(), run,
                            no_narrow));
 }
 
 int main(int argc, char** argv) {
-  setenv("KBLA_TS_NO_ROUTES", "1", 1);
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
   const int sms = prop.multiProcessorCount;

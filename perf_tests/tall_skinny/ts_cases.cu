@@ -1,7 +1,8 @@
 // Times single tall & skinny cases through the raw API (no Kokkos): the quick what-if and profiling companion
 // of kbla_bench_tall_skinny. Each case runs 2 warm-ups, then the median of --reps launches; one line per case.
 //
-//   ts_cases [--reps N] [--rows-log2 L] [--rows K] [--complex-3m] [--random-data] [--cublas] [--z-tile V] CASE...
+//   ts_cases [--reps N] [--rows-log2 L] [--rows K] [--complex-3m] [--random-data] [--cublas] [--own-kernels]
+//            [--z-tile V] CASE...
 //     CASE = TYPE:OP:LAYOUT:MxN, e.g. D:tsmttsm:R:48x48
 //     --complex-3m: TSMTTSM cases opt in to the three-product complex form (TallSkinnyOptions::complex_3m)
 //     --random-data: operands from the benchmark's hash fill (common/kbla_hash_fill.cuh) instead of 1/(1 + i % 97)
@@ -10,6 +11,7 @@
 //     --b2b: the mean of --reps calls launched back to back (one event pair: launch latency hidden, ~0.1 % spread at
 //            2^20 rows) instead of the median of single event-timed calls
 //     --cublas: the cases through cuBLAS (the library's cublas_tsmttsm / cublas_tsmm wrappers) instead of kbla
+//     --own-kernels: kbla with its cuBLAS routes off (TallSkinnyOptions::allow_cublas = false): the own kernels
 //     --z-tile V: Z tsmttsm cases (dense, same layout) through candidate 128 x 128 DMMA row V (kZTiles below)
 //     TYPE D | Z, OP tsmttsm | tsmm, LAYOUT R (row-major) | C (column-major)
 //     rows K = 2^L / max(M, N) (default L = 26 for D, 25 for Z: ~1 GiB of A + B, as in the benchmark's
@@ -58,7 +60,7 @@ bool parse(const char* s, Case* c) {
 }
 
 bool g_complex_3m = false, g_random = false, g_cublas = false, g_big_alloc = false, g_prefer_shared = false,
-     g_b2b = false;
+     g_b2b = false, g_own_kernels = false;
 int g_z_tile = -1;
 
 // Candidate tiles of the complex 57-64 TSMTTSM rows: (FM, FN, KC, ST) of a 128 x 128 real-view tile; 0 is the row
@@ -82,6 +84,7 @@ float run(const Case& c, std::int64_t K, void* bufA, void* bufB, void* bufC, cud
   auto ld = [&](std::int64_t rows, int cols) { return c.row ? (std::int64_t)cols : rows; };
   kbla::cuda::TallSkinnyOptions options;
   options.complex_3m = g_complex_3m;
+  options.allow_cublas = !g_own_kernels;
   auto call = [&]() {
     if (g_cublas) {
       if (c.tsmm)
@@ -99,7 +102,8 @@ float run(const Case& c, std::int64_t K, void* bufA, void* bufB, void* bufC, cud
       }
     }
     if (c.tsmm)  // B (K x N) = A (K x M) * C (M x N)
-      CK(kbla::cuda::tsmm<T>(s, K, c.M, c.N, T(1), A, ld(K, c.M), L, C, ld(c.M, c.N), L, T(0), B, ld(K, c.N), L));
+      CK(kbla::cuda::tsmm<T>(s, K, c.M, c.N, T(1), A, ld(K, c.M), L, C, ld(c.M, c.N), L, T(0), B, ld(K, c.N), L,
+                             options));
     else  // C (M x N) = A^H B
       CK(kbla::cuda::tsmttsm<T>(s, K, c.M, c.N, T(1), A, ld(K, c.M), L, B, ld(K, c.N), L, T(0), C, ld(c.M, c.N), L,
                                 options));
@@ -121,6 +125,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--big-alloc")) g_big_alloc = true;
     else if (!std::strcmp(argv[i], "--prefer-shared")) g_prefer_shared = true;
     else if (!std::strcmp(argv[i], "--cublas")) g_cublas = true;
+    else if (!std::strcmp(argv[i], "--own-kernels")) g_own_kernels = true;
     else if (!std::strcmp(argv[i], "--b2b")) g_b2b = true;
     else if (!std::strcmp(argv[i], "--z-tile") && i + 1 < argc)
       g_z_tile = std::min(std::atoi(argv[++i]), int(sizeof(kZTiles) / sizeof(kZTiles[0])) - 1);
@@ -128,15 +133,15 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr,
                    "usage: %s [--reps N] [--rows-log2 L] [--rows K] [--complex-3m] [--random-data] [--big-alloc] "
-                   "[--prefer-shared] [--b2b] [--cublas] [--z-tile V] "
+                   "[--prefer-shared] [--b2b] [--cublas] [--own-kernels] [--z-tile V] "
                    "TYPE:OP:LAYOUT:MxN ...\n", argv[0]);
       return 1;
     }
   }
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("# %s, reps %d%s%s%s", prop.name, reps, g_random ? ", random data" : "", g_cublas ? ", cuBLAS" : "",
-              g_b2b ? ", back to back" : "");
+  std::printf("# %s, reps %d%s%s%s%s", prop.name, reps, g_random ? ", random data" : "", g_cublas ? ", cuBLAS" : "",
+              g_own_kernels ? ", own kernels" : "", g_b2b ? ", back to back" : "");
   if (g_z_tile >= 0) std::printf(", Z tile %d", g_z_tile);
   std::printf("\n");
   if (g_prefer_shared) CK(cudaDeviceSetCacheConfig(cudaFuncCachePreferShared));

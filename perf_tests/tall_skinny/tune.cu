@@ -14,6 +14,13 @@
 using namespace kbla::cuda;
 using namespace kbla::cuda::detail;
 
+// The own kernels at every shape: the routes to cuBLAS off (they would send measured shapes to cuBLAS).
+inline kbla::cuda::TallSkinnyOptions own_kernels() {
+  kbla::cuda::TallSkinnyOptions o;
+  o.allow_cublas = false;
+  return o;
+}
+
 
 static double *gA, *gB, *gC;
 // the sweep times square shapes, which never take the narrow tables
@@ -35,7 +42,7 @@ void ts(int w, int lay) {
   };
   const double ms = med([&] {
     CK(tsmttsm_entry<double>(0, K, w, w, 1.0, gA, row ? w : K, l, gB, row ? w : K, l, 0.0, gC, w, l,
-                             TallSkinnyOptions{}, run, no_narrow));
+                             own_kernels(), run, no_narrow));
   });
   const double bytes = 8.0 * (2.0 * K * w + double(w) * w);
   std::printf("TUNE tsmttsm %s w=%d X(%d, %d, %d, %d, %d) %.4f ms %.0f GB/s\n", row ? "R" : "C", w, w, TM, TN, PM,
@@ -53,7 +60,8 @@ void tm(int lay) {
                         : launch_tsmm<double, false, W, W, TN, U, RK, 1>(a, st);
   };
   const double ms = med([&] {
-    CK(tsmm_entry<double>(0, K, w, w, 1.0, gA, row ? w : K, l, gC, w, l, 0.0, gB, row ? w : K, l, 64, run, no_narrow));
+    CK(tsmm_entry<double>(0, K, w, w, 1.0, gA, row ? w : K, l, gC, w, l, 0.0, gB, row ? w : K, l, own_kernels(), 64, run,
+                          no_narrow));
   });
   const double bytes = 8.0 * (2.0 * K * w + double(w) * w);
   std::printf("TUNE tsmm %s w=%d X(%d, %d, %d, %d) %.4f ms %.0f GB/s\n", row ? "R" : "C", w, w, TN, U, RK, ms,
@@ -74,7 +82,7 @@ void dm(int w, int lay) {
   T* C = reinterpret_cast<T*>(gC);
   const double ms = med([&] {
     CK(tsmttsm_entry<T>(0, K, w, w, T(1), A, row ? w : K, l, B, row ? w : K, l, T(0), C, w, l,
-                        TallSkinnyOptions{}, run, no_narrow));
+                        own_kernels(), run, no_narrow));
   });
   const double bytes = double(sizeof(T)) * (2.0 * K * w + double(w) * w);
   std::printf("TUNE dmma_%s %s w=%d X(%d, %d, %d, %d, %d, %d) %.4f ms %.0f GB/s\n", ZV ? "Z" : "D", row ? "R" : "C", w,

@@ -21,7 +21,7 @@
 //    update of depth kk runs (explicit double buffering of the fragments inside the fully unrolled slab).
 // Three FP32 shapes (Shape::classic, Shape::wide, Shape::wide_async: wide's tiles with a 3-stage cp.async ring
 // for the non-sum operands instead of the register staging above) are compiled side by side and picked at run time
-// (resolve_shape below: call argument, set_simt_tile, KBLA_SIMT_TILE, built-in default); FP64 has one shape.
+// (resolve_shape below: call argument, set_simt_tile, built-in default); FP64 has one shape.
 // The operand loader optionally reads X + delta * Y (two quadrants, Strassen) and keeps both raw values in
 // registers until the shared-memory store, so the extra loads overlap the math like the plain ones do.
 // The epilogue is a policy: classical (C = alpha acc + beta C, beta == 0 never reads C) or Strassen (atomicAdd of
@@ -82,14 +82,11 @@ template <class T, Shape S = Shape::classic>
 struct TileConfig;
 // STRASSEN_MIN_BLOCKS (classic): FP32 fused kernel at 2 blocks / SM is capped at 128 registers (it spilled
 // 8-24 bytes in two trans variants before the fragment double buffer; now 128 registers, no spills, nvcc 13);
-// at 1 block / SM it has half the warps. -DKBLA_STRASSEN_MIN_BLOCKS_F32=1 flips it.
-#ifndef KBLA_STRASSEN_MIN_BLOCKS_F32
-#define KBLA_STRASSEN_MIN_BLOCKS_F32 2
-#endif
+// at 1 block / SM it has half the warps.
 template <>
 struct TileConfig<float, Shape::classic> {
   static constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8, MIN_BLOCKS = 2;
-  static constexpr int STRASSEN_MIN_BLOCKS = KBLA_STRASSEN_MIN_BLOCKS_F32;
+  static constexpr int STRASSEN_MIN_BLOCKS = 2;
 };
 template <>
 struct TileConfig<float, Shape::wide> {
@@ -930,7 +927,7 @@ __global__ void scale_kernel(int m, int n, T beta, T* __restrict__ C, std::int64
 
 // Which shape a call runs. requested (the call's simt_tile argument / StrassenConfig::simt_tile): 1 classic,
 // 2 wide, 3 wide_async, anything else = not chosen; then the process-wide setting (set_simt_tile), then the
-// environment (KBLA_SIMT_TILE=1|2|3, read once per process), then the built-in default. FP64 always runs classic.
+// built-in default. FP64 always runs classic.
 // Built-in FP32 default: wide (kDefaultShapeF32), measured faster than classic for simt_gemm, fused 1L and hybrid 2L
 // at 8192 on an H100 (docs/strassen.md); wide_async measured slower (see its TileConfig). Confirm on other GPUs with
 // the bench rows ..._classic / ..._wide.
@@ -947,23 +944,12 @@ inline std::atomic<int>& process_shape() {
   return v;
 }
 
-inline int env_shape() {
-  static const int v = [] {
-    const char* e = std::getenv("KBLA_SIMT_TILE");
-    const int t = (e != nullptr && e[0] != 0 && e[1] == 0) ? e[0] - '0' : 0;
-    return valid_shape(t) ? t : 0;
-  }();
-  return v;
-}
-
 template <class T>
 inline Shape resolve_shape(int requested) {
   if (!std::is_same<T, float>::value) return Shape::classic;
   if (valid_shape(requested)) return Shape(requested);
   const int p = process_shape().load(std::memory_order_relaxed);
   if (valid_shape(p)) return Shape(p);
-  const int e = env_shape();
-  if (valid_shape(e)) return Shape(e);
   return kDefaultShapeF32;
 }
 

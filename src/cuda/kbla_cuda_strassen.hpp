@@ -57,9 +57,8 @@ struct StrassenConfig {
   // T = float: 0 = default, 1 = classic 128x128x8 (8x8 per thread, 2 blocks / SM), 2 = wide 256x128x8 (8x16 per
   // thread, 1 block / SM), 3 = wide_async (wide's tiles; operands that are not Strassen sums are copied into a
   // 3-stage shared-memory ring by cp.async instead of through registers; sm_80+; measured slower than wide).
-  // 0 resolves to set_simt_tile's setting, else the environment KBLA_SIMT_TILE=1|2|3 (read once per process), else
-  // the built-in default, wide (measured faster than classic on an H100; docs/strassen.md). FP64 always runs its one
-  // shape. Same result either way up to rounding order.
+  // 0 resolves to set_simt_tile's setting, else the built-in default, wide (measured faster than classic on an
+  // H100; docs/strassen.md). FP64 always runs its one shape. Same result either way up to rounding order.
   int simt_tile = 0;
 };
 
@@ -82,8 +81,8 @@ cudaError_t simt_gemm(cudaStream_t stream, char transA, char transB, std::int64_
                       std::int64_t ldc, int simt_tile);
 
 // Process-wide SIMT tile shape for calls that leave it at 0 (the overloads without simt_tile, and
-// StrassenConfig::simt_tile == 0): 1 classic, 2 wide, 3 wide_async, 0 (or anything else) = back to KBLA_SIMT_TILE / the
-// built-in default. Thread-safe; applies to calls issued after it returns. For benchmarks and tests.
+// StrassenConfig::simt_tile == 0): 1 classic, 2 wide, 3 wide_async, 0 (or anything else) = back to the built-in
+// default. Thread-safe; applies to calls issued after it returns. For benchmarks and tests.
 void set_simt_tile(int simt_tile);
 
 // The shape (1 classic, 2 wide, 3 wide_async) a call for T with this simt_tile runs now (FP64: always 1).

@@ -20,10 +20,13 @@ namespace cuda {
 enum class Layout { ColMajor, RowMajor };
 
 struct TallSkinnyOptions {
-  // No atomics: per-block partial results are summed in a fixed order by a second pass, so the result is
+  // Whether cuBLAS may run the call: widths above 64 and the shapes where it measured faster than the own kernels
+  // (tall_skinny_routes.hpp). False: the own kernels at every shape (tests, and benchmarks that measure them).
+  bool allow_cublas = true;
+  // tsmttsm only. No atomics: per-block partial results are summed in a fixed order by a second pass, so the result is
   // bitwise reproducible from run to run (needs workspace, which the library allocates and caches).
   bool deterministic = false;
-  // Complex: A^H B may use three real products instead of four (Gauss; kbla::InnerOptions::complex_3m says what
+  // tsmttsm only. Complex: A^H B may use three real products instead of four (Gauss; kbla::InnerOptions::complex_3m says what
   // that does to the error). Off by default, as cuBLAS's Zgemm3m.
   bool complex_3m = false;
 };
@@ -36,7 +39,7 @@ cudaError_t tsmttsm(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, 
 template <class T>
 cudaError_t tsmm(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda,
                  Layout layoutA, const T* C, std::int64_t ldc, Layout layoutC, T beta, T* B, std::int64_t ldb,
-                 Layout layoutB);
+                 Layout layoutB, const TallSkinnyOptions& options = {});
 
 }  // namespace cuda
 }  // namespace kbla

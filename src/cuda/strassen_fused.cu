@@ -29,26 +29,6 @@ namespace {
 using namespace strassen_schedule;
 static_assert(kProducts == gemm_tile::kMaxProducts, "one Strassen level: 7 products");
 
-// KBLA_STRASSEN_KSLICES=s (1..kMaxKSlices) pins s for every fused launch, even the hybrid's concurrent leaves
-// (measurement and test switch; read once per process).
-inline int env_k_slices() {
-  static const int v = [] {
-    const char* e = std::getenv("KBLA_STRASSEN_KSLICES");
-    const int s = e != nullptr ? std::atoi(e) : 0;
-    return s >= 1 && s <= kMaxKSlices ? s : 0;
-  }();
-  return v;
-}
-
-// KBLA_STRASSEN_STREAM_K: 0 off; n >= 2 (test switch) half of each product's tiles in n runs; unset or 1: the model.
-inline int env_stream_k() {
-  static const int v = [] {
-    const char* e = std::getenv("KBLA_STRASSEN_STREAM_K");
-    return e != nullptr ? std::max(0, std::atoi(e)) : 1;
-  }();
-  return v;
-}
-
 // Blocks of one strassen_kernel instantiation resident per SM (occupancy query, once per process) times the SMs of
 // the current device: the wave size. 1 (no split) if a query fails (its error is cleared).
 template <class T, gemm_tile::Shape S, bool TA, bool TB>
@@ -81,12 +61,12 @@ cudaError_t launch_strassen(cudaStream_t s, gemm_tile::Batch<T>& bp, int product
   bp.tiles_n = int(tiles_n);
   const int slabs = int((std::int64_t(bp.k) + Cfg::BK - 1) / Cfg::BK);
   const std::int64_t tiles = tiles_m * tiles_n, slots = resident_blocks<T, S, TA, TB>();
-  const SliceChoice sc = choose_k_slices(tiles * products, slots, slabs, max_slices, env_k_slices());
+  const SliceChoice sc = choose_k_slices(tiles * products, slots, slabs, max_slices);
   // FP64 has no 16-byte-atomic epilogue: its sliced launches run the unsliced instantiation (same code).
   constexpr bool kVec4 = std::is_same<T, float>::value;
   if (max_slices != 1 && products == gemm_tile::kMaxProducts) {
-    const int sk_mode = env_stream_k();
-    const StreamKChoice sk = choose_stream_k(tiles, slots, slabs, sk_mode, env_k_slices());
+    const int sk_mode = 1;  // the model
+    const StreamKChoice sk = choose_stream_k(tiles, slots, slabs, sk_mode);
     if (use_stream_k(sk, sc, sk_mode)) {
       bp.slice_slabs = slabs;
       bp.sk_tile0 = sk.tile0;

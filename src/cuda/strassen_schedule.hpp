@@ -31,7 +31,7 @@ struct SliceChoice {
   int slices;
   double cost;
 };
-// pinned_slices: KBLA_STRASSEN_KSLICES (0: the model).
+// pinned_slices: a fixed slice count (0: the model, as the library calls it; others for the unit tests).
 inline SliceChoice choose_k_slices(std::int64_t blocks, std::int64_t slots, int slabs, int max_slices,
                                    int pinned_slices = 0) {
   if (pinned_slices > 0) return {pinned_slices, 0.0};
@@ -70,7 +70,8 @@ struct StreamKChoice {
   int tile0 = 0, blocks = 0;  // blocks == 0: no stream-K
   double cost = 0;
 };
-// mode: KBLA_STRASSEN_STREAM_K (0 off, 1 the model, n >= 2 forced); pinned_slices: KBLA_STRASSEN_KSLICES.
+// mode: 0 off, 1 the model (as the library calls it), n >= 2 forced into n runs; pinned_slices as in
+// choose_k_slices. The other modes serve the unit tests.
 inline StreamKChoice choose_stream_k(std::int64_t tiles, std::int64_t slots, int slabs, int mode = 1,
                                      int pinned_slices = 0) {
   constexpr int P = kProducts;

@@ -20,8 +20,8 @@ cudaError_t tsmttsm(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, 
 template <class T>
 cudaError_t tsmm(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda,
                  Layout layoutA, const T* C, std::int64_t ldc, Layout layoutC, T beta, T* B, std::int64_t ldb,
-                 Layout layoutB) {
-  return detail::tsmm_impl(stream, K, M, N, alpha, A, lda, layoutA, C, ldc, layoutC, beta, B, ldb, layoutB);
+                 Layout layoutB, const TallSkinnyOptions& options) {
+  return detail::tsmm_impl(stream, K, M, N, alpha, A, lda, layoutA, C, ldc, layoutC, beta, B, ldb, layoutB, options);
 }
 
 #define KBLA_TS_INST(T)                                                                                      \
@@ -29,7 +29,8 @@ cudaError_t tsmm(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, con
                                   const T*, std::int64_t, Layout, T, T*, std::int64_t, Layout,              \
                                   const TallSkinnyOptions&);                                                 \
   template cudaError_t tsmm<T>(cudaStream_t, std::int64_t, int, int, T, const T*, std::int64_t, Layout,      \
-                               const T*, std::int64_t, Layout, T, T*, std::int64_t, Layout);
+                               const T*, std::int64_t, Layout, T, T*, std::int64_t, Layout,                \
+                               const TallSkinnyOptions&);
 KBLA_TS_INST(float)
 KBLA_TS_INST(double)
 KBLA_TS_INST(std::complex<float>)

@@ -16,28 +16,6 @@ namespace kbla {
 namespace cuda {
 namespace detail {
 
-// A/B switches read from the environment (KBLA_TS_NO_ROUTES=1 and the like): true when NAME is set to 1. Host code;
-// callers keep the answer in a function-local static, so the environment is read once per switch.
-inline bool env_switch(const char* name) {
-  const char* e = std::getenv(name);
-  return e && e[0] == '1';
-}
-// The same for switches that default to on: true when NAME is set to 0.
-inline bool env_switch_off(const char* name) {
-  const char* e = std::getenv(name);
-  return e && e[0] == '0';
-}
-// A/B selectors: NAME's first digit when it is in [lo, hi], else `fallback`.
-inline int env_digit(const char* name, int lo, int hi, int fallback) {
-  const char* e = std::getenv(name);
-  return e && e[0] >= '0' + lo && e[0] <= '0' + hi ? e[0] - '0' : fallback;
-}
-// A/B numbers: NAME read as an integer, `fallback` when unset.
-inline long long env_int(const char* name, long long fallback) {
-  const char* e = std::getenv(name);
-  return e ? std::atoll(e) : fallback;
-}
-
 // cp.async (sm_80+): BYTES (4, 8 or 16) from global to shared memory, zero-filled when !pred (nothing read).
 template <int BYTES>
 __device__ __forceinline__ void cp_async(void* smem, const void* gmem, bool pred) {
@@ -145,11 +123,8 @@ cudaError_t bulk_kernel_ready(F kernel, std::size_t dyn_smem, int (&ready)[kMaxD
 //   KBLA_TSMM_D_COL read A by cp.async.ca and re-read from L1 the sectors that an odd ld splits between chunks, and
 //   the SIMT TSMTTSM kernel and the TSMM row kernel load through L1: under PreferShared they lost up to ~14 %
 //   (docs/tall_skinny.md).
-// KBLA_TS_NO_CARVEOUT=1: no carveout set (the context's preference; A/B runs).
 template <class F>
 int blocks_per_sm_pinned(F kernel, int threads, std::size_t dyn_smem, bool min_l1) {
-  static const bool off = env_switch("KBLA_TS_NO_CARVEOUT");
-  if (off) return blocks_per_sm(kernel, threads, dyn_smem);
   if (cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100) != cudaSuccess) {
     (void)cudaGetLastError();  // a hint only: run with the context's preference
     return blocks_per_sm(kernel, threads, dyn_smem);

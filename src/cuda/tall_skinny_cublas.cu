@@ -92,11 +92,6 @@ cudaError_t tm_impl(cudaStream_t s, std::int64_t K, int M, int N, T alpha, const
 }
 }  // namespace
 
-bool cublas_enabled() {
-  static const bool on = !env_switch("KBLA_TS_NO_CUBLAS");
-  return on;
-}
-
 #define KBLA_TS_CUBLAS_DEF(T)                                                                                    \
   cudaError_t cublas_tsmttsm(cudaStream_t s, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda, \
                              Layout la, const T* B, std::int64_t ldb, Layout lb, T beta, T* C, std::int64_t ldc,  \

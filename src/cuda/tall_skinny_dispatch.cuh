@@ -46,24 +46,10 @@ KBLA_TS_CUBLAS_DECL(float)
 KBLA_TS_CUBLAS_DECL(double)
 KBLA_TS_CUBLAS_DECL(std::complex<float>)
 KBLA_TS_CUBLAS_DECL(std::complex<double>)
-bool cublas_enabled();  // KBLA_TS_NO_CUBLAS=1 turns the wide-width fallback off
 constexpr int kCublasAbove = 64;  // widths above this go to cuBLAS where it applies (measured faster there)
 
-
-// DMMA path switch (KBLA_TS_NO_DMMA=1 in the environment turns it off, for A/B measurements)
-inline bool dmma_enabled() {
-  static const bool on = !env_switch("KBLA_TS_NO_DMMA");
-  return on;
-}
-// the previous double TSMTTSM column-major rows instead of the per-layout tables (KBLA_TS_OLD_DROWS=1, for A/B
-// measurements; KBLA_TS_PRE_DMMA_D)
-inline bool old_drows() {
-  static const bool on = env_switch("KBLA_TS_OLD_DROWS");
-  return on;
-}
-
 // TSMM on the FP64 tensor cores (KBLA_TSMM_DMMA_D / _Z rows) for double and complex double, tried before the
-// SIMT tables; cudaErrorNotSupported (other types, no row, mixed layouts, KBLA_TS_NO_DMMA=1): the SIMT kernel.
+// SIMT tables; cudaErrorNotSupported (other types, no row, mixed layouts): the SIMT kernel.
 #define KBLA_TM_X_DMMA(WMIN, WMAX, W, NT, WR, TU, R, ST, MINB)                            \
   if (w >= WMIN && w <= WMAX) {                                                         \
     const cudaError_t e_ = launch_tsmm_dmma<CP, W, NT, WR, TU, R, ST, MINB>(a, lay, st); \
@@ -72,11 +58,9 @@ inline bool old_drows() {
 template <class S, bool CP>
 cudaError_t tsmm_dmma_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
   if constexpr (std::is_same<S, double>::value) {
-    if (!dmma_enabled()) return cudaErrorNotSupported;
     const int w = std::max(a.M, a.N);
-    static const bool rr_narrow = !env_switch_off("KBLA_TS_RR_NARROW");
     if constexpr (CP) {
-      if (lay == kLayRR && rr_narrow) {
+      if (lay == kLayRR) {
 #define KBLA_TM_X_DMMA_FLAT(WMIN, WMAX, W, NT, WR, TU, R, ST, MINB)                       \
   if (w >= WMIN && w <= WMAX) {                                                           \
     const cudaError_t e_ = launch_tsmm_dmma_flat<CP, W, NT, WR, R, ST, MINB>(a, lay, st); \
@@ -87,7 +71,7 @@ cudaError_t tsmm_dmma_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
       }
       KBLA_TSMM_DMMA_Z(KBLA_TM_X_DMMA)
     } else {
-      if (lay == kLayRR && rr_narrow) {
+      if (lay == kLayRR) {
         KBLA_TSMM_DMMA_D_RR_NARROW(KBLA_TM_X_DMMA)
       }
       if (lay == kLayCC) {
@@ -106,27 +90,22 @@ cudaError_t tsmm_dmma_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
 }
 
 // TSMM for column-major double and complex double on the bulk-copy kernel (tsmm_bulk.cuh, KBLA_TSMM_BULK_D / _Z
-// rows): beta == 0, whole chunks of R rows. On success `a` is left with the last K mod R rows (K = 0 if none) for
-// the other kernels.
-// KBLA_TS_BULK=0: off; 1: odd lda or ldb only; 2: wherever it fits (any K, any ld); 3 (default): the rows' K and
-// alignment limits. KBLA_TS_BULK_SQ=n forces runs of n (1, 4, 16) and drops the K limit (tests). Within those limits
-// it measured faster than the older kernels at odd, 2 mod 4 and 0 mod 4 ld alike.
+// rows): beta == 0, whole chunks of R rows, within each row's K and alignment limits (there it measured faster than
+// the older kernels at odd, 2 mod 4 and 0 mod 4 ld alike). On success `a` is left with the last K mod R rows (K = 0
+// if none) for the other kernels.
 // Runs of SQ consecutive chunks per block visit: 16 where every block gets at least 4 runs, else 4, else 1 (small K
-// needs every SM); KBLA_TS_BULK_SQ=1|4|16 forces one (A/B runs).
+// needs every SM).
 // Complex double A * C at the widths of KBLA_TSMM_BULK_ZC (tsmm_bulk_cplx.cuh: alpha C in shared memory), row-major or
-// column-major A and B, beta == 0, whole chunks of R rows, K >= 2^LK rows (any K with KBLA_TS_BULK=2). KBLA_TS_ZC=0:
-// off (the other kernels, for A/B runs).
+// column-major A and B, beta == 0, whole chunks of R rows, K >= 2^LK rows.
 template <class S, bool CP>
-cudaError_t tsmm_bulk_cplx_try(TsmmArgs<S, CP>& a, int lay, int mode, cudaStream_t st) {
+cudaError_t tsmm_bulk_cplx_try(TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
   if constexpr (std::is_same<S, double>::value && CP) {
-    static const bool enabled = env_digit("KBLA_TS_ZC", 0, 1, 1) == 1;
-    if (!enabled || mode < 2 || (lay != kLayCC && lay != kLayRR) || !a.beta_zero || !dmma_enabled())
-      return cudaErrorNotSupported;
+    if ((lay != kLayCC && lay != kLayRR) || !a.beta_zero) return cudaErrorNotSupported;
     const int w = std::max(a.M, a.N);
     const bool row = lay == kLayRR;
 #define KBLA_TM_X_ZC(WMIN, WMAX, COLS, R, ST, NP, TU, RS, SQ, LK, RO)                                    \
   if (w >= WMIN && w <= WMAX && (row || !RO)) {                                                            \
-    if (mode == 3 && a.K < (std::int64_t(1) << LK)) return cudaErrorNotSupported;                          \
+    if (a.K < (std::int64_t(1) << LK)) return cudaErrorNotSupported;                                       \
     return row ? launch_tsmm_bulk_cplx<COLS, R, ST, NP, TU, RS, SQ, true>(a, st)                           \
                : launch_tsmm_bulk_cplx<COLS, R, ST, NP, TU, RS, SQ, false>(a, st);                         \
   }
@@ -139,24 +118,20 @@ cudaError_t tsmm_bulk_cplx_try(TsmmArgs<S, CP>& a, int lay, int mode, cudaStream
 template <class S, bool CP>
 cudaError_t tsmm_bulk_try(TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
   if constexpr (std::is_same<S, double>::value) {
-    static const int mode = env_digit("KBLA_TS_BULK", 0, 3, 3);
     if constexpr (CP) {
-      const cudaError_t e = tsmm_bulk_cplx_try(a, lay, mode, st);
+      const cudaError_t e = tsmm_bulk_cplx_try(a, lay, st);
       if (e != cudaErrorNotSupported) return e;
     }
-    if (mode == 0 || lay != kLayCC || !a.beta_zero || !dmma_enabled()) return cudaErrorNotSupported;
-    if (mode == 1 && a.asm_ % 2 == 0 && a.bsn % 2 == 0) return cudaErrorNotSupported;
-    static const int sq_env = int(env_int("KBLA_TS_BULK_SQ", 0));
+    if (lay != kLayCC || !a.beta_zero) return cudaErrorNotSupported;
     const int w = std::max(a.M, a.N);
     auto sq_for = [&](int R) {
-      if (sq_env > 0) return sq_env;
       const std::int64_t chunks = a.K / R, blocks = sm_count();
       return chunks >= 16 * 4 * blocks ? 16 : chunks >= 4 * 4 * blocks ? 4 : 1;
     };
 #define KBLA_TM_X_BULK(WMIN, WMAX, W, R, ST, NCW, NO, LK, A32)                             \
   if (w >= WMIN && w <= WMAX) {                                                              \
-    if (mode == 3 && sq_env == 0 && a.K < (std::int64_t(1) << LK)) return cudaErrorNotSupported; \
-    if (mode == 3 && A32 && a.asm_ % 32 == 0 && a.bsn % 32 == 0) return cudaErrorNotSupported;     \
+    if (a.K < (std::int64_t(1) << LK)) return cudaErrorNotSupported;                         \
+    if (A32 && a.asm_ % 32 == 0 && a.bsn % 32 == 0) return cudaErrorNotSupported;            \
     const int sq = sq_for(R);                                                                \
     if (sq == 1) return launch_tsmm_bulk<W, R, ST, NCW, NO, 1, CP>(a, st);                   \
     if (sq == 4) return launch_tsmm_bulk<W, R, ST, NCW, NO, 4, CP>(a, st);                   \
@@ -173,25 +148,14 @@ cudaError_t tsmm_bulk_try(TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
 }
 
 // TSMM one thread per row (tsmm_rows.cuh) for row-major double up to width 6 and complex double width 2, where the
-// staged kernel's shared memory round trip is the limiter; KBLA_TS_NO_ROWS=1 turns it off (A/B measurements, testing
-// the staged path).
+// staged kernel's shared memory round trip is the limiter.
 template <class S, bool CP>
 cudaError_t tsmm_rows_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
-  static const bool off = env_switch("KBLA_TS_NO_ROWS");
-  if (off || lay != kLayRR) return cudaErrorNotSupported;
-  // complex double width 2 (the real view of width 4; KBLA_TS_ZROWS=n: widths 1-n instead, 0 off, for A/B runs):
-  // faster than the SIMT kernel at few and at many rows. Width 1 lost at few rows and width 3 is no faster than the
-  // flat tensor-core row, so both stay where they were.
+  if (lay != kLayRR) return cudaErrorNotSupported;
+  // complex double width 2 (the real view of width 4): faster than the SIMT kernel at few and at many rows. Width 1
+  // lost at few rows and width 3 is no faster than the flat tensor-core row, so both stay where they were.
   if constexpr (std::is_same<S, double>::value && CP) {
-    static const int zrows = env_digit("KBLA_TS_ZROWS", 0, 3, -1);
-    const int w = std::max(a.M, a.N);
-    if (zrows < 0 ? w != 2 : w > zrows) return cudaErrorNotSupported;
-    switch (w) {
-      case 1: return launch_tsmm_rows<S, 2, true>(a, st);
-      case 2: return launch_tsmm_rows<S, 4, true>(a, st);
-      case 3: return launch_tsmm_rows<S, 6, true>(a, st);
-      default: break;
-    }
+    if (std::max(a.M, a.N) == 2) return launch_tsmm_rows<S, 4, true>(a, st);
   }
   if constexpr (std::is_same<S, double>::value && !CP) {
     switch (std::max(a.M, a.N)) {
@@ -208,14 +172,13 @@ cudaError_t tsmm_rows_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
 }
 
 // Column-major double TSMM on the SIMT kernel (odd K; the tensor-core path declined it): the rows of
-// KBLA_TSMM_D_COL first. KBLA_TS_NO_DCOL=1: the KBLA_TSMM_D rows (A/B measurements).
+// KBLA_TSMM_D_COL first, then the KBLA_TSMM_D rows.
 #define KBLA_TM_X_DCOL(WMIN, WMAX, W, TN, U, RK, MINB) \
   if (w >= WMIN && w <= WMAX) return launch_tsmm<S, CP, W, W, TN, U, RK, 1, MINB>(a, st, 0, true);
 template <class S, bool CP>
 cudaError_t tsmm_dcol_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
   if constexpr (std::is_same<S, double>::value && !CP) {
-    static const bool on = !env_switch("KBLA_TS_NO_DCOL");
-    if (lay != kLayCC || !on) return cudaErrorNotSupported;
+    if (lay != kLayCC) return cudaErrorNotSupported;
     const int w = std::max(a.M, a.N);
     KBLA_TSMM_D_COL(KBLA_TM_X_DCOL)
   }
@@ -236,11 +199,7 @@ inline bool narrow_shape(int M, int N, int max_m) { return N <= 16 && M >= 2 * N
 // Measured routes (tall_skinny_routes.hpp, made by tools/make_ts_routes.py from the H100 benchmark): shapes
 // where cuBLAS was faster than the own kernel go to cuBLAS, so the library is not slower than cuBLAS where it was
 // measured. Unmeasured cases (float types, mixed layouts, narrow complex or row-major) keep the own kernels.
-// KBLA_TS_NO_ROUTES=1 turns the routes off (to re-measure the own kernels).
-inline bool routes_enabled() {
-  static const bool on = !env_switch("KBLA_TS_NO_ROUTES");
-  return on;
-}
+// TallSkinnyOptions::allow_cublas = false turns the routes off (to measure the own kernels).
 template <class T>
 constexpr int route_type() {  // index into kCublasRows, -1: no measurements
   return std::is_same<T, double>::value ? 0 : std::is_same<T, std::complex<double>>::value ? 1 : -1;
@@ -267,7 +226,7 @@ inline int row_bucket(std::int64_t K) {  // floor(2 log2 K) as tools/make_ts_rou
 template <class T>
 bool cublas_measured_faster(int op, std::int64_t K, int M, int N, Layout la, Layout lb, bool narrow) {
   constexpr int t = route_type<T>();
-  if (t < 0 || la != lb || !routes_enabled() || !cublas_enabled()) return false;
+  if (t < 0 || la != lb) return false;
   if (narrow) {
     if (t != 0 || la != Layout::ColMajor) return false;
     return op == 0 ? narrow_route_hit(kCublasNarrowTsmttsm, kCublasNarrowTsmttsmCount, M, N)
@@ -320,12 +279,12 @@ cudaError_t tsmttsm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T a
   a.bsk = lb == Layout::RowMajor ? ldb : 1;
   a.bsm = lb == Layout::RowMajor ? 1 : ldb;
   const bool narrow = narrow_shape(M, N, kNarrowMaxM);
-  const bool to_cublas = cublas_measured_faster<T>(0, K, M, N, la, lb, narrow);
+  const bool to_cublas = opt.allow_cublas && cublas_measured_faster<T>(0, K, M, N, la, lb, narrow);
   if (narrow && !to_cublas) {
     const cudaError_t e = run_narrow(a, lay_of(la, lb), stream);
     if (e != cudaErrorNotSupported) return e;
   }
-  if ((to_cublas || std::max(M, N) > kCublasAbove) && cublas_enabled()) {
+  if ((to_cublas || std::max(M, N) > kCublasAbove) && opt.allow_cublas) {
     const cudaError_t e = cublas_tsmttsm(stream, K, M, N, alpha, A, lda, la, B, ldb, lb, beta, C, ldc, lc);
     if (e != cudaErrorNotSupported) return e;
   }
@@ -335,7 +294,8 @@ cudaError_t tsmttsm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T a
 template <class T, class Run, class RunNarrow>
 cudaError_t tsmm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda,
                        Layout la, const T* C, std::int64_t ldc, Layout lc, T beta, T* B, std::int64_t ldb,
-                       Layout lb, int max_inplace_width, Run run, RunNarrow run_narrow) {
+                       Layout lb, const TallSkinnyOptions& opt, int max_inplace_width, Run run,
+                       RunNarrow run_narrow) {
   using S = typename ScalarOf<T>::S;
   constexpr bool CP = ScalarOf<T>::cplx;
   using E = Elem<S, CP>;
@@ -347,9 +307,9 @@ cudaError_t tsmm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T alph
   const bool inplace = static_cast<const void*>(A) == static_cast<const void*>(B);
   if (inplace && (M != N || la != lb || lda != ldb)) return cudaErrorInvalidValue;
   const bool narrow_class = narrow_shape(M, N, 64);  // the narrow tables stage all of M (MT <= 64)
-  const bool to_cublas = !inplace && cublas_measured_faster<T>(1, K, M, N, la, lb, narrow_class);
+  const bool to_cublas = !inplace && opt.allow_cublas && cublas_measured_faster<T>(1, K, M, N, la, lb, narrow_class);
   const bool narrow = !inplace && narrow_class && !to_cublas;
-  if (!inplace && (to_cublas || (!narrow && std::max(M, N) > kCublasAbove)) && cublas_enabled()) {
+  if (!inplace && (to_cublas || (!narrow && std::max(M, N) > kCublasAbove)) && opt.allow_cublas) {
     const cudaError_t e = cublas_tsmm(stream, K, M, N, alpha, A, lda, la, C, ldc, lc, beta, B, ldb, lb);
     if (e != cudaErrorNotSupported) return e;
   }
@@ -420,7 +380,7 @@ namespace detail {
                            T beta, T* C, std::int64_t ldc, Layout layoutC, const TallSkinnyOptions& options); \
   cudaError_t tsmm_impl(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A,              \
                         std::int64_t lda, Layout layoutA, const T* C, std::int64_t ldc, Layout layoutC,      \
-                        T beta, T* B, std::int64_t ldb, Layout layoutB);
+                        T beta, T* B, std::int64_t ldb, Layout layoutB, const TallSkinnyOptions& options);
 KBLA_TS_IMPL_DECL(float)
 KBLA_TS_IMPL_DECL(double)
 KBLA_TS_IMPL_DECL(std::complex<float>)
@@ -478,7 +438,7 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
   namespace detail {                                                                                         \
   cudaError_t tsmm_impl(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A,                \
                       std::int64_t lda, Layout layoutA, const T* C, std::int64_t ldc, Layout layoutC, T beta,  \
-                      T* B, std::int64_t ldb, Layout layoutB) {                                              \
+                      T* B, std::int64_t ldb, Layout layoutB, const TallSkinnyOptions& options) {            \
     using S_ = ScalarOf<T>::S;                                                                       \
     constexpr bool CP_ = ScalarOf<T>::cplx;                                                          \
     auto run = [](const TsmmArgs<S_, CP_>& a0, int lay, cudaStream_t st) -> cudaError_t {            \
@@ -514,7 +474,7 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
       return cudaErrorNotSupported;                                                                          \
     };                                                                                                       \
     return tsmm_entry<T>(stream, K, M, N, alpha, A, lda, layoutA, C, ldc, layoutC, beta, B, ldb,    \
-                                 layoutB, 64, run, run_narrow);                                              \
+                                 layoutB, options, 64, run, run_narrow);                                     \
   }                                                                                                          \
   }                                                                                                          \
   }                                                                                                          \
@@ -532,19 +492,14 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
     if (e_ != cudaErrorNotSupported) return e_;                                               \
   }
 #define KBLA_TS_PRE_NONE
-#define KBLA_TS_PRE_DMMA(TABLE) \
-  if (!a.deterministic && dmma_enabled()) { TABLE(KBLA_TS_X_DMMA) }
-// double: RRTABLE first for row-major A and B; for column-major A and B, CCODD (ld != 0 mod 4 only), then
-// CCTABLE; then TABLE. KBLA_TS_OLD_DROWS=1: the previous order (S10TABLE at ld != 0 mod 4, then TABLE), for A/B runs.
-#define KBLA_TS_PRE_DMMA_D(RRTABLE, CCODDTABLE, CCTABLE, S10TABLE, TABLE)                    \
-  if (!a.deterministic && dmma_enabled()) {                                                   \
-    const bool odd_ld_ = lay == kLayCC && (a.asm_ % 4 != 0 || a.bsm % 4 != 0);               \
-    if (old_drows()) {                                                                        \
-      if (odd_ld_) { S10TABLE(KBLA_TS_X_DMMA) }                                               \
-    } else if (lay == kLayRR) {                                                               \
+// double: RRTABLE first for row-major A and B; for column-major A and B, CCODDTABLE (ld != 0 mod 4 only), then
+// CCTABLE; then TABLE.
+#define KBLA_TS_PRE_DMMA_D(RRTABLE, CCODDTABLE, CCTABLE, TABLE)                                 \
+  if (!a.deterministic) {                                                                     \
+    if (lay == kLayRR) {                                                                      \
       RRTABLE(KBLA_TS_X_DMMA)                                                                 \
     } else if (lay == kLayCC) {                                                               \
-      if (odd_ld_) { CCODDTABLE(KBLA_TS_X_DMMA) }                                             \
+      if (a.asm_ % 4 != 0 || a.bsm % 4 != 0) { CCODDTABLE(KBLA_TS_X_DMMA) }                   \
       CCTABLE(KBLA_TS_X_DMMA)                                                                 \
     }                                                                                         \
     TABLE(KBLA_TS_X_DMMA)                                                                     \
@@ -557,7 +512,7 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
     if (e_ != cudaErrorNotSupported) return e_;                                               \
   }
 #define KBLA_TS_PRE_DMMA_G3(G3TABLE, RRTABLE, TABLE)      \
-  if (!a.deterministic && dmma_enabled()) {                 \
+  if (!a.deterministic) {                                   \
     if (a.complex_3m) { G3TABLE(KBLA_TS_X_DMMA_G3) }        \
     if (lay == kLayRR) { RRTABLE(KBLA_TS_X_DMMA) }          \
     TABLE(KBLA_TS_X_DMMA)                                   \
@@ -578,4 +533,4 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
     if (e_ != cudaErrorNotSupported) return e_;                                                  \
   }
 #define KBLA_TS_NPRE_DMMA(TABLE) \
-  if (!a.deterministic && dmma_enabled()) { TABLE(KBLA_TS_X_DMMA_NARROW) }
+  if (!a.deterministic) { TABLE(KBLA_TS_X_DMMA_NARROW) }

@@ -3,7 +3,7 @@
 // for complex types), or the last row tiled over columns for wider matrices.
 //
 // Provenance: initial rows from a register / shared-memory model; the SIMT rows were then tuned with
-// tools/tune_tall_skinny.sh (perf_tests/tall_skinny/tune.cu), the others picked by A/B runs of
+// tools/tune_tall_skinny.sh (perf_tests/tall_skinny/tune.cu), the others picked by comparing candidate rows in
 // perf_tests/tall_skinny/ts_cases.cu with the cuBLAS routes off (docs/tall_skinny.md). The comments say why a row is
 // shaped as it is; the measurements are in the results and docs, not here.
 #pragma once
@@ -70,10 +70,6 @@
 #define KBLA_TSMTTSM_DMMA_D(X)                                                                              \
   X(9, 16, 16, 16, 1, 1, 64, 4) X(17, 24, 24, 24, 1, 1, 32, 4) X(25, 32, 32, 32, 2, 2, 64, 3)              \
   X(33, 48, 48, 48, 2, 3, 32, 3) X(49, 64, 64, 64, 4, 4, 32, 3) X(65, 1 << 30, 128, 128, 4, 8, 32, 3)
-// The previous column-major rows (odd ld only), kept for A/B: KBLA_TS_OLD_DROWS=1 takes them instead of the three
-// tables below
-#define KBLA_TSMTTSM_DMMA_D_CC_S10(X) \
-  X(17, 24, 32, 32, 2, 2, 64, 3) X(33, 48, 48, 48, 2, 1, 32, 3) X(49, 64, 64, 64, 2, 2, 32, 3)
 // Rows tried first by layout, in this order: _RR for row-major A and B; _CC_ODD, then _CC for column-major A and B
 // (_CC_ODD only at ld != 0 mod 4).
 // Column-major at any ld: 64-row chunks and 2 stages halve the barriers and the chunk boundaries per column (each
@@ -162,16 +158,16 @@
 #define KBLA_TSMM_DMMA_D_ODD(X) X(12, 16) X(24, 28) X(44, 47) X(49, 64)
 // D column-major with lda = 0 (mod 4) (the VEC 2 copies' case): VEC 1 (8-byte copies into the VEC 6 layout, staged
 // column stores, two 16-row tiles per warp row) for WMIN <= max(M, N) <= WMAX, X(WMIN, WMAX), where it measured
-// faster than VEC 2. KBLA_TS_DAV1=0: VEC 2 everywhere; =2: VEC 1 at every width >= 25.
+// faster than VEC 2.
 #define KBLA_TSMM_DMMA_D_ALIGNED_V1(X) X(33, 48)
 // D column-major at an odd lda or ldb: VEC 1 rows with longer chunks, tried before the rows above,
 // X(WMIN, WMAX, W, NT, WR, R, ST, MINB) (R = 16 WR x tiles per warp row). 17-24: one warp across the 24 columns
 // (NT 3: 2 A fragment loads per 3 mma instead of 2 per mma), 8 warp rows, 256-row chunks (an eighth of the chunk
 // boundaries that split a sector of an odd column in two, an eighth of the barriers), 2 stages, 2 blocks/SM (99
 // KB, 128 registers, 4 bytes spilled). 49-64: 4 warp rows of 128-row chunks, 16 warps, 2 stages (133 KB), 1
-// block/SM. Both measured faster than the VEC 1 rows of 64-row chunks with the same stores (KBLA_TS_NO_DODDLONG=1
-// selects those). Not taken: K = 2 mod 4 (no gain); 17-24 as W 24 NT 3 WR 4 (R 128, ST 3, 3 blocks: slower); W 64
-// with NT 1 or with ST 2 MINB 3, and 33-48 in W 48 rows of 128-row chunks (all spill).
+// block/SM. Both measured faster than the VEC 1 rows of 64-row chunks with the same stores. Not taken: K = 2 mod 4
+// (no gain); 17-24 as W 24 NT 3 WR 4 (R 128, ST 3, 3 blocks: slower); W 64 with NT 1 or with ST 2 MINB 3, and 33-48
+// in W 48 rows of 128-row chunks (all spill).
 #define KBLA_TSMM_DMMA_D_ODDLONG(X) X(17, 24, 24, 3, 8, 256, 2, 2) X(49, 64, 64, 2, 4, 128, 2, 1)
 
 // D column-major A * C on the bulk-copy kernel (tsmm_bulk.cuh; beta = 0, whole chunks of R rows; the rest of the rows
@@ -202,8 +198,8 @@
 #define KBLA_TSMM_BULK_ZC(X) \
   X(34, 48, 48, 48, 3, 1, 3, 1, 1, 18, 1) X(49, 63, 64, 48, 2, 1, 3, 1, 1, 18, 0) X(64, 64, 64, 48, 2, 1, 3, 1, 1, 19, 0)
 
-// Narrow row-major rows, tried before the tables above for row-major A and B only (KBLA_TS_RR_NARROW=0: off, the
-// SIMT kernel). D 7-8 in the class W 16 (7: flat copies, 8: VEC 5 staged stores); Z odd widths 3-11 in the
+// Narrow row-major rows, tried before the tables above for row-major A and B only (the SIMT kernel otherwise).
+// D 7-8 in the class W 16 (7: flat copies, 8: VEC 5 staged stores); Z odd widths 3-11 in the
 // real-view classes W 8, 16, 24, flat staging only (launch_tsmm_dmma_flat; even widths return to the SIMT kernel).
 // Both measured faster than the SIMT kernel (Z: see launch_tsmm_dmma_flat).
 #define KBLA_TSMM_DMMA_D_RR_NARROW(X) X(7, 8, 16, 1, 4, 1, 64, 4, 4)

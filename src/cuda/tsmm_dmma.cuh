@@ -31,9 +31,9 @@
 // - Widths below the class: k-steps past roundup8(M') and n-tiles past N' are skipped (warp-uniform), so the
 //   mma work follows the data width, not the class; the inner padding up to roundup8(M') is zero-filled by the
 //   copies (0 * NaN would spread), rows past K are zero-filled and never stored.
-// - VEC = 2: 16-byte copies / stores (pointers 16-byte aligned, leading dimensions even for D); VEC = 1: 8-byte copies
-//   and stores (odd leading dimension of a real matrix; row-major, e.g. width 33 with lda = 33: not launched now;
-//   column-major: 8-byte copies into the VEC 6 layout, staged column stores, see the launch); VEC = 3 and 4 (flat):
+// - VEC = 2: 16-byte copies / stores (pointers 16-byte aligned, leading dimensions even for D); VEC = 1: real
+//   column-major at any lda: 8-byte copies into the VEC 6 layout, staged column stores (see the launch; row-major
+//   8-byte copies measured slower than the SIMT kernel and were removed); VEC = 3 and 4 (flat):
 //   row-major D with A dense (lda == M) of odd width, or of width 2 (mod 4) with B dense, and complex of odd width
 //   (real view 2 mod 4) with B dense: a chunk of R rows is one contiguous run, copied flat with 16-byte cp.async into
 //   rows of stride Mr (dmma_load_flat, tsmttsm_dmma.cuh), fragments by 8-byte loads with a row permutation that keeps
@@ -44,15 +44,14 @@
 //   VEC = 5: row-major D of even width with B dense (ldb == N) and N not a multiple of 8: the A staging of
 //   VEC 2, the staged B stores of VEC 4 (rows of N doubles at 16-byte offsets split the direct stores' 64-byte
 //   runs over partial sectors). The classes W 16, 24 (D 9-23) run only VEC 4 / 5 (VEC 5: widths 10, 12).
-//   VEC = 7: complex with odd lda and A 32-byte aligned: the odd rows (row-major) / odd columns (column-major)
-//   of A start at 16 (mod 32) bytes and are copied shifted by one element (see the kernel).
+//   VEC = 7: complex row-major with odd lda and A 32-byte aligned: the odd rows of A start at 16 (mod 32) bytes and
+//   are copied shifted by one element (see the kernel).
 //   VEC = 6: column-major with the odd columns of A at 16 (mod 32) bytes (real: lda = 2 mod 4, complex: lda odd;
 //   A 32-byte aligned): the VEC 2 copies into columns of stride 2 (mod 16) doubles, so that every 16-byte
 //   cp.async has the same offset (mod 32) in shared memory as in global memory; the inner k of the fragments is
 //   permuted (real: 2 t + h; complex: even columns in even k-steps) to keep the fragment loads conflict-free.
-//   Staged stores (SO) also serve real column-major VEC 6 with ldb = 2 (mod 4) (classes W 32, 48) and complex
-//   row-major VEC 7 with odd N and B dense (classes up to W 96), and complex column-major VEC 6 with odd ldb
-//   (classes up to W 96, see the launch).
+//   Staged stores (SO) also serve real column-major VEC 1, complex row-major VEC 7 with odd N and B dense (classes
+//   up to W 96), and complex column-major VEC 6 with odd ldb (classes up to W 96, see the launch).
 // Mixed layouts (A row-major, B column-major or the reverse) return cudaErrorNotSupported: the SIMT kernel runs.
 #pragma once
 #include <cstdlib>
@@ -80,11 +79,9 @@ struct TsmmDmmaArgs {
 
 // W real-view class width (multiple of 8 NT), NT 8-column mma tiles per warp, WR warp rows, R rows per chunk
 // (multiple of 16 WR), ST stages; KM: staging, 0 [k][j] (row-major), 1 [m][k] (real column-major), 2 [m][k][re,im]
-// (complex column-major: W/2 complex columns, each a run of R 16-byte elements), 3 the same with odd columns
-// shifted by one row (VEC 7): one more slot per column and a row stride of 6 (mod 16) doubles; 4 the [m][k] of 1
-// with odd columns shifted by one row pair (real VEC 7), row stride 6 (mod 16) doubles; 5 the [m][k] of 1 with a
-// row stride of 2 (mod 16) doubles (real VEC 6); 6 the [m][k][re,im] of 2 with a row stride of 2 (mod 16)
-// doubles (complex VEC 6).
+// (complex column-major: W/2 complex columns, each a run of R 16-byte elements), 5 the [m][k] of 1 with a row stride
+// of 2 (mod 16) doubles (real VEC 6 and VEC 1); 6 the [m][k][re,im] of 2 with a row stride of 2 (mod 16) doubles
+// (complex VEC 6).
 template <int W, int NT, int WR, int R, int ST, int KM>
 struct TsmmDmmaShape {
   static constexpr int KT = W / 8;         // k-steps
@@ -92,11 +89,11 @@ struct TsmmDmmaShape {
   static constexpr int NW = WN * WR, BT = 32 * NW;
   static constexpr int RT = R / (16 * WR);  // 16-row tiles per warp and chunk
   static constexpr int pad4(int x) { return x + ((4 - x % 16) + 16) % 16; }  // 4 (mod 16) doubles
-  static constexpr int pad6(int x) { return x + ((6 - x % 16) + 16) % 16; }  // 6 (mod 16) doubles
   static constexpr int pad2(int x) { return x + ((2 - x % 16) + 16) % 16; }  // 2 (mod 16) doubles
-  static constexpr int LD = KM == 1 ? pad4(R) : KM == 2 ? pad4(2 * R) : KM == 3 ? pad6(2 * R + 2)
-                           : KM == 4 ? pad6(R + 2) : KM == 5 ? pad2(R) : KM == 6 ? pad2(2 * R) : pad4(W);
-  static constexpr int SS = KM == 1 || KM == 4 || KM == 5 ? W * LD : KM >= 2 ? W / 2 * LD : R * LD;  // per stage
+  static_assert(KM >= 0 && KM <= 6 && KM != 3 && KM != 4, "staging");
+  static constexpr int LD = KM == 1 ? pad4(R) : KM == 2 ? pad4(2 * R) : KM == 5 ? pad2(R) : KM == 6 ? pad2(2 * R)
+                                                                                               : pad4(W);
+  static constexpr int SS = KM == 1 || KM == 5 ? W * LD : KM >= 2 ? W / 2 * LD : R * LD;  // per stage
   static constexpr std::size_t smem = std::size_t(ST) * SS * sizeof(double);
 };
 
@@ -143,7 +140,7 @@ __device__ __forceinline__ void tsmm_zt_chunk(const TsmmDmmaArgs& p, const doubl
     const int rb = 16 * (hh >> 1), h = hh & 1;
     if constexpr (COL) {
       const int cm = KPZ ? 8 * (ks >> 1) + 2 * t + (ks & 1) : 4 * ks + t;  // complex column
-      return lds2(s + cm * LD + 2 * (rb + 8 * h + zt_cperm(g) + (SHV & t)));
+      return lds2(s + cm * LD + 2 * (rb + 8 * h + zt_cperm(g)));
     } else {
       return lds2(s + (rb + 2 * g + h) * LD + 8 * ks + 2 * t + 2 * SHV * h);
     }
@@ -201,32 +198,30 @@ __device__ __forceinline__ void tsmm_zt_chunk(const TsmmDmmaArgs& p, const doubl
 // fragment loads (g = 0..3 or 4..7, t = 0..3) read rows rho(g) at column t: conflict-free when the four rows of a
 // half-warp start in four different 4-double slot groups (mod 16). Odd Mr: mma row g -> rho = 4 (g & 3) + (g >> 2),
 // row g + 8 -> rho + 2 (slots 4 (g Mr mod 4) + t). Mr = 2 (mod 4), where that order puts two rows in one group
-// (4 Mr = 8 mod 16): rho = 2 (g & 3) + 8 (g >> 2), row g + 8 -> rho + 1 (rows 2 j: 2 Mr = 4 mod 8). Mr = 4 (mod 8):
-// rho = (g & 3) + 8 (g >> 2), row g + 8 -> rho + 4 (rows j: Mr = 4 mod 8). Mr = 0 (mod 8) has no such order (not
-// launched flat). Returns rho; dr is the offset of row g + 8.
+// (4 Mr = 8 mod 16): rho = 2 (g & 3) + 8 (g >> 2), row g + 8 -> rho + 1 (rows 2 j: 2 Mr = 4 mod 8). Other even
+// widths are not launched flat (4 mod 8 has such an order too, rho = (g & 3) + 8 (g >> 2), row g + 8 -> rho + 4,
+// but measured no faster). Returns rho; dr is the offset of row g + 8.
 __device__ __forceinline__ int tsmm_flat_row(int g, int Mr, int& dr) {
   if (Mr % 2 == 1) {
     dr = 2;
     return 4 * (g & 3) + (g >> 2);
   }
-  dr = Mr % 4 == 2 ? 1 : 4;
-  return (Mr % 4 == 2 ? 2 * (g & 3) : g & 3) + 8 * (g >> 2);
+  dr = 1;
+  return 2 * (g & 3) + 8 * (g >> 2);
 }
-// Real-view widths that have such an order: odd, 2 (mod 4), and 4 (mod 8) when `four` (measured, not taken)
-__host__ __device__ inline bool tsmm_flat_width(int Mr, bool four = false) {
-  return Mr % 2 == 1 || Mr % 4 == 2 || (four && Mr % 8 == 4);
-}
+// Real-view widths launched flat: odd and 2 (mod 4)
+__host__ __device__ inline bool tsmm_flat_width(int Mr) { return Mr % 2 == 1 || Mr % 4 == 2; }
 
 // the staging KM of TsmmDmmaShape for a kernel variant
 template <bool ZV, int LAY, int VEC>
 struct TsmmStaging {
   static constexpr int value =
-      LAY == 1 ? (ZV ? (VEC == 7 ? 3 : VEC == 6 ? 6 : 2) : (VEC == 7 ? 4 : VEC == 6 || VEC == 1 ? 5 : 1)) : 0;
+      LAY == 1 ? (ZV ? (VEC == 6 ? 6 : 2) : (VEC == 6 || VEC == 1 ? 5 : 1)) : 0;
 };
 
 // LAY 0: A and B row-major, 1: both column-major.
-// SO: staged B stores for complex row-major with odd N and B dense (VEC 7) and real column-major with
-// ldb = 2 (mod 4) (VEC 6): see the staged store below and the launch.
+// SO: staged B stores for complex row-major with odd N and B dense (VEC 7), complex column-major with odd ldb (VEC 6)
+// and real column-major VEC 1: see the staged store below and the launch.
 // ZT (complex, class W 128, direct stores): the transposed product Bᵀ = Ĉᵀ A'ᵀ, A' in the mma's B operand (see the
 // kernel).
 template <bool ZV, int W, int NT, int WR, int TU, int R, int ST, int MINB, int LAY, int VEC, bool SO = false,
@@ -238,14 +233,15 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   constexpr int KT = Sh::KT, WN = Sh::WN, BT = Sh::BT, RT = Sh::RT, LD = Sh::LD, SS = Sh::SS;
   static_assert(W % (8 * NT) == 0 && R % (16 * WR) == 0 && RT % TU == 0 && ST >= 2, "bad TSMM DMMA shape");
   constexpr bool FLAT = VEC == 3 || VEC == 4;  // flat A staging (dense odd-width row-major D)
-  constexpr bool CSTG = SO && KMAJ;             // staged column-major B stores (real, VEC 6 / VEC 1)
+  constexpr bool CSTG = SO && KMAJ;             // staged column-major B stores (real, VEC 1)
   constexpr bool ZCSTG = SO && ZCOL;            // staged column-major B stores (complex, VEC 6, odd ldb)
   constexpr bool STG = VEC == 4 || VEC == 5 || SO;  // staged B stores (VEC 5: padded 16-byte A staging as VEC 2)
   // VEC 4 / 5 keep the accumulators of the whole chunk (all RT tiles) in registers: the B tile is written to the
   // stage after every warp has read the stage's A fragments
   constexpr int TUE = STG ? RT : TU;
   static_assert(!ZV || VEC == 2 || VEC == 4 || VEC == 6 || VEC == 7, "complex elements are 16-byte aligned");
-  static_assert(ZV || VEC != 7 || LAY == 1, "real VEC 7: column-major");
+  static_assert(VEC != 7 || (ZV && LAY == 0), "VEC 7: complex row-major");
+  static_assert(VEC != 1 || (!ZV && LAY == 1), "VEC 1: real column-major");
   static_assert(VEC != 6 || LAY == 1, "VEC 6: column-major");
   // VEC 6 (real column-major, lda = 2 mod 4, A 32-byte aligned): column m of A starts at 16 m (mod 32) bytes, and
   // so does its shared column (stride LD = 2 mod 16 doubles): each 16-byte cp.async then lands at the offset
@@ -261,17 +257,18 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   // copies are 32 consecutive rows of one column, contiguous in global and in shared memory (conflict-free
   // whatever the column's offset), so the shared layout no longer depends on lda.
   constexpr bool KPERM = KMAJ && (VEC == 6 || VEC == 1), KPZ = ZCOL && VEC == 6;
-  // VEC 7 (complex, odd lda, A 32-byte aligned): every other row (row-major) or column (column-major) of A starts
-  // at 16 (mod 32) bytes. Those rows / columns are copied one element early (from a sector boundary; the copy
-  // that would fall before the run takes its last element instead) and stored one element (SH = 1) later in
-  // shared memory; the fragment loads add the shift. For Z R odd widths this brings the L2 read sectors down to the
-  // data; at Z C odd K it is neutral (that layout's odd-K loss has another cause, not found).
+  // VEC 7 (complex row-major, odd lda, A 32-byte aligned): every other row of A starts at 16 (mod 32) bytes. Those
+  // rows are copied one element early (from a sector boundary; the copy that would fall before the run takes its
+  // last element instead) and stored one element (SH = 1) later in shared memory; the fragment loads add the shift.
+  // This brings the L2 read sectors down to the data. (Column-major at odd lda, complex, or lda = 2 mod 4, real,
+  // takes VEC 6, which matches the global offsets; the shifted column form was neutral for complex and only a little
+  // faster than VEC 2 for real, and was removed.)
   constexpr int SHV = VEC == 7 ? 1 : 0;
   static_assert(!FLAT || LAY == 0, "flat staging: row-major");
   static_assert(VEC != 5 || (!ZV && LAY == 0), "VEC 5 staged stores: real row-major");
   static_assert(!ZV || VEC != 3, "complex flat staging: staged stores (VEC 4) only");
-  static_assert(!SO || (ZV ? (LAY == 0 && VEC == 7) || (LAY == 1 && VEC == 6) : LAY == 1 && (VEC == 6 || VEC == 1)),
-                "SO: complex row-major VEC 7 / column-major VEC 6, real column-major VEC 6 / 1");
+  static_assert(!SO || (ZV ? (LAY == 0 && VEC == 7) || (LAY == 1 && VEC == 6) : LAY == 1 && VEC == 1),
+                "SO: complex row-major VEC 7 / column-major VEC 6, real column-major VEC 1");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   double* As = reinterpret_cast<double*>(smem_raw);  // [ST][SS]
 
@@ -312,13 +309,10 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
     const std::int64_t k0 = chunk * R;
     if constexpr (FLAT) {  // dense odd-width row-major D: the chunk is one run of R * Mr doubles
       dmma_load_flat<R, BT>(s, p.A, k0, K, Mr, tid);
-    } else if constexpr (KMAJ && (VEC == 2 || VEC == 6 || VEC == 7)) {  // [m][k], 16-byte copies of row pairs
+    } else if constexpr (KMAJ && (VEC == 2 || VEC == 6)) {  // [m][k], 16-byte copies of row pairs
       constexpr int PK = R / 2, TPC = BT / PK;
-      static_assert(BT % PK == 0 && W % TPC == 0 && (SHV == 0 || TPC % 2 == 0), "copy mapping");
-      // VEC 7 (lda = 2 mod 4): odd columns start at 16 (mod 32) bytes: pair kp - 1 into slot kp, the last pair
-      // into slot PK (the one that would fall before the run), as the complex VEC 7
-      const int mc = tid / PK, sh = SHV & mc;
-      const int kp = sh ? (tid % PK == 0 ? PK - 1 : tid % PK - 1) : tid % PK;
+      static_assert(BT % PK == 0 && W % TPC == 0, "copy mapping");
+      const int mc = tid / PK, kp = tid % PK;
       const std::int64_t k = k0 + 2 * kp;
       const int rbytes = k + 1 < K ? 16 : (k < K ? 8 : 0);
       const double* src = p.A + k + std::int64_t(mc) * p.acs;
@@ -328,7 +322,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
         const int m = mc + l * TPC;
         if (m < Mr8) {
           const int bytes = m < Mr ? rbytes : 0;
-          cp_async_pair(s + m * LD + 2 * (kp + sh), bytes ? src : p.A, bytes);
+          cp_async_pair(s + m * LD + 2 * kp, bytes ? src : p.A, bytes);
         }
         src += step;
       }
@@ -354,9 +348,8 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
       // (The [k][j] staging of this case took 4-row patches of 8 columns per warp, 64-byte runs: 2 sectors per
       // L2 request.)
       constexpr int TPC = BT / R;  // columns per pass
-      static_assert(BT % R == 0 && (W / 2) % TPC == 0 && (SHV == 0 || TPC % 2 == 0), "copy mapping");
-      const int mc = tid / R, sh = SHV & mc;  // VEC 7: odd columns (TPC even: the parity of mc + l TPC is fixed)
-      const int kk = sh ? (tid % R == 0 ? R - 1 : tid % R - 1) : tid % R;  // row of the chunk
+      static_assert(BT % R == 0 && (W / 2) % TPC == 0, "copy mapping");
+      const int mc = tid / R, kk = tid % R;  // kk: row of the chunk
       const bool kv = k0 + kk < K;
       const double* src = p.A + (k0 + kk) * p.ars + std::int64_t(mc) * p.acs;
       const std::int64_t step = std::int64_t(TPC) * p.acs;
@@ -365,11 +358,11 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
         const int m = mc + l * TPC;
         if (2 * m < MrZ) {
           const int bytes = (kv && 2 * m < Mr) ? 16 : 0;
-          cp_async_pair(s + m * LD + 2 * (kk + sh), bytes ? src : p.A, bytes);
+          cp_async_pair(s + m * LD + 2 * kk, bytes ? src : p.A, bytes);
         }
         src += step;
       }
-    } else if constexpr (VEC == 2 || VEC == 5 || VEC == 7) {  // row-major (D or complex): pairs of columns, j fastest
+    } else {  // row-major (D or complex; VEC 2, 5, 7): pairs of columns, j fastest
       constexpr int PR = W / 2, RPP = BT / PR;
       static_assert(BT % PR == 0 && R % RPP == 0 && (SHV == 0 || RPP % 2 == 0), "copy mapping");
       const int jp = tid % PR, kr = tid / PR, sh = SHV & kr;  // VEC 7: odd rows (RPP even: fixed parity)
@@ -386,22 +379,6 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
           src += step;
         }
       }
-    } else {  // real row-major, 8-byte copies
-      constexpr int RPP = BT / W;
-      static_assert(BT % W == 0 && R % RPP == 0, "copy mapping");
-      const int j = tid % W, kr = tid / W;
-      if (j < Mr8) {
-        const bool cv = j < Mr;
-        const double* src = p.A + (k0 + kr) * p.ars + j;
-        const std::int64_t step = RPP * p.ars;
-#pragma unroll
-        for (int l = 0; l < R / RPP; ++l) {
-          const int kk = kr + l * RPP;
-          const bool v = cv && k0 + kk < K;
-          cp_async<8>(s + kk * LD + j, v ? src : p.A, v);
-          src += step;
-        }
-      }
     }
   };
 
@@ -410,7 +387,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   auto store_pair = [&](double* d, double v0, double v1, bool two) {
     const bool bz = p.beta_zero;
     const double br = p.be_re;
-    if ((VEC == 2 || VEC == 6 || VEC == 7) && two) {  // VEC 6, 7 (real column-major, ldb even): as VEC 2
+    if ((VEC == 2 || VEC == 6) && two) {  // VEC 6 (real column-major, ldb even): as VEC 2
       if (!bz) {
         const double2 o = *reinterpret_cast<const double2*>(d);
         v0 += br * o.x;
@@ -528,10 +505,8 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
               // 2g / 2g + 1, wrote every other 16 bytes per store: half sectors). Inner t / t + 4 -> re / im of
               // complex column 4 ks + t. Quarter-warp (g in 2 values, t in 0..3): 16-byte slots 2 t + g (mod 8)
               // with LD = 4 (mod 16) doubles, conflict-free.
-              // VEC 7: column 4 ks + t shifted by its parity t & 1; slots 3 t + (t & 1) + g (mod 8) with LD = 6
-              // (mod 16), again conflict-free
               const int cm = KPZ ? 8 * (ks >> 1) + 2 * t + (ks & 1) : 4 * ks + t;  // complex column
-              const double* q = s + cm * LD + 2 * (rb + g + (SHV & t));
+              const double* q = s + cm * LD + 2 * (rb + g);
               const double2 x = lds2(q);       // (a0, a2)
               const double2 y = lds2(q + 16);  // (a1, a3): row g + 8
               a[u][0] = x.x;
@@ -545,9 +520,9 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
               a[u][1] = x.y;
               a[u][2] = y.x;
               a[u][3] = y.y;
-            } else if constexpr (KMAJ) {  // VEC 7: column 8 ks + t (+ 4) shifted by 2 (t & 1), LD = 6 (mod 16)
-              const double2 x = lds2(s + (8 * ks + t) * LD + rb + 2 * g + 2 * (SHV & t));      // (a0, a1)
-              const double2 y = lds2(s + (8 * ks + t + 4) * LD + rb + 2 * g + 2 * (SHV & t));  // (a2, a3)
+            } else if constexpr (KMAJ) {  // VEC 2: columns 8 ks + t (a0, a1) and 8 ks + t + 4 (a2, a3)
+              const double2 x = lds2(s + (8 * ks + t) * LD + rb + 2 * g);      // (a0, a1)
+              const double2 y = lds2(s + (8 * ks + t + 4) * LD + rb + 2 * g);  // (a2, a3)
               a[u][0] = x.x;
               a[u][1] = x.y;
               a[u][2] = y.x;
@@ -815,12 +790,11 @@ TsmmDmmaArgs tsmm_dmma_args(const TsmmArgs<double, ZV>& a, bool row) {
 
 // Column-major double at an odd lda or ldb through a KBLA_TSMM_DMMA_D_ODDLONG row: VEC 1 (8-byte copies, staged
 // column stores) with the row's chunk of R rows; cudaErrorNotSupported otherwise (other widths / layouts, 16-byte
-// aligned even leading dimensions, KBLA_TS_NO_DODD=1 or KBLA_TS_NO_DODDLONG=1: the rows of launch_tsmm_dmma).
+// aligned even leading dimensions: the rows of launch_tsmm_dmma).
 template <int W, int NT, int WR, int R, int ST, int MINB>
 cudaError_t launch_tsmm_dmma_oddlong(const TsmmArgs<double, false>& a, cudaStream_t stream) {
-  static const bool on = !env_switch("KBLA_TS_NO_DODD") && !env_switch("KBLA_TS_NO_DODDLONG");
   auto al16 = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
-  if (!on || a.M > W || a.N > W) return cudaErrorNotSupported;
+  if (a.M > W || a.N > W) return cudaErrorNotSupported;
   if (al16(a.A) && al16(a.B) && a.asm_ % 2 == 0 && a.bsn % 2 == 0) return cudaErrorNotSupported;
   return launch_tsmm_dmma_v<false, W, NT, WR, 1, R, ST, MINB, 1, 1, true>(tsmm_dmma_args<false>(a, false), stream);
 }
@@ -834,10 +808,8 @@ inline bool tsmm_dmma_odd_width(int w) {
   return false;
 }
 
-// widths of KBLA_TSMM_DMMA_D_ALIGNED_V1 (column-major D, lda = 0 mod 4, on VEC 1); KBLA_TS_DAV1=0 none, =2 all >= 25
+// widths of KBLA_TSMM_DMMA_D_ALIGNED_V1 (column-major D, lda = 0 mod 4, on VEC 1)
 inline bool tsmm_dmma_aligned_v1(int w) {
-  static const int mode = env_digit("KBLA_TS_DAV1", 0, 2, 1);
-  if (mode != 1) return mode == 2 && w >= 25;
 #define KBLA_TM_X_AV1(WMIN, WMAX) \
   if (w >= WMIN && w <= WMAX) return true;
   KBLA_TSMM_DMMA_D_ALIGNED_V1(KBLA_TM_X_AV1)
@@ -860,9 +832,146 @@ cudaError_t launch_tsmm_dmma_flat(const TsmmArgs<double, ZV>& a, int lay, cudaSt
   return launch_tsmm_dmma_v<ZV, W, NT, WR, 1, R, ST, MINB, 0, 4>(tsmm_dmma_args<ZV>(a, true), stream);
 }
 
+// Complex double (launch_tsmm_dmma): picks the copies and stores of one row's configuration.
+template <int W, int NT, int WR, int TU, int R, int ST, int MINB>
+cudaError_t launch_tsmm_dmma_cplx(const TsmmArgs<double, true>& a, const TsmmDmmaArgs& d, bool row, std::int64_t lda,
+                                  std::int64_t ldb, cudaStream_t stream) {
+  constexpr bool ZV = true;
+  // odd lda with A 32-byte aligned (e.g. cudaMalloc, column-major odd K, row-major odd width): the odd rows
+  // (row-major) / odd columns (column-major) of A start at 16 (mod 32) bytes. Column-major takes VEC 6 (shared column
+  // offsets matching the global ones), row-major VEC 7 (shifted copies of the rows).
+  const bool odd32 = lda % 2 == 1 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0;
+  // class W 128: the transposed product (ZT, see the kernel) for row-major 57-64 and column-major 58-64, same
+  // copies as below, direct stores. ZT issues far fewer instructions (no register moves to build the A fragments)
+  // and measured faster there, in bursts and at the power cap. Below those widths it lost (ZT spends whole 16-column
+  // tiles: 49-52 do 14 where the [k][j] form does 13).
+  if constexpr (W == 128 && NT == 2 && WR == 1) {
+    if (std::max(a.M, a.N) >= (row ? 57 : 58)) {
+      if (!row && odd32) return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6, false, true>(d, stream);
+      if (row && odd32) return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 7, false, true>(d, stream);
+      return row ? launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 2, false, true>(d, stream)
+                 : launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 2, false, true>(d, stream);
+    }
+  }
+  if (!row && odd32) {
+    // odd ldb: staged column stores (ZCSTG, see the kernel) for the classes up to W 96. Rows whose chunk is two tiles
+    // per warp row (W 64, 96) run the chunk in one block of RT x the warp rows, one block per SM with MINB x the
+    // stages (W 96: 12 warps, 152 KB; W 64: 16 warps, 200 KB): the same warps per SM and the chunk length kept
+    // (shorter chunks split more sectors of the odd columns, see VEC 6, and were slower; the whole chunk in registers
+    // spilled). W 128 (49-64) keeps the direct stores, which were faster there.
+    if constexpr (W <= 96) {
+      if (ldb % 2 == 1) {
+        constexpr int RT = R / (16 * WR);
+        if constexpr (TU == RT) return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6, true>(d, stream);
+        else return launch_tsmm_dmma_v<ZV, W, NT, WR * RT, 1, R, ST * MINB, 1, 1, 6, true>(d, stream);
+      }
+    }
+    return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6>(d, stream);
+  }
+  if (row && odd32) {
+    // N odd and B dense: staged B stores (SO): every other B row starts at 16 (mod 32) bytes, and the direct stores
+    // of 4 complex per row split there into 3 partial sectors; staging cuts the L2 write requests about threefold.
+    // Classes up to W 96 only (W 128, 49-63, lost). The staged store holds a chunk's accumulators at once: the rows
+    // with two 16-row tiles per warp row (W 64, 96) take one tile per warp row and twice the stages (the whole chunk
+    // in registers spilled).
+    if constexpr (W <= 96) {
+      if (a.N % 2 == 1 && ldb == a.N) {
+        constexpr bool keep = TU == R / (16 * WR);
+        constexpr int RZ = keep ? R : 16 * WR, STZ = keep ? ST : (ST * (R / RZ) < 8 ? ST * (R / RZ) : 8);
+        return launch_tsmm_dmma_v<ZV, W, NT, WR, keep ? TU : 1, RZ, STZ, MINB, 0, 7, true>(d, stream);
+      }
+    }
+    return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 7>(d, stream);
+  }
+  return row ? launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 2>(d, stream)
+             : launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 2>(d, stream);
+}
+
+// Real double (launch_tsmm_dmma): picks the copies and stores of one row's configuration.
+template <int W, int NT, int WR, int TU, int R, int ST, int MINB>
+cudaError_t launch_tsmm_dmma_real(const TsmmArgs<double, false>& a, const TsmmDmmaArgs& d, bool row,
+                                  std::int64_t lda, std::int64_t ldb, cudaStream_t stream) {
+  constexpr bool ZV = false;
+  auto al16 = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
+  const bool v2 = al16(a.A) && al16(a.B) && lda % 2 == 0 && ldb % 2 == 0;
+  const int w = std::max(a.M, a.N);
+  // 8-byte copies (odd leading dimension) measured slower than the SIMT kernel at every such width (row-major odd
+  // widths and column-major odd K alike): those shapes go to the SIMT kernel, except for the flat and VEC 1 cases
+  // below.
+  // Row-major A dense (lda == M) of odd width: flat chunk copies (VEC = 4: one run of R * M doubles per chunk,
+  // 16-byte cp.async), B stored with 8-byte stores (any ldb); the 8-byte copies were the slow part.
+  // B dense (ldb == N) and 16-byte aligned: staged B stores (VEC 4, one contiguous run of 16-byte stores per
+  // chunk); otherwise 8-byte stores from the registers (VEC 3).
+  // Even widths (16-byte copies, padded A staging as VEC 2) with B dense: staged B stores too (VEC 5) when
+  // N is not a multiple of 8 -- rows of N doubles then start at 16-byte, not 64-byte, offsets and the direct
+  // 16-byte stores of a warp (8 rows x 64 bytes) split into partial sectors (several times the L2 write requests).
+  // Multiples of 8 keep the direct stores (already near the roofline; staged, they were no faster).
+  // The classes W 16, 24 (D 9-23) exist only for the staged paths (row-major, B dense): anything else there
+  // returns cudaErrorNotSupported, i.e. the SIMT kernel.
+  constexpr bool small = W <= 24;  // the classes W 16, 24 (D 9-23)
+  // VEC 4 / 5 hold a whole chunk's accumulators, so their chunk is one 16-row tile per warp row (R4 = 16 WR4),
+  // with the stages multiplied so that about the same shared memory stays in flight. Rows with 2+ tiles per
+  // warp row (W 64: R 64, WR 2) spilled that way at 128 registers: they take one warp row (4 warps, 16-row
+  // chunks) and 3 blocks/SM (170 registers).
+  constexpr bool one = R / (16 * WR) > 1;
+  constexpr int WR4 = one ? 1 : WR, R4 = 16 * WR4, ST4 = ST * (R / R4) < 8 ? ST * (R / R4) : 8;
+  constexpr int MINB4 = one ? 3 : MINB;
+  const bool bdense = row && al16(a.B) && ldb == a.N;
+  // Even widths with A and B dense: the flat copies and staged stores too (fragment rows as in tsmm_flat_row),
+  // widths 2 (mod 4) in the classes up to W 48: faster than VEC 5 and the SIMT kernel there, at many rows and at
+  // few. The class W 64 lost (its flat chunk is one 16-row tile of 4 warps, see WR4 above). Widths 4 (mod 8) gained
+  // nothing: not taken.
+  const bool flat_even = bdense && W <= 48 && tsmm_flat_width(a.M);
+  if (row && al16(a.A) && lda == a.M && (a.M % 2 == 1 || flat_even)) {
+    if (bdense) return launch_tsmm_dmma_v<ZV, W, NT, WR4, 1, R4, ST4, MINB4, 0, 4>(d, stream);
+    if constexpr (small) return cudaErrorNotSupported;
+    else return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 3>(d, stream);
+  }
+  // Not kept for column-major with odd lda (odd K): a VEC 8 of this kernel (odd columns copied one row early with
+  // 16-byte cp.async, fragments of the odd column by 8-byte loads, staged 8-byte column stores) lost to the SIMT
+  // kernel at nearly every width (shared bank conflicts, 2.4x the L2 read requests of the SIMT kernel).
+  // Column-major at an odd lda or ldb (odd K), and in the class W 16 at lda = 2 (mod 4) (no VEC 6 there), for the
+  // widths of KBLA_TSMM_DMMA_D_ODD: VEC 1, 8-byte copies into the VEC 6 layout and staged column stores (8-byte
+  // stores when ldb is odd), chunks of two 16-row tiles per warp row (R = 32 WR: half the chunk boundaries and
+  // barriers per row of one tile; R = 16 WR was slower). VEC 1 reads barely more DRAM than the data and runs about
+  // twice the warps per SM of the SIMT kernel; other widths keep the SIMT kernel, which won or tied there.
+  constexpr int RL = 32 * WR;  // two 16-row tiles per warp row
+  if (!row && tsmm_dmma_odd_width(w) && (!v2 || (small && lda % 4 != 0)))
+    return launch_tsmm_dmma_v<ZV, W, NT, WR, 1, RL, ST, MINB, 1, 1, true>(d, stream);
+  if (!v2) return cudaErrorNotSupported;
+  if constexpr (W > 24) {
+    if (!row && lda % 4 == 0 && tsmm_dmma_aligned_v1(w))
+      return launch_tsmm_dmma_v<ZV, W, NT, WR, 1, RL, ST, MINB, 1, 1, true>(d, stream);
+    // Column-major with lda = 2 (mod 4) and A 32-byte aligned: VEC 6 (shared column offsets matching the global
+    // ones, see the kernel).
+    if (!row && lda % 4 == 2 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0) {
+      // B with ldb = 2 (mod 4) as well: VEC 1 (8-byte copies, the odd-K path above, whose DRAM reads are barely
+      // above the data) with staged column stores (SO: fewer L2 write requests) and chunks of two 16-row tiles per
+      // warp row (each chunk boundary of an odd column splits a sector that both chunks fetch, so longer chunks
+      // read less DRAM): faster than VEC 6 with staged or direct stores.
+      if (ldb % 4 == 2 && reinterpret_cast<std::uintptr_t>(a.B) % 32 == 0)
+        return launch_tsmm_dmma_v<ZV, W, NT, WR, 1, RL, ST, MINB, 1, 1, true>(d, stream);
+      return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6>(d, stream);
+    }
+  }
+  // (Widths 2 mod 4 take the flat staging above.)
+  // VEC 5 beat the SIMT kernel only at even widths up to 12 in the classes W 16, 24 (the rest take the SIMT
+  // kernel).
+  if constexpr (W != 24) {
+    const bool st5 = small ? w <= 12 : a.N % 8 != 0;
+    if (row && bdense && st5) return launch_tsmm_dmma_v<ZV, W, NT, WR4, 1, R4, ST4, MINB4, 0, 5>(d, stream);
+  }
+  if constexpr (small) return cudaErrorNotSupported;
+  else
+    return row ? launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 2>(d, stream)
+               : launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 2>(d, stream);
+}
+
 // Launch on a TsmmArgs (double or complex double); lay: kLayRR / kLayCC (others: cudaErrorNotSupported).
 // Real matrices take 16-byte copies and stores when the pointers are 16-byte aligned and the leading
 // dimensions even, 8-byte ones otherwise; complex elements are always 16-byte aligned (checked by the entry).
+// Complex column-major takes this kernel from width 12 (the first Z row): with the [m][k][re,im] staging it beats
+// the SIMT kernel there.
 template <bool ZV, int W, int NT, int WR, int TU, int R, int ST, int MINB>
 cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_t stream) {
   if (lay != kLayRR && lay != kLayCC) return cudaErrorNotSupported;
@@ -871,175 +980,8 @@ cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_
   if (a.M > W / f || a.N > W / f) return cudaErrorNotSupported;
   const std::int64_t lda = row ? a.ask : a.asm_, ldb = row ? a.bsk : a.bsn;
   const TsmmDmmaArgs d = tsmm_dmma_args<ZV>(a, row);
-  // Complex column-major takes this kernel from width 12 (the first Z row): with the [m][k][re,im] staging it beats
-  // the SIMT kernel there.
-  if constexpr (ZV) {
-    // odd lda with A 32-byte aligned (e.g. cudaMalloc, column-major odd K, row-major odd width): VEC 7 (shifted
-    // copies of the rows / columns at 16 (mod 32) bytes); KBLA_TS_NO_ZSHIFT=1 forces VEC 2 (A/B runs)
-    static const bool sh7 = !env_switch("KBLA_TS_NO_ZSHIFT"), calign = !env_switch("KBLA_TS_NO_CALIGN");
-    // class W 128: the transposed product (ZT, see the kernel) for row-major 57-64 and column-major 58-64, same
-    // copies as below, direct stores; KBLA_TS_NO_ZT=1: the [k][j] fragments. ZT issues far fewer
-    // instructions (no register moves to build the A fragments) and measured faster there, in bursts and at the power
-    // cap. Below those widths it lost (ZT spends whole 16-column tiles: 49-52 do 14 where the [k][j] form does 13).
-    if constexpr (W == 128 && NT == 2 && WR == 1) {
-      static const bool zt = !env_switch("KBLA_TS_NO_ZT");
-      if (zt && std::max(a.M, a.N) >= (row ? 57 : 58)) {
-        const bool odd32 = lda % 2 == 1 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0;
-        if (!row && calign && odd32)
-          return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6, false, true>(d, stream);
-        if (sh7 && odd32)
-          return row ? launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 7, false, true>(d, stream)
-                     : launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 7, false, true>(d, stream);
-        return row ? launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 2, false, true>(d, stream)
-                   : launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 2, false, true>(d, stream);
-      }
-    }
-    // column-major: VEC 6 (shared column offsets matching the global ones); KBLA_TS_NO_CALIGN=1: VEC 7
-    if (!row && calign && lda % 2 == 1 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0) {
-      // odd ldb: staged column stores (ZCSTG, see the kernel) for the classes up to W 96; KBLA_TS_NO_ZCSTAGE=1:
-      // direct stores. Rows whose chunk is two tiles per warp row (W 64, 96) run the chunk in one block
-      // of RT x the warp rows, one block per SM with MINB x the stages (W 96: 12 warps, 152 KB; W 64: 16 warps,
-      // 200 KB): the same warps per SM and the chunk length kept (shorter chunks split more sectors of the odd
-      // columns, see VEC 6, and were slower; the whole chunk in registers spilled). W 128 (49-64) keeps the direct
-      // stores, which were faster there.
-      static const bool zcstage = !env_switch("KBLA_TS_NO_ZCSTAGE");
-      if constexpr (W <= 96) {
-        if (zcstage && ldb % 2 == 1) {
-          constexpr int RT = R / (16 * WR);
-          if constexpr (TU == RT) return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6, true>(d, stream);
-          else return launch_tsmm_dmma_v<ZV, W, NT, WR * RT, 1, R, ST * MINB, 1, 1, 6, true>(d, stream);
-        }
-      }
-      return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6>(d, stream);
-    }
-    // Row-major with N odd and B dense: staged B stores (SO): every other B row starts at 16 (mod 32) bytes, and
-    // the direct stores of 4 complex per row split there into 3 partial sectors; staging cuts the L2 write requests
-    // about threefold. Classes up to W 96 only (W 128, 49-63, lost). The staged store holds a chunk's accumulators
-    // at once: the rows with two 16-row tiles per warp row (W 64, 96) take one tile per warp row and twice the
-    // stages (the whole chunk in registers spilled). KBLA_TS_NO_ZSTAGE=1: direct stores.
-    if constexpr (W <= 96) {
-      static const bool zstage = !env_switch("KBLA_TS_NO_ZSTAGE");
-      if (row && zstage && sh7 && lda % 2 == 1 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0 && a.N % 2 == 1 &&
-          ldb == a.N) {
-        constexpr bool keep = TU == R / (16 * WR);
-        constexpr int RZ = keep ? R : 16 * WR, STZ = keep ? ST : (ST * (R / RZ) < 8 ? ST * (R / RZ) : 8);
-        return launch_tsmm_dmma_v<ZV, W, NT, WR, keep ? TU : 1, RZ, STZ, MINB, 0, 7, true>(d, stream);
-      }
-    }
-    if (sh7 && lda % 2 == 1 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0)
-      return row ? launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 7>(d, stream)
-                 : launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 7>(d, stream);
-    return row ? launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 2>(d, stream)
-               : launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 2>(d, stream);
-  } else {
-    auto al16 = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
-    const bool v2 = al16(a.A) && al16(a.B) && lda % 2 == 0 && ldb % 2 == 0;
-    // 8-byte copies (odd leading dimension) measured slower than the SIMT kernel at every such width (row-major odd
-    // widths and column-major odd K alike): those shapes go to the SIMT kernel. The kernel keeps its row-major
-    // VEC = 1 branches (not instantiated) so that the comparison can be repeated by re-enabling the two launches.
-    // Row-major A dense (lda == M) of odd width: flat chunk copies (VEC = 4: one run of R * M doubles per chunk,
-    // 16-byte cp.async), B stored with 8-byte stores (any ldb); the 8-byte copies were the slow part.
-    // B dense (ldb == N) and 16-byte aligned: staged B stores (VEC 4, one contiguous run of 16-byte stores per
-    // chunk); otherwise 8-byte stores from the registers (VEC 3). KBLA_TS_NO_OSTAGE=1 forces VEC 3 (A/B runs).
-    // Even widths (16-byte copies, padded A staging as VEC 2) with B dense: staged B stores too (VEC 5) when
-    // N is not a multiple of 8 -- rows of N doubles then start at 16-byte, not 64-byte, offsets and the direct
-    // 16-byte stores of a warp (8 rows x 64 bytes) split into partial sectors (several times the L2 write requests).
-    // Multiples of 8 keep the direct stores (already near the roofline).
-    // A/B switches: KBLA_TS_NO_ESTAGE=1 (even widths: direct stores), KBLA_TS_ESTAGE8=1 (multiples of 8 staged
-    // too), KBLA_TS_NO_DMMA_SMALL=1 (classes W 16, 24 off: the SIMT kernel).
-    // The classes W 16, 24 (D 9-23) exist only for the staged paths (row-major, B dense): anything else there
-    // returns cudaErrorNotSupported, i.e. the SIMT kernel.
-    static const bool ostage = !env_switch("KBLA_TS_NO_OSTAGE"), estage = !env_switch("KBLA_TS_NO_ESTAGE"),
-                      estage8 = env_switch("KBLA_TS_ESTAGE8"), small_on = !env_switch("KBLA_TS_NO_DMMA_SMALL");
-    constexpr bool small = W <= 24;  // the classes W 16, 24 (D 9-23)
-    if (small && !small_on) return cudaErrorNotSupported;
-    // VEC 4 / 5 hold a whole chunk's accumulators, so their chunk is one 16-row tile per warp row (R4 = 16 WR4),
-    // with the stages multiplied so that about the same shared memory stays in flight. Rows with 2+ tiles per
-    // warp row (W 64: R 64, WR 2) spilled that way at 128 registers: they take one warp row (4 warps, 16-row
-    // chunks) and 3 blocks/SM (170 registers).
-    constexpr bool one = R / (16 * WR) > 1;
-    constexpr int WR4 = one ? 1 : WR, R4 = 16 * WR4, ST4 = ST * (R / R4) < 8 ? ST * (R / R4) : 8;
-    constexpr int MINB4 = one ? 3 : MINB;
-    const bool bdense = row && al16(a.B) && ldb == a.N;
-    // Even widths with A and B dense: the flat copies and staged stores too (fragment rows as in tsmm_flat_row),
-    // widths 2 (mod 4) in the classes up to W 48 (KBLA_TS_FLAT_EVEN=0: VEC 5 / the SIMT kernel; =2:
-    // every class): faster than VEC 5 and the SIMT kernel there, at many rows and at few. The class W 64 lost (its
-    // flat chunk is one 16-row tile of 4 warps, see WR4 above). Widths 4 (mod 8) (KBLA_TS_FLAT4=1, rows as in
-    // tsmm_flat_row) gained nothing: not taken.
-    static const int flat_even = env_digit("KBLA_TS_FLAT_EVEN", 0, 2, 1);
-    static const bool flat4 = env_switch("KBLA_TS_FLAT4");
-    const bool feven = bdense && ostage && (flat_even == 2 || (flat_even == 1 && W <= 48));
-    if (row && al16(a.A) && lda == a.M && (a.M % 2 == 1 || (feven && tsmm_flat_width(a.M, flat4)))) {
-      if (ostage && bdense) return launch_tsmm_dmma_v<ZV, W, NT, WR4, 1, R4, ST4, MINB4, 0, 4>(d, stream);
-      if constexpr (W <= 24) return cudaErrorNotSupported;
-      else return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 3>(d, stream);
-    }
-    // Not kept for column-major with odd lda (odd K): a VEC 8 of this kernel (odd columns copied one row early with
-    // 16-byte cp.async, fragments of the odd column by 8-byte loads, staged 8-byte column stores) lost to the SIMT
-    // kernel at nearly every width (shared bank conflicts, 2.4x the L2 read requests of the SIMT kernel).
-    // Column-major at an odd lda or ldb (odd K), and in the class W 16 at lda = 2 (mod 4) (no VEC 6 there), for the
-    // widths of KBLA_TSMM_DMMA_D_ODD: VEC 1, 8-byte copies into the VEC 6 layout and staged column stores (8-byte
-    // stores when ldb is odd), chunks of two 16-row tiles per warp row (R = 32 WR: half the chunk boundaries and
-    // barriers per row of one tile; R = 16 WR was slower). VEC 1 reads barely more DRAM than the data and runs about
-    // twice the warps per SM of the SIMT kernel; other widths keep the SIMT kernel, which won or tied there.
-    // KBLA_TS_NO_DODD=1: the SIMT kernel (and VEC 6 at lda = 2 mod 4 below); KBLA_TS_DODD_ALL=1: VEC 1
-    // at any width for lda != 0 (mod 4) (A/B measurements).
-    static const bool dodd = !env_switch("KBLA_TS_NO_DODD"), dodd_all = env_switch("KBLA_TS_DODD_ALL");
-    constexpr int RL = 32 * WR;  // two 16-row tiles per warp row
-    const bool odd_width = tsmm_dmma_odd_width(std::max(a.M, a.N));
-    if (!row && dodd && (dodd_all ? (lda % 4 != 0 || !v2) : (odd_width && (!v2 || (W <= 24 && lda % 4 != 0)))))
-      return launch_tsmm_dmma_v<ZV, W, NT, WR, 1, RL, ST, MINB, 1, 1, true>(d, stream);
-    if (!v2) return cudaErrorNotSupported;
-    if constexpr (W > 24) {
-      if (!row && lda % 4 == 0 && tsmm_dmma_aligned_v1(std::max(a.M, a.N)))
-        return launch_tsmm_dmma_v<ZV, W, NT, WR, 1, RL, ST, MINB, 1, 1, true>(d, stream);
-    }
-    // Column-major with lda = 2 (mod 4) and A 32-byte aligned: VEC 6 (shared column offsets matching the global
-    // ones, see the kernel). KBLA_TS_NO_CALIGN=1: VEC 7 / VEC 2 (A/B measurements).
-    if constexpr (W > 24) {
-      static const bool calign = !env_switch("KBLA_TS_NO_CALIGN");
-      if (!row && calign && lda % 4 == 2 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0) {
-        // B with ldb = 2 (mod 4): staged column stores (SO) in the classes W 32, 48 (one 16-row tile per warp
-        // row there already): fewer L2 write requests, faster. The class W 64 (its 64-row chunks halved to keep
-        // the accumulators in registers) lost. KBLA_TS_NO_CSTAGE=1: direct stores.
-        // Chunks of two 16-row tiles per warp row (R = 32 WR, all classes, W 64 staged too; KBLA_TS_NO_DCLONG=1: one
-        // tile per warp row, W 64 direct stores): each chunk boundary of an odd column splits a sector
-        // that both chunks fetch, so longer chunks read less DRAM. With B staged as well, VEC 1 (8-byte copies, the
-        // odd-K path above, whose DRAM reads are barely above the data) is faster still, so it is the default here
-        // (KBLA_TS_NO_DODD=1: VEC 6).
-        static const bool cstage = !env_switch("KBLA_TS_NO_CSTAGE"), dclong = !env_switch("KBLA_TS_NO_DCLONG");
-        if (cstage && ldb % 4 == 2 && reinterpret_cast<std::uintptr_t>(a.B) % 32 == 0) {
-          if (dodd && dclong) return launch_tsmm_dmma_v<ZV, W, NT, WR, 1, RL, ST, MINB, 1, 1, true>(d, stream);
-          if (dclong) return launch_tsmm_dmma_v<ZV, W, NT, WR, 1, RL, ST, MINB, 1, 6, true>(d, stream);
-          if constexpr (W <= 48) {
-            static_assert(R == 16 * WR, "staged column stores: one 16-row tile per warp row");
-            return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6, true>(d, stream);
-          }
-        }
-        return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6>(d, stream);
-      }
-    }
-    // Column-major with lda = 2 (mod 4) and A 32-byte aligned when VEC 6 is off (KBLA_TS_NO_CALIGN=1): the odd
-    // columns start at 16 (mod 32) bytes; VEC 7 copies them from a sector boundary, a little faster than VEC 2 from
-    // the class W 48 (mixed in the class W 32: VEC 2 there). Its shared offsets still differ from the global ones, so
-    // the L2 reads ~1.5x the data either way (VEC 6 fixes that). KBLA_TS_NO_ZSHIFT=1: VEC 2.
-    if constexpr (W >= 48) {
-      static const bool sh7 = !env_switch("KBLA_TS_NO_ZSHIFT");
-      if (!row && sh7 && lda % 4 == 2 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0)
-        return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 7>(d, stream);
-    }
-    // (Widths 2 mod 4 take the flat staging above.)
-    // VEC 5 beat the SIMT kernel only at even widths up to 12 in the classes W 16, 24 (the rest take the SIMT
-    // kernel); multiples of 8 staged (KBLA_TS_ESTAGE8=1) were no faster than the direct stores.
-    if constexpr (W != 24) {
-      const bool st5 = small ? std::max(a.M, a.N) <= 12 : (estage8 || a.N % 8 != 0);
-      if (row && bdense && estage && st5) return launch_tsmm_dmma_v<ZV, W, NT, WR4, 1, R4, ST4, MINB4, 0, 5>(d, stream);
-    }
-    if constexpr (W <= 24) return cudaErrorNotSupported;
-    else
-      return row ? launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 2>(d, stream)
-               : launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 2>(d, stream);
-  }
+  if constexpr (ZV) return launch_tsmm_dmma_cplx<W, NT, WR, TU, R, ST, MINB>(a, d, row, lda, ldb, stream);
+  else return launch_tsmm_dmma_real<W, NT, WR, TU, R, ST, MINB>(a, d, row, lda, ldb, stream);
 }
 
 }  // namespace detail

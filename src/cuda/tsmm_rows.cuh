@@ -186,13 +186,11 @@ cudaError_t launch_tsmm_rows(const TsmmArgs<S, ZV>& a, cudaStream_t stream) {
   constexpr bool SW = W >= 3;
   const bool staged = SW && a.M <= a.N && a.bsk == a.N && reinterpret_cast<std::uintptr_t>(a.B) % 16 == 0;
   // Widths <= 4: the prefetching loop at 3 blocks/SM (register cap 85; ptxas 74-80 registers, no spills): faster
-  // than either alone (the prefetch at 2 blocks/SM, the plain loop at 3), most at few rows. KBLA_TS_ROWS_PF=0 / 1 / 3:
-  // the plain loop / the prefetch at 2 blocks/SM / the plain loop at 3 blocks/SM (A/B measurements).
-  static const int variant = env_digit("KBLA_TS_ROWS_PF", 0, 3, 2);
-  const int var = W <= 4 ? variant : 0;
-  auto pick = [&](auto pf_tag, auto minb_tag) {
-    constexpr bool PF = decltype(pf_tag)::value;
-    constexpr int MB = decltype(minb_tag)::value;
+  // than either alone (the prefetch at 2 blocks/SM, the plain loop at 3), most at few rows. Complex W 4 spilled at 3
+  // blocks (216-288 bytes): 2 there. Wider: the plain loop at 2 blocks/SM.
+  constexpr bool PF = W <= 4;
+  constexpr int MB = W <= 4 && !ZV ? 3 : 2;
+  auto kern = [&] {
     if constexpr (ZV) {
       return staged ? tsmm_rows_kernel<S, W, U, true, SW, PF, MB, ZV>
                     : tsmm_rows_kernel<S, W, U, true, false, PF, MB, ZV>;
@@ -202,16 +200,11 @@ cudaError_t launch_tsmm_rows(const TsmmArgs<S, ZV>& a, cudaStream_t stream) {
                    : (staged ? tsmm_rows_kernel<S, W, U, false, SW, PF, MB>
                              : tsmm_rows_kernel<S, W, U, false, false, PF, MB>);
     }
-  };
-  using F = std::false_type;
-  using T = std::true_type;
-  using M2 = std::integral_constant<int, 2>;
-  using M3 = std::integral_constant<int, W <= 4 && !ZV ? 3 : 2>;  // complex W 4 spilled at 3 blocks (216-288 bytes)
-  auto kern = var == 1 ? pick(T{}, M2{}) : var == 2 ? pick(T{}, M3{}) : var == 3 ? pick(F{}, M3{}) : pick(F{}, M2{});
-  static int occ[kMaxDevices][16] = {};
+  }();
+  static int occ[kMaxDevices][4] = {};
   const int dev = current_device();
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
-  const int v = 4 * var + 2 * staged + pairs;
+  const int v = 2 * staged + pairs;
   if (occ[dev][v] == 0) occ[dev][v] = blocks_per_sm_pinned(kern, BT, 0, true);  // L1 for the loads (see there)
   std::int64_t gx = std::int64_t(sm_count()) * occ[dev][v];
   const std::int64_t need = (a.K + BT - 1) / BT;

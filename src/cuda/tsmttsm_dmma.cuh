@@ -34,7 +34,6 @@ struct DmmaArgs {
   bool beta_zero;
   double* W;  // Mr x Nr accumulators (kept zero)
   unsigned* counters;
-  bool skip_pad;  // complex 128 tiles: skip the fragments of padding columns (KBLA_TS_NO_ZPAD=1: off)
 };
 
 __device__ __forceinline__ void dmma(double& d0, double& d1, double a, double b) {
@@ -357,7 +356,7 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
   // power), but without these predicates 5 of the 6 FM 4 FN 4 kernels spill 44-68 bytes at the 128-register cap of
   // 512 threads (ptxas); with them none do.
   constexpr bool SKIPN = ZV && !G3 && BN >= 128;
-  const int nfn = SKIPN && p.skip_pad ? min(FN, max(0, (p.Nr - pn0 - wn * 8 * FN + 7) / 8)) : FN;
+  const int nfn = SKIPN ? min(FN, max(0, (p.Nr - pn0 - wn * 8 * FN + 7) / 8)) : FN;
 
   // flat staging (VEC 4, 5, 6: odd J, J = 2 mod 4, J = 4 mod 8): TS rows between the k rows of lanes t and t + 1
   constexpr bool FLAT = VEC >= 4 && VEC <= 6;
@@ -715,8 +714,6 @@ cudaError_t launch_tsmttsm_dmma_v(const TsmttsmArgs<double, ZV>& a, cudaStream_t
   d.be_re = a.beta.re;
   d.be_im = a.beta.im;
   d.beta_zero = a.beta_zero;
-  static const bool skip_pad = !env_switch("KBLA_TS_NO_ZPAD");
-  d.skip_pad = skip_pad;
   const int ty = (d.Mr + BM - 1) / BM, tz = (d.Nr + BN - 1) / BN;
   std::int64_t gx = std::int64_t(sm_count()) * occ[dev] / (std::int64_t(ty) * tz);
   const std::int64_t nchunks = (a.K + KC - 1) / KC;

@@ -52,8 +52,6 @@ struct TsmttsmArgs {
   unsigned* counters;   // per column tile (kept zero)
   int ncopies;          // default mode: block b adds into copy b % ncopies of the accumulators (SIMT kernel)
   std::int64_t wcopy;   // scalars from one copy to the next (M*N*NS, or more: see tsmttsm_copy_stride)
-  bool one_barrier;     // block reduction: all groups to shared memory at once, one barrier (SIMT kernel)
-  bool scatter;         // with one_barrier: the warp step by recursive halving (warp_reduce_scatter)
   // Direct combine (SIMT kernel, double; see tsmttsm_direct_combine): an extra block x = 0 per column tile writes
   // beta * C and raises flags[tile] to 2 epoch + 1 ("done"); the other blocks take the rows and add alpha * (their
   // sums) into C with atomics once the flag is done. No workspace sums, no last block. The scaling is claimed first
@@ -63,7 +61,6 @@ struct TsmttsmArgs {
   bool direct;
   std::uint64_t* flags;  // per column tile: 2 e (claimed) or 2 e + 1 (done), e the epoch of the last call that scaled it
   std::uint64_t epoch;   // this call's (host counter, unique and increasing per process)
-  bool scaler_off;       // test switch KBLA_TS_DIRECT_ROWSCALE=1: the extra blocks leave the scaling to the row blocks
   bool scaler_block;     // direct: block x = 0 is the extra scaling block; false (the ring's launches): every block
                          // takes rows and the first to finish claims the scaling
 };
@@ -261,7 +258,6 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
   };
   const bool extra = p.direct && p.scaler_block;
   if (extra && blockIdx.x == 0) {
-    if (p.scaler_off) return;
     if (tid == 0) s_last = atomicMax(reinterpret_cast<unsigned long long*>(p.flags + tile), claimed) < claimed;
     __syncthreads();
     if (!s_last) return;  // a row block got there first
@@ -381,20 +377,16 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
   std::uint64_t flag = p.direct && tid == 0 ? ld_relaxed_gpu(p.flags + tile) : 0;
 
   // ---- block reduction (fixed order) ----
-  const bool one = ONE && p.one_barrier;
   const bool leader = (r % SH) == 0;
   const int grp = r / SH;
-  bool in_slots = false;  // the warp sums are already in the group slots of red
-  // by halving only for one thread per tile row (P 1) and at most 32 scalars: wider tiles padded to a power of two
-  // cost registers (ptxas: D 6 x 6 128 -> 162, D 5 x 5 with P 4 120 -> 137, i.e. a block less per SM)
-  if constexpr (ONE && SH > 1 && P == 1 && TM * TN * NS <= 32) {
-    if (one && p.scatter) {
-      warp_sums_to_slot<S, CPLX, TM, TN, SH>(acc, red + grp * PTT, tid & 31);
-      __syncthreads();
-      in_slots = true;
-    }
-  }
-  if (!in_slots) {
+  // The warp step by halving (the sums land in the group slots of red) only for one thread per tile row (P 1) and at
+  // most 32 scalars: wider tiles padded to a power of two cost registers (ptxas: D 6 x 6 128 -> 162, D 5 x 5 with
+  // P 4 120 -> 137, i.e. a block less per SM); the others take the xor tree.
+  constexpr bool HALVING = ONE && SH > 1 && P == 1 && TM * TN * NS <= 32;
+  if constexpr (HALVING) {
+    warp_sums_to_slot<S, CPLX, TM, TN, SH>(acc, red + grp * PTT, tid & 31);
+    __syncthreads();
+  } else {
     if constexpr (SH > 1) {  // xor tree per value: every lane that shares the tile ends with its sums
       constexpr int first = (LAY == kLayRR) ? P : 1;
 #pragma unroll
@@ -405,18 +397,15 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
           for (int j = 0; j < TN; ++j) add_to(acc[i][j], shfl_xor(acc[i][j], o));
     }
     if constexpr (ONE) {
-      if (one) {
-        if (leader) {
+      if (leader) {
 #pragma unroll
-          for (int i = 0; i < TM; ++i)
+        for (int i = 0; i < TM; ++i)
 #pragma unroll
-            for (int j = 0; j < TN; ++j) red[grp * PTT + (i * TN + j) * P + pidx] = acc[i][j];
-        }
-        __syncthreads();
+          for (int j = 0; j < TN; ++j) red[grp * PTT + (i * TN + j) * P + pidx] = acc[i][j];
       }
-    }
-    if constexpr (G > 1) {
-      for (int s = 0; s < G && !one; ++s) {
+      __syncthreads();
+    } else if constexpr (G > 1) {
+      for (int s = 0; s < G; ++s) {
         if (leader && grp == s) {
 #pragma unroll
           for (int i = 0; i < TM; ++i)
@@ -491,8 +480,7 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
       if (gm < M && gn < N) {
         E v = red[e];
         if constexpr (ONE) {
-          if (one)
-            for (int s = 1; s < G; ++s) add_to(v, red[s * PTT + e]);
+          for (int s = 1; s < G; ++s) add_to(v, red[s * PTT + e]);
         }
         put(gm, gn, v);
       }
@@ -575,37 +563,32 @@ __global__ void scale_kernel(Elem<S, CPLX>* C, std::int64_t ldc, bool crow, int 
 
 // Copies of the accumulators for the default (atomic) combine: with g blocks adding into one M x N array, the
 // atomics of a short call queue up on the same L2 addresses; block b adds into copy b % copies, and the last block
-// sums the copies. KBLA_TS_W_COPIES=n forces n (1: one array). Complex double takes 8 copies (padded,
-// see tsmttsm_copy_stride; 16 were no faster). Others: blocks / 256.
+// sums the copies. Complex double takes 8 copies (padded, see tsmttsm_copy_stride; 16 were no faster). Others:
+// blocks / 256.
 template <class S, bool CPLX>
 int tsmttsm_copies(std::int64_t blocks) {
-  static const int forced = int(env_int("KBLA_TS_W_COPIES", 0));
   constexpr bool zd = CPLX && std::is_same<S, double>::value;
-  std::int64_t n = forced > 0 ? forced : zd ? 8 : blocks / 256;
+  std::int64_t n = zd ? 8 : blocks / 256;
   if (n > 16) n = 16;
   if (n > blocks) n = blocks;
   return n < 1 ? 1 : int(n);
 }
 
-// Scalars between two copies: M*N*NS rounded up to a multiple of 2 KB (KBLA_TS_W_PAD=bytes sets another unit, 1 none).
-// Copies packed back to back (128 bytes apart for D 4x4) were slower than one array: the L2 spreads addresses over
-// its slices in larger units, so copies only spread the atomics when they are 2 KB apart.
+// Scalars between two copies: M*N*NS rounded up to a multiple of 2 KB. Copies packed back to back (128 bytes apart
+// for D 4x4) were slower than one array: the L2 spreads addresses over its slices in larger units, so copies only
+// spread the atomics when they are 2 KB apart.
 template <class S>
 std::int64_t tsmttsm_copy_stride(std::int64_t scalars) {
-  static const std::int64_t pad = std::max<std::int64_t>(0, env_int("KBLA_TS_W_PAD", 2048));
-  const std::int64_t unit = pad / std::int64_t(sizeof(S));
-  return unit > 1 ? (scalars + unit - 1) / unit * unit : scalars;
+  constexpr std::int64_t unit = 2048 / std::int64_t(sizeof(S));
+  return (scalars + unit - 1) / unit * unit;
 }
 
 // Direct combine (see TsmttsmArgs::direct) for double, where it beat the copies at few rows; complex double keeps the
 // accumulator copies and the last block: its 32 atomics per block from ~2-4x more blocks queue on the same addresses
-// of C, and the direct combine lost there.
-// KBLA_TS_COMBINE=0: copies and the last block for both; =1: direct for both.
+// of C, and the direct combine lost there. The float types were not measured with it.
 template <class S, bool CPLX>
-bool tsmttsm_direct_combine() {
-  static const int v = env_digit("KBLA_TS_COMBINE", 0, 1, -1);
-  if (!std::is_same<S, double>::value) return false;  // the float types were not measured with it
-  return v >= 0 ? v == 1 : !CPLX;
+constexpr bool tsmttsm_direct_combine() {
+  return std::is_same<S, double>::value && !CPLX;
 }
 // Epochs of the direct combine: unique and increasing per call in this process, so a tile's flag never needs
 // resetting. Taken and launched under one lock, so that launches on one stream from several host threads still run
@@ -654,27 +637,21 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
   const bool direct = !a.deterministic && tsmttsm_direct_combine<S, CPLX>() && !stream_capturing(stream);
   // direct (leap-frog): one scaling block per column tile comes on top of the row blocks, which give up one block to it
   // The ring runs one block per SM, where the extra block leaves an SM idle, so its launches have none and the first
-  // row block to finish claims the scaling (KBLA_TS_RING_CLAIM=0: the extra block, A/B). Row block 0 claiming at its
-  // start was tried and lost: its fence waited for its own in-flight copies.
-  static const bool ring_extra_block = env_digit("KBLA_TS_RING_CLAIM", 0, 1, 1) == 0;
-  const bool scaler_block = direct && (ST == 0 || ring_extra_block);
+  // row block to finish claims the scaling (faster than the extra block there). Row block 0 claiming at its start was
+  // tried and lost: its fence waited for its own in-flight copies.
+  const bool scaler_block = direct && ST == 0;
   std::int64_t gx = fill / (std::int64_t(ty) * tz) - (scaler_block ? 1 : 0);
   if (gx < 1) gx = 1;
   // At least 4 rows per thread: at small K one row per thread spends more on the block reduction and the combine than
   // on the loads (8 rows were about as fast, 16 and more slower). Where the GPU is filled anyway the grid is unchanged:
-  // from K = 2^20 for D 1 x 1 (~1000 blocks of 256 threads), from 2^18 for D 4 x 4 (263 blocks). KBLA_TS_MIN_ROWS=n
-  // sets n (A/B runs).
-  static const int min_rows = int(std::max<long long>(1, env_int("KBLA_TS_MIN_ROWS", 4)));
+  // from K = 2^20 for D 1 x 1 (~1000 blocks of 256 threads), from 2^18 for D 4 x 4 (263 blocks).
+  constexpr int min_rows = 4;
   const std::int64_t need = (a.K + std::int64_t(Sh::R) * min_rows - 1) / (std::int64_t(Sh::R) * min_rows);
   if (gx > need) gx = need;
   if (gx < 1) gx = 1;
   const std::int64_t MN = std::int64_t(a.M) * a.N;
   cudaError_t err;
   void* ws = nullptr;
-  static const bool one_barrier = !env_switch("KBLA_TS_NO_ONEBAR");
-  a.one_barrier = one_barrier;
-  static const bool scatter = !env_switch("KBLA_TS_XOR_TREE");  // KBLA_TS_XOR_TREE=1: the xor tree (A/B runs)
-  a.scatter = scatter;
   a.ncopies = 1;
   a.wcopy = MN * NS;
   a.direct = direct;
@@ -684,8 +661,6 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
     err = workspace(stream, 2, std::size_t(ty) * tz * sizeof(std::uint64_t), &ws);
     if (err != cudaSuccess) return err;
     a.flags = static_cast<std::uint64_t*>(ws);
-    static const bool scaler_off = env_switch("KBLA_TS_DIRECT_ROWSCALE");
-    a.scaler_off = scaler_off;
     a.scaler_block = scaler_block;
     a.W = nullptr;
     a.counters = nullptr;
@@ -728,11 +703,6 @@ constexpr int tsmttsm_ring_stages() {
   constexpr int st = want < cap ? want : cap;
   return st > 16 ? 16 : st < 2 ? 2 : st;
 }
-// KBLA_TS_NO_RING=1: the register leap-frog everywhere; KBLA_TS_RING=1: the ring wherever it fits (A/B runs, tests)
-inline int tsmttsm_ring_mode() {
-  static const int m = env_switch("KBLA_TS_NO_RING") ? 0 : env_switch("KBLA_TS_RING") ? 2 : 1;
-  return m;
-}
 // Where the ring pays (docs/tall_skinny.md): double row-major widths 4-8, column-major 3, 5 and 8, operands larger
 // than the L2. It lost at D 1 x 1 and 2 x 2 (a warp's chunk is 512 B / 1 KB, too little per copy), at complex widths
 // 1-3 (not compiled), and where the operands fit in the L2 (the leap-frog's shorter latency wins when the data come
@@ -741,22 +711,25 @@ template <int TM, int LAY>
 constexpr bool tsmttsm_ring_class() {
   return LAY == kLayRR ? TM >= 4 : (TM == 3 || TM == 5 || TM == 8);
 }
-// What the ring needs: the class's own widths (M == TM, N == TN: compile-time piece counts), 16-byte aligned operands,
-// row-major rows dense (ld == width: a chunk is one run) or column-major columns starting at 16-byte multiples.
+// What the ring needs: the class's own widths (M == TM, N == TN: compile-time piece counts), operands larger than the
+// L2, 16-byte aligned operands, row-major rows dense (ld == width: a chunk is one run) or column-major columns
+// starting at 16-byte multiples.
 template <class S, bool CPLX, int TM, int TN, int LAY>
 bool tsmttsm_ring_fits(const TsmttsmArgs<S, CPLX>& a) {
   constexpr std::int64_t EB = sizeof(Elem<S, CPLX>);
   if (a.M != TM || a.N != TN || a.K < 1) return false;
-  if (tsmttsm_ring_mode() == 1 && (!tsmttsm_ring_class<TM, LAY>() || a.K * (a.M + a.N) * EB <= l2_bytes())) return false;
+  if (a.K * (a.M + a.N) * EB <= l2_bytes()) return false;
   if ((reinterpret_cast<std::uintptr_t>(a.A) | reinterpret_cast<std::uintptr_t>(a.B)) % 16 != 0) return false;
   if (LAY == kLayRR) return a.ask == a.M && a.bsk == a.N;
   return (a.asm_ * EB) % 16 == 0 && (a.bsm * EB) % 16 == 0;
 }
-// The square tables' launch: the ring where it fits and pays (real double, one thread per row), else the leap-frog.
+// The square tables' launch: the ring where it fits and pays (real double, one thread per row, the ring classes),
+// else the leap-frog.
 template <class S, bool CPLX, int TM, int TN, int PM, int PN, int LAY>
 cudaError_t launch_tsmttsm_square(const TsmttsmArgs<S, CPLX>& a, cudaStream_t stream) {
-  if constexpr (PM * PN == 1 && LAY != kLayGEN && std::is_same<S, double>::value && !CPLX) {
-    if (tsmttsm_ring_mode() > 0 && tsmttsm_ring_fits<S, CPLX, TM, TN, LAY>(a))
+  if constexpr (PM * PN == 1 && LAY != kLayGEN && std::is_same<S, double>::value && !CPLX &&
+                tsmttsm_ring_class<TM, LAY>()) {
+    if (tsmttsm_ring_fits<S, CPLX, TM, TN, LAY>(a))
       return launch_tsmttsm<S, CPLX, TM, TN, PM, PN, LAY, tsmttsm_ring_stages<Elem<S, CPLX>, TM, TN>()>(a, stream);
   }
   return launch_tsmttsm<S, CPLX, TM, TN, PM, PN, LAY>(a, stream);

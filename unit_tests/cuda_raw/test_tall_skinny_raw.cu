@@ -1,6 +1,7 @@
 // Raw-kernel test of kbla::cuda::tsmttsm / tsmm against a CPU long-double reference. No Kokkos.
-// Usage: kbla_cuda_raw_tests [--quick | --tiny] [--types DZSC]   (--quick / --tiny: reduced sets, for
-// compute-sanitizer; --types: which scalar types, D Z S C, default all)
+// Usage: kbla_cuda_raw_tests [--quick | --tiny] [--types DZSC] [--own-kernels]   (--quick / --tiny: reduced sets, for
+// compute-sanitizer; --types: which scalar types, D Z S C, default all; --own-kernels: every call with
+// TallSkinnyOptions::allow_cublas = false, so that the shapes the measured routes send to cuBLAS test the own kernels)
 // Prints one line per failure and a final "N passed, N failed"; exit code 0 iff nothing failed.
 #include <cuda_runtime.h>
 
@@ -138,6 +139,13 @@ void dot_conj(const std::vector<T>& A, Layout la, std::int64_t lda, const std::v
 
 // Set around the cases that opt in to the three-product complex form (TallSkinnyOptions::complex_3m).
 bool g_complex_3m = false;
+// --own-kernels: TallSkinnyOptions::allow_cublas = false in every call
+bool g_allow_cublas = true;
+TallSkinnyOptions call_options() {
+  TallSkinnyOptions opt;
+  opt.allow_cublas = g_allow_cublas;
+  return opt;
+}
 
 // C = alpha A^H B + beta C
 template <class T>
@@ -156,7 +164,7 @@ void test_tsmttsm(std::int64_t K, int M, int N, Layout la, Layout lb, Layout lc,
   dA.up(A);
   dB.up(B);
   dC.up(C0);
-  TallSkinnyOptions opt;
+  TallSkinnyOptions opt = call_options();
   opt.deterministic = det;
   opt.complex_3m = g_complex_3m;
   CK(kbla::cuda::tsmttsm<T>(0, K, M, N, alpha, dA.p, lda, la, dB.p, ldb, lb, beta, dC.p, ldc, lc, opt));
@@ -239,7 +247,8 @@ void test_tsmm(std::int64_t K, int M, int N, Layout la, Layout lc, Layout lb, in
     dB.up(front(B0));
     bptr = dB.p + off;
   }
-  CK(kbla::cuda::tsmm<T>(0, K, M, N, alpha, dA.p + off, lda, la, dC.p, ldc, lc, beta, bptr, ldb, lb));
+  CK(kbla::cuda::tsmm<T>(0, K, M, N, alpha, dA.p + off, lda, la, dC.p, ldc, lc, beta, bptr, ldb, lb,
+                         call_options()));
   CK(cudaDeviceSynchronize());
   if (inplace) dA.down(B);
   else dB.down(B);
@@ -313,11 +322,11 @@ void test_tsmttsm_graph(std::int64_t K, int M, int N, Layout l, int reps) {
   CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   // one eager call first (reps counts it); relaxed capture, since a workspace the captured path has not used yet on
   // this stream is allocated (cudaMalloc) during the capture
-  CK(kbla::cuda::tsmttsm<T>(st, K, M, N, alpha, dA.p, lda, l, dB.p, ldb, l, beta, dC.p, ldc, l, TallSkinnyOptions{}));
+  CK(kbla::cuda::tsmttsm<T>(st, K, M, N, alpha, dA.p, lda, l, dB.p, ldb, l, beta, dC.p, ldc, l, call_options()));
   cudaGraph_t g;
   cudaGraphExec_t ge;
   CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeRelaxed));
-  CK(kbla::cuda::tsmttsm<T>(st, K, M, N, alpha, dA.p, lda, l, dB.p, ldb, l, beta, dC.p, ldc, l, TallSkinnyOptions{}));
+  CK(kbla::cuda::tsmttsm<T>(st, K, M, N, alpha, dA.p, lda, l, dB.p, ldb, l, beta, dC.p, ldc, l, call_options()));
   CK(cudaStreamEndCapture(st, &g));
   CK(cudaGraphInstantiate(&ge, g, 0));
   for (int r = 1; r < reps; ++r) CK(cudaGraphLaunch(ge, st));
@@ -366,10 +375,13 @@ void tiny_suite() {
   // dense row-major: the flat tensor-core staging (real widths 7, 10, 22, complex 3, 7) and the complex row kernel (2)
   for (int w : {2, 3, 7, 10, 22}) test_tsmm<T>(1001, w, w, R, R, R, 0, al, be, w == 3 || w == 10);
   for (int w : {16, 20, 40, 64}) test_tsmm<T>(999, w, w, C, C, C, 0, al, be, w == 64);  // odd ld: staged column stores
-  // the bulk-copy kernel (beta = 0, odd ld): M != N, 8 (mod 16) byte starts, in place
+  // beta = 0, odd ld: M != N, 8 (mod 16) byte starts, in place (below the bulk-copy kernel's row counts)
   test_tsmm<T>(1001, 64, 50, C, C, C, 0, al, zero, false, 1);
   test_tsmm<T>(999, 33, 33, C, C, C, 0, al, zero, true, 1);
   test_tsmm<T>(1001, 30, 27, C, R, C, 0, al, zero);
+  // the bulk-copy kernel (tsmm_bulk.cuh) of complex double, which takes column-major from 2^13 rows (double only from
+  // 2^17: too long under the sanitizer): odd ld, M != N, a partial last chunk
+  if constexpr (std::is_same<T, std::complex<double>>::value) test_tsmm<T>(8321, 20, 17, C, C, C, 0, al, zero);
   test_tsmttsm<T>(3001, 16, 16, R, R, R, 0, al, be, true);
   test_tsmttsm<T>(0, 4, 4, R, R, R, 0, al, be);
   // narrow shapes (block Gram-Schmidt: p basis columns x s block columns)
@@ -396,9 +408,8 @@ void suite(bool quick) {
       test_tsmttsm<T>(K, w, w, l, l, l, 0, al, (w % 2) ? zero : be);
       test_tsmm<T>(K, w, w, l, l, l, 0, al, (w % 2) ? be : zero);
     }
-  // the warp ring of the one-thread-per-row classes (tsmttsm_ring.cuh, double types): dense row-major (odd K * w: the
-  // 8-byte last piece) and column-major at even ld (odd K: one double in a column's last piece), partial last chunk,
-  // fewer rows than one chunk, M != N (the leap-frog next to it), the deterministic partials
+  // the one-thread-per-row classes: dense row-major and column-major at even and odd ld, partial last chunk, fewer
+  // rows than one chunk, M != N, the deterministic partials (operands within the L2: the register leap-frog)
   for (int w = 1; w <= 8; ++w)
     for (std::int64_t K : {5, 64, 2051, quick ? 4100 : 100003}) {
       test_tsmttsm<T>(K, w, w, C, C, C, int(K % 2), al, (w % 2) ? be : zero);
@@ -407,9 +418,12 @@ void suite(bool quick) {
     }
   test_tsmttsm<T>(65537, 4, 4, R, R, R, 0, al, be, true);
   test_tsmttsm<T>(65538, 6, 5, C, C, C, 0, al, be, true);
-  if (!quick) {  // operands beyond the L2: the ring by default (the cases above take it with KBLA_TS_RING=1)
-    test_tsmttsm<T>(2000003, 4, 4, R, R, R, 0, al, be);
-    test_tsmttsm<T>(2000003, 8, 8, C, C, C, 1, al, zero);
+  if (!quick) {
+    // operands beyond the L2: the warp ring (tsmttsm_ring.cuh, double) in each of its classes, row-major 4-6 and 8,
+    // column-major 3, 5 and 8: dense row-major (odd K * w: the 8-byte last piece) and column-major at even ld (odd
+    // K: one double in a column's last piece), partial last chunk; beta = 0 (NaN C) and != 0
+    for (int w : {4, 5, 6, 8}) test_tsmttsm<T>(2000003, w, w, R, R, R, 0, al, (w % 2) ? zero : be);
+    for (int w : {3, 5, 8}) test_tsmttsm<T>(2000003, w, w, C, C, C, 1, al, (w % 2) ? be : zero);
   }
   // M != N, mixed layouts, strided (ld > rows)
   // (24, 57) ... (48, 33): M != N inside the TSMM DMMA classes (k-steps / n-tiles skipped past M, N)
@@ -558,9 +572,9 @@ void suite(bool quick) {
       }
   }
   // column-major (complex) double A * C on the bulk-copy kernel (tsmm_bulk.cuh: beta = 0, widths 25-64, chunks of 128
-  // rows in runs of 1, 4 or 16 per block visit, the rest on the other kernels; by default only from 2^17-2^19 rows,
-  // so the GPU step runs these also with KBLA_TS_BULK=2): fewer rows than a chunk, exactly one, one more, many (runs
-  // cut short, several runs per block); odd ld; A and B starting at 8 (mod 16) bytes (off = 1: the narrow copies at
+  // rows in runs of 1, 4 or 16 per block visit, the rest on the other kernels; double from 2^17-2^19 rows, complex
+  // from 2^13, so the short cases here test the kernels around it, and the long ones at the end the bulk-copy
+  // kernels): fewer rows than a chunk, exactly one, one more, many (runs cut short, several runs per block); odd ld; A and B starting at 8 (mod 16) bytes (off = 1: the narrow copies at
   // the matrix ends), M != N with column groups past N and k-steps past M, M or N = 1, in place; beta != 0 next to each
   // (the other kernels). Double and complex double (complex: widths 12-48 there, 34-64 on tsmm_bulk_cplx.cuh; the
   // other types never take it).
@@ -592,7 +606,13 @@ void suite(bool quick) {
     const bool dbl = std::is_same<T, double>::value;  // (complex: a shorter reference)
     test_tsmm<T>(dbl ? 1100003 : 530003, 64, 64, C, C, C, 0, al, zero);  // enough chunks for runs of 16 per visit
     test_tsmm<T>(dbl ? 1000003 : 300007, 33, 30, C, C, C, 0, al, zero, false, 1);
-    if (!dbl) test_tsmm<T>(100003, 60, 60, R, R, R, 0, al, zero);
+    if (dbl) test_tsmm<T>(300007, 32, 27, C, C, C, 0, al, zero);  // the class 25-32, from 2^18 rows
+    if (!dbl) {
+      test_tsmm<T>(100003, 60, 60, R, R, R, 0, al, zero);
+      // tsmm_bulk_cplx.cuh row-major from 2^18 rows: the classes 34-48 and 49-63
+      test_tsmm<T>(270001, 40, 44, R, R, R, 0, al, zero);
+      test_tsmm<T>(270001, 60, 57, R, R, R, 1, al, zero);
+    }
   }
   // row-major widths up to 6 (real: one thread per row; dense B staged per warp of 32 rows; complex widths 1-2 the
   // same in the real view): K around multiples of 32 and past one grid pass, M != N, padded B (per-row stores),
@@ -660,6 +680,7 @@ int main(int argc, char** argv) {
     if (a == "--quick") quick = true;
     if (a == "--tiny") tiny = true;
     if (a == "--types" && i + 1 < argc) types = argv[++i];
+    if (a == "--own-kernels") g_allow_cublas = false;
     if (a == "--version") {
       std::printf("kbla_cuda_raw_tests\n");
       return 0;
@@ -669,8 +690,8 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop;
   CK(cudaGetDevice(&dev));
   CK(cudaGetDeviceProperties(&prop, dev));
-  std::printf("device %s, %d SMs%s, types %s\n", prop.name, prop.multiProcessorCount,
-              tiny ? " (tiny set)" : quick ? " (quick set)" : "", types.c_str());
+  std::printf("device %s, %d SMs%s, types %s%s\n", prop.name, prop.multiProcessorCount,
+              tiny ? " (tiny set)" : quick ? " (quick set)" : "", types.c_str(), g_allow_cublas ? "" : ", own kernels");
   std::fflush(stdout);
   auto run_type = [&](char t, auto zero) {
     if (types.find(t) == std::string::npos) return;
