@@ -46,8 +46,11 @@ const char* const kUsage =
     "  --which W           largest | smallest (default largest)\n"
     "  --max-restarts R    (default 2000)\n"
     "  --seed N            starting block seed (default 1)\n"
-    "  --reduce R          host (host-staged MPI_Allreduce; default) | device (CUDA-aware MPI) | auto | nccl\n"
-    "  --halo H            host (host-staged halo exchange; default) | device (CUDA-aware MPI)\n"
+    "  --reduce R          host (host-staged MPI_Allreduce; default) | device (CUDA-aware MPI) | auto | nccl;\n"
+    "                      on one rank the default is the single-process solver (no reducer calls), which\n"
+    "                      --reduce host puts back under MPI\n"
+    "  --halo H            host (host-staged halo exchange; default) | device (CUDA-aware MPI) |\n"
+    "                      ipc (CUDA IPC, device-to-device copies between the GPUs of one node)\n"
     "  --bcgs2             BCGS2 + CholQR2 over the whole basis every step\n"
     "  --json FILE         write the results as JSON (rank 0)\n"
     "  --compare FILE      exit 2 unless the eigenvalues are within 1e-12 relative of FILE's (a JSON of this\n"
@@ -65,6 +68,7 @@ struct Args {
   int nev = 16, block = 8, blocks = 0, max_restarts = 2000;
   double tol = 1e-10;
   std::string which = "largest", reduce = "host", halo = "host", json, compare;
+  bool reduce_given = false;
   std::uint64_t seed = 1;
   bool check_analytic = false, quiet = false, bcgs2 = false;
 };
@@ -130,11 +134,13 @@ Args parse(int argc, char** argv) {
       a.seed = std::uint64_t(parse_int(opt, value()));
     } else if (opt == "--reduce") {
       a.reduce = value();
+      a.reduce_given = true;
       if (a.reduce != "host" && a.reduce != "device" && a.reduce != "auto" && a.reduce != "nccl")
         throw UsageError("--reduce must be host, device, auto or nccl, got '" + a.reduce + "'");
     } else if (opt == "--halo") {
       a.halo = value();
-      if (a.halo != "host" && a.halo != "device") throw UsageError("--halo must be host or device");
+      if (a.halo != "host" && a.halo != "device" && a.halo != "ipc")
+        throw UsageError("--halo must be host, device or ipc");
     } else if (opt == "--bcgs2") {
       a.bcgs2 = true;
     } else if (opt == "--json") {
@@ -186,6 +192,10 @@ std::vector<double> json_numbers(const std::string& text, const std::string& key
   return v;
 }
 
+const char* halo_name(const std::string& h) {
+  return h == "device" ? "device_direct" : h == "ipc" ? "device_ipc" : "host_staged";
+}
+
 // Per-rank values: the slowest rank's (max) on every rank, and all of them on rank 0.
 double max_over_ranks(double x) {
   MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -216,6 +226,7 @@ int run(const Args& args, int rank, int size) {
   Kokkos::Timer setup_timer;
   const kbla::mpi::Laplacian3D<Exec> op(MPI_COMM_WORLD, args.nx, args.ny, args.nz, mine,
                                         args.halo == "device" ? kbla::mpi::HaloTransfer::device_direct
+                                        : args.halo == "ipc"  ? kbla::mpi::HaloTransfer::device_ipc
                                                               : kbla::mpi::HaloTransfer::host_staged);
   kbla::mpi::ReducerOptions ropt;
   ropt.method = args.reduce == "device" ? kbla::mpi::ReduceMethod::device_direct
@@ -223,6 +234,9 @@ int run(const Args& args, int rank, int size) {
                 : args.reduce == "nccl" ? kbla::mpi::ReduceMethod::nccl
                                         : kbla::mpi::ReduceMethod::host_staged;
   const kbla::mpi::Reducer reducer(MPI_COMM_WORLD, ropt);
+  // One rank: the single-process solver, the baseline a one-GPU user gets (unless --reduce asks for MPI).
+  const bool local = size == 1 && !args.reduce_given;
+  const std::string reduce_name = local ? "none (one rank)" : kbla::mpi::name(reducer.method());
   const std::int64_t n = op.global_rows();
   if (args.nev > n) {
     std::ostringstream os;
@@ -255,7 +269,7 @@ int run(const Args& args, int rank, int size) {
     std::printf("  planes per rank:");
     for (const int c : counts) std::printf(" %d", c);
     std::printf("\n  k = %d %s, block size %d, tol %.1e, all-reduce %s, halo %s\n", args.nev, args.which.c_str(),
-                args.block, args.tol, kbla::mpi::name(reducer.method()), args.halo == "device" ? "device" : "host");
+                args.block, args.tol, reduce_name.c_str(), halo_name(args.halo));
     if (!args.quiet)
       opt.progress = [](const kbla::EigenProgress& p) {
         std::printf("  restart %4d: converged %3d/%d  max residual %.2e  elapsed %.3f s\n", p.restart + 1,
@@ -265,7 +279,8 @@ int run(const Args& args, int rank, int size) {
   }
 
   MPI_Barrier(MPI_COMM_WORLD);
-  const auto r = kbla::eigen<double>(Exec(), op, op.local_rows(), opt, reducer);
+  const auto r = local ? kbla::eigen<double>(Exec(), op, op.local_rows(), opt, kbla::LocalReducer())
+                       : kbla::eigen<double>(Exec(), op, op.local_rows(), opt, reducer);
   const auto& t = r.timings;
   const kbla::mpi::HaloStats halo = op.halo_stats();
 
@@ -376,8 +391,8 @@ int run(const Args& args, int rank, int size) {
         << ", \"basis_size\": " << r.basis_size << ", \"tol\": " << json_number(args.tol)
         << ", \"max_restarts\": " << args.max_restarts << ", \"seed\": " << args.seed
         << ", \"orthogonalization\": " << json_string(args.bcgs2 ? "bcgs2" : "local + one-pass")
-        << ", \"allreduce\": " << json_string(kbla::mpi::name(reducer.method()))
-        << ", \"halo\": " << json_string(args.halo == "device" ? "device_direct" : "host_staged") << "},\n"
+        << ", \"allreduce\": " << json_string(reduce_name)
+        << ", \"halo\": " << json_string(halo_name(args.halo)) << "},\n"
         << "  \"converged\": " << (r.converged ? "true" : "false") << ",\n  \"dense_fallback\": "
         << (r.dense ? "true" : "false") << ",\n  \"restarts\": " << r.restarts
         << ",\n  \"iterations\": " << r.iterations << ",\n  \"operator_applications\": " << r.operator_applications

@@ -10,12 +10,19 @@
 //   4. meanwhile exchange the planes with the neighbours (MPI_Isend / MPI_Irecv, one message each way);
 //   5. copy the received planes to the device and queue the two boundary planes.
 // A rank may hold zero planes (it then does nothing, and its neighbours talk past it).
+// device_ipc (CUDA, ranks on one node): no host copies and no MPI payload. Each rank packs into a buffer of its own
+// that the neighbours have mapped (cudaIpcGetMemHandle / cudaIpcOpenMemHandle), tells them by a one-int message that
+// it is packed, and copies the neighbours' planes device to device (NVLink between GPUs that have it). Two
+// buffers alternate, so a buffer is packed again only after the neighbours' fence that follows their copy of it.
 #pragma once
 
 #include <mpi/kbla_mpi_reducer.hpp>
 
 #include <Kokkos_Core.hpp>
 #include <mpi.h>
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_runtime.h>
+#endif
 
 #include <cstdint>
 #include <memory>
@@ -31,6 +38,7 @@ namespace mpi {
 enum class HaloTransfer {
   host_staged,    // through host buffers (any MPI; the default)
   device_direct,  // MPI on the device buffers (CUDA-aware MPI)
+  device_ipc,     // CUDA IPC: device-to-device copies from the neighbours' buffers (ranks on one node, CUDA)
 };
 
 // The z-planes [first, first + count) of one rank.
@@ -125,6 +133,8 @@ class Laplacian3D {
       os << "kbla::mpi::Laplacian3D: grid " << nx << " x " << ny << " x " << nz << " must have every extent >= 1";
       throw std::invalid_argument(os.str());
     }
+    if (transfer == HaloTransfer::device_ipc && !ipc_possible())
+      throw std::invalid_argument("kbla::mpi::Laplacian3D: HaloTransfer::device_ipc needs a CUDA execution space");
     State& st = *state_;
     st.comm = comm;
     st.nx = nx;
@@ -164,6 +174,14 @@ class Laplacian3D {
         st.above = q;
         break;
       }
+  }
+
+  static constexpr bool ipc_possible() {
+#if defined(KOKKOS_ENABLE_CUDA)
+    return std::is_same<ExecSpace, Kokkos::Cuda>::value;
+#else
+    return false;
+#endif
   }
 
   std::int64_t plane_rows() const { return std::int64_t(state_->nx) * state_->ny; }
@@ -206,6 +224,14 @@ class Laplacian3D {
     }
 
     Kokkos::Timer timer;
+#if defined(KOKKOS_ENABLE_CUDA)
+    if constexpr (ipc_possible()) {
+      if (st.transfer == HaloTransfer::device_ipc) {
+        exchange_ipc(exec, X, recv, plane, w, below, above, rows);
+        return;
+      }
+    }
+#endif
     Kokkos::parallel_for("kbla::mpi::Laplacian3D pack", Kokkos::RangePolicy<ExecSpace>(exec, 0, plane * w),
                          Impl::PackPlanes<XView, Buffer>{X, send, plane, (L - 1) * plane, w});
     // Host memory spaces need no staging: MPI reads the buffers where they are.
@@ -245,6 +271,95 @@ class Laplacian3D {
   }
 
  private:
+#if defined(KOKKOS_ENABLE_CUDA)
+  static void check_cuda(cudaError_t e, const char* what) {
+    if (e != cudaSuccess)
+      throw std::runtime_error(std::string("kbla::mpi::Laplacian3D: ") + what + ": " + cudaGetErrorString(e));
+  }
+  // One int to and from each neighbour: "my buffer is ready" (and, by its order, "I fenced my last copy").
+  static void handshake(const int below, const int above, MPI_Comm comm, const int tag) {
+    int out = 1, in[2] = {0, 0};
+    MPI_Request req[4];
+    int n = 0;
+    if (below >= 0) {
+      MPI_Irecv(&in[0], 1, MPI_INT, below, tag, comm, &req[n++]);
+      MPI_Isend(&out, 1, MPI_INT, below, tag, comm, &req[n++]);
+    }
+    if (above >= 0) {
+      MPI_Irecv(&in[1], 1, MPI_INT, above, tag, comm, &req[n++]);
+      MPI_Isend(&out, 1, MPI_INT, above, tag, comm, &req[n++]);
+    }
+    kbla::mpi::Impl::check_mpi(MPI_Waitall(n, req, MPI_STATUSES_IGNORE), "MPI_Waitall (halo handshake)");
+  }
+  // Own IPC buffer of 2 halves x [first plane | last plane] (plane x w each), mapped by the neighbours.
+  void ipc_reserve(std::size_t half) const {
+    State& st = *state_;
+    if (st.ipc_half >= half) return;
+    st.ipc_release(true);  // neighbours unmap before anyone frees (collective between neighbours)
+    check_cuda(cudaMalloc(reinterpret_cast<void**>(&st.ipc_own), 2 * half * sizeof(Scalar)), "cudaMalloc");
+    st.ipc_half = half;
+    cudaIpcMemHandle_t mine, from_below, from_above;
+    check_cuda(cudaIpcGetMemHandle(&mine, st.ipc_own), "cudaIpcGetMemHandle");
+    MPI_Request req[4];
+    int n = 0;
+    const int bytes = int(sizeof(cudaIpcMemHandle_t)), tag = 7;
+    if (st.below >= 0) {
+      MPI_Irecv(&from_below, bytes, MPI_BYTE, st.below, tag, st.comm, &req[n++]);
+      MPI_Isend(&mine, bytes, MPI_BYTE, st.below, tag, st.comm, &req[n++]);
+    }
+    if (st.above >= 0) {
+      MPI_Irecv(&from_above, bytes, MPI_BYTE, st.above, tag, st.comm, &req[n++]);
+      MPI_Isend(&mine, bytes, MPI_BYTE, st.above, tag, st.comm, &req[n++]);
+    }
+    kbla::mpi::Impl::check_mpi(MPI_Waitall(n, req, MPI_STATUSES_IGNORE), "MPI_Waitall (IPC handles)");
+    void* p = nullptr;
+    if (st.below >= 0) {
+      check_cuda(cudaIpcOpenMemHandle(&p, from_below, cudaIpcMemLazyEnablePeerAccess), "cudaIpcOpenMemHandle");
+      st.ipc_below = static_cast<Scalar*>(p);
+    }
+    if (st.above >= 0) {
+      check_cuda(cudaIpcOpenMemHandle(&p, from_above, cudaIpcMemLazyEnablePeerAccess), "cudaIpcOpenMemHandle");
+      st.ipc_above = static_cast<Scalar*>(p);
+    }
+  }
+  template <class XView, class Buffer, class Rows>
+  void exchange_ipc(const ExecSpace& exec, const XView& X, const Buffer& recv, std::int64_t plane, std::int64_t w,
+                    bool below, bool above, const Rows& rows) const {
+    State& st = *state_;
+    const std::int64_t L = st.planes.count;
+    const std::size_t half = std::size_t(2 * plane * w);
+    Kokkos::Timer timer;
+    ipc_reserve(half);
+    st.ipc_parity ^= 1;
+    const std::size_t offset = std::size_t(st.ipc_parity) * st.ipc_half;
+    using Unmanaged = Kokkos::View<Scalar*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    Kokkos::parallel_for("kbla::mpi::Laplacian3D pack", Kokkos::RangePolicy<ExecSpace>(exec, 0, plane * w),
+                         Impl::PackPlanes<XView, Unmanaged>{X, Unmanaged(st.ipc_own + offset, half), plane,
+                                                            (L - 1) * plane, w});
+    exec.fence();  // packed, and the copies of the previous exchange (from the neighbours' buffers) are done
+    double seconds = timer.seconds();
+    rows(plane, (L - 1) * plane);
+    timer.reset();
+    handshake(st.below, st.above, st.comm, 8);
+    const std::size_t bytes = std::size_t(plane * w) * sizeof(Scalar);
+    // The neighbour below's last plane is its buffer's second part; the one above's first plane its first part.
+    if (below)
+      check_cuda(cudaMemcpyAsync(recv.data(), st.ipc_below + offset + plane * w, bytes, cudaMemcpyDeviceToDevice,
+                                 exec.cuda_stream()),
+                 "cudaMemcpyAsync (halo below)");
+    if (above)
+      check_cuda(cudaMemcpyAsync(recv.data() + plane * w, st.ipc_above + offset, bytes, cudaMemcpyDeviceToDevice,
+                                 exec.cuda_stream()),
+                 "cudaMemcpyAsync (halo above)");
+    seconds += timer.seconds();
+    rows(0, plane);
+    if (L > 1) rows((L - 1) * plane, L * plane);
+    ++st.stats.exchanges;
+    st.stats.seconds += seconds;
+    st.stats.bytes += double(bytes) * ((below ? 1 : 0) + (above ? 1 : 0));  // read from the neighbours
+  }
+#endif
+
   struct State {
     MPI_Comm comm = MPI_COMM_NULL;
     int rank = 0, size = 1, nx = 0, ny = 0, nz = 0;
@@ -254,6 +369,27 @@ class Laplacian3D {
     HaloStats stats;
     Kokkos::View<Scalar*, memory_space> send, recv;
     Kokkos::View<Scalar*, host_buffer_space> host_send, host_recv;
+#if defined(KOKKOS_ENABLE_CUDA)
+    Scalar* ipc_own = nullptr;  // cudaMalloc'ed (Kokkos may pool or use stream-ordered allocation: no IPC there)
+    Scalar* ipc_below = nullptr;
+    Scalar* ipc_above = nullptr;
+    std::size_t ipc_half = 0;
+    int ipc_parity = 0;
+    // Unmap the neighbours' buffers, wait until they unmapped ours (collective = a handshake), free ours.
+    void ipc_release(bool collective) {
+      if (ipc_below) cudaIpcCloseMemHandle(ipc_below);
+      if (ipc_above) cudaIpcCloseMemHandle(ipc_above);
+      ipc_below = ipc_above = nullptr;
+      if (!ipc_own) return;
+      int finalized = 0;
+      MPI_Finalized(&finalized);
+      if (collective && !finalized) handshake(below, above, comm, 9);
+      cudaFree(ipc_own);
+      ipc_own = nullptr;
+      ipc_half = 0;
+    }
+    ~State() { ipc_release(true); }
+#endif
     void reserve(std::size_t count) {
       if (send.extent(0) >= count) return;
       send = Kokkos::View<Scalar*, memory_space>("kbla::mpi::Laplacian3D send", count);
