@@ -1,0 +1,60 @@
+// Picking one kernel among candidates for a call class: from the cache when a choice is recorded, else by the
+// performance model (tuning off, or nothing measurable), else by timing each candidate once on the running device
+// and recording the fastest. The caller supplies the candidates (kernel names), the model's pick and a timer; this
+// file holds only the policy, so it is the same for the tall & skinny products and for Strassen, and testable on
+// the host. Host C++ only.
+#pragma once
+
+#include <tuning/kbla_choice_cache.hpp>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace kbla {
+namespace tuning {
+
+enum class TuningMode {
+  model_only,  // the performance model decides; nothing is timed (reproducible runs)
+  measure,     // the first call of a class times the candidates; cached choices are used from then on
+};
+
+// One cache per file path per process (the empty path: one in-memory cache), shared by every call.
+inline ChoiceCache& process_choice_cache(const std::string& path) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<ChoiceCache>> caches;
+  std::lock_guard<std::mutex> guard(mutex);
+  std::unique_ptr<ChoiceCache>& cache = caches[path];
+  if (!cache) cache.reset(new ChoiceCache(path));
+  return *cache;
+}
+
+// The kernel to run for `call_class` on `device`.
+//   candidates: kernel names the call can run for this class (at least one; model_pick among them);
+//   time_seconds(name): the measured time of one call of `name` on scratch buffers of the class, or a negative
+//     value when that candidate cannot run here (it is then skipped); only called in TuningMode::measure.
+// A cached choice that is no longer a candidate (the library changed its kernels) is measured again.
+template <class TimeSeconds>
+std::string choose_kernel(ChoiceCache& cache, TuningMode mode, const std::string& device,
+                          const std::string& call_class, const std::vector<std::string>& candidates,
+                          const std::string& model_pick, TimeSeconds&& time_seconds) {
+  Choice cached;
+  if (cache.find(device, call_class, cached) &&
+      std::find(candidates.begin(), candidates.end(), cached.kernel) != candidates.end())
+    return cached.kernel;
+  if (mode == TuningMode::model_only || candidates.size() < 2) return model_pick;
+  Choice best{std::string(), -1};
+  for (const std::string& name : candidates) {
+    const double t = time_seconds(name);
+    if (t >= 0 && (best.seconds < 0 || t < best.seconds)) best = Choice{name, t};
+  }
+  if (best.seconds < 0) return model_pick;  // nothing could be timed: do not record a guess
+  cache.record(device, call_class, best);
+  return best.kernel;
+}
+
+}  // namespace tuning
+}  // namespace kbla
