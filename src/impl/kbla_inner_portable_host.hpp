@@ -57,6 +57,10 @@ struct InnerHostBlocks {
   // re-read them; long enough that each tile's final sum over its lanes is paid for by many rows.
   static constexpr std::size_t block_bytes = 192 * 1024;
 
+  // Operands read in place stream one column each; beyond 16 concurrent streams (what hardware prefetchers
+  // follow) packing, which reads one column run at a time, is faster.
+  static constexpr int max_direct_columns = 16;
+
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
 
@@ -77,7 +81,7 @@ struct InnerHostBlocks {
     const int Mr = Planes::planes * M, Nr = Planes::planes * N;  // the real product's extents
     const std::size_t out_reals = std::size_t(Mr) * Nr;
     const std::size_t scratch = (pack_reals + out_reals) * sizeof(Real) + 64;
-    const bool direct = !complex && A.stride(0) == 1 && B.stride(0) == 1;
+    const bool direct = !complex && M + N <= max_direct_columns && A.stride(0) == 1 && B.stride(0) == 1;
     const Policy policy = Policy(exec, teams, 1).set_scratch_size(1, Kokkos::PerTeam(scratch));
     Kokkos::parallel_for(
         "kbla::inner(portable host blocks)", policy, [=](const Member& team) {
@@ -121,8 +125,8 @@ struct InnerHostBlocks {
       const int tm = tile_extent(Mr - i0, max_tm);
       for (int j0 = 0; j0 < Nr;) {
         const int tn = tile_extent(Nr - j0, max_tn);
-        with_extent<max_tm>(tm, [&](auto TM) {
-          with_extent<max_tn>(tn, [&](auto TN) {
+        host_with_extent<max_tm>(tm, [&](auto TM) {
+          host_with_extent<max_tn>(tn, [&](auto TN) {
             inner_host_tile<Real, decltype(TM)::value, decltype(TN)::value, lanes>(
                 a + i0 * lda, lda, b + j0 * ldb, ldb, rows, out + std::size_t(i0) * Nr + j0, Nr);
           });

@@ -58,6 +58,10 @@ struct UpdateHostBlocks {
   static constexpr int max_tn = 8;
   static constexpr std::size_t block_bytes = 96 * 1024;
 
+  // Operands read and written in place stream one column each; beyond 16 concurrent streams (what hardware
+  // prefetchers follow) packing, which reads one column run at a time, is faster.
+  static constexpr int max_direct_columns = 16;
+
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
 
@@ -82,7 +86,8 @@ struct UpdateHostBlocks {
     const bool beta_zero = beta == ATS::zero();
     const bool b_rows_fast = B.stride(0) <= B.stride(1);
     const bool same_view = static_cast<const void*>(A.data()) == static_cast<const void*>(B.data());
-    const bool direct = !complex && !same_view && A.stride(0) == 1 && B.stride(0) == 1;
+    const bool direct =
+        !complex && !same_view && M + N <= max_direct_columns && A.stride(0) == 1 && B.stride(0) == 1;
     const Policy policy = Policy(exec, teams, 1).set_scratch_size(1, Kokkos::PerTeam(scratch));
     Kokkos::parallel_for(
         "kbla::update(portable host blocks)", policy, [=](const Member& team) {
@@ -143,7 +148,7 @@ struct UpdateHostBlocks {
                             std::int64_t ldo, Real beta, bool beta_zero) {
     for (int j0 = 0; j0 < Nr;) {
       const int tn = tile_extent(Nr - j0, max_tn);
-      with_extent<max_tn>(tn, [&](auto TN) {
+      host_with_extent<max_tn>(tn, [&](auto TN) {
         update_host_tile<Real, decltype(TN)::value, tile_rows>(a, lda, rows, Mr, c + j0, Nr, o + j0 * ldo, ldo, beta,
                                                                beta_zero);
       });
