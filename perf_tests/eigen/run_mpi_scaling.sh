@@ -4,7 +4,8 @@
 #
 #   BUILD_DIR=build-mpi-cuda OUT=out RUNS=3 perf_tests/eigen/run_mpi_scaling.sh [driver options, e.g. --halo ipc]
 #
-# Cases, RUNS times each, interleaved (k = 16 largest, tol 1e-10, checked against the analytic spectrum):
+# Cases, RUNS times each, interleaved (k = 16 largest, tol 1e-10, checked against the analytic spectrum; each run
+# first makes a one-restart warm-up solve, --warmup):
 #   weak1    1 rank, 3D Laplacian 100^3                    -> $OUT/eigen-mpi-weak1-<i>.json
 #   strong1  1 rank, 100 x 100 x 200                       -> $OUT/eigen-mpi-strong1-<i>.json
 #   weak2    2 ranks, 100 x 100 x 200 (100 planes each), compared with strong1 (eigenvalues within 1e-12,
@@ -27,7 +28,7 @@ mkdir -p "$OUT"
 N=${N:-100}
 read -r -a flags <<< "--bind-to none ${MPIRUN_FLAGS:-}"
 [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
-common=(-k 16 --tol 1e-10 --check-analytic --quiet "$@")
+common=(-k 16 --tol 1e-10 --check-analytic --quiet --warmup "$@")
 failed=0
 run() {  # run NAME NP ARGS...
   local name=$1 np=$2; shift 2
