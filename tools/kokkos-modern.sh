@@ -4,6 +4,11 @@
 # developers can build KokkosBlockLA against the Kokkos generation its users have, next to Debian's 3.4.
 #
 #   tools/kokkos-modern.sh [PREFIX]      default PREFIX /opt/kbla-deps/kokkos-4.6-openmp
+#   KBLA_MODERN_BACKEND=cuda tools/kokkos-modern.sh [PREFIX]
+#                                        Cuda + Serial for sm_90 with nvcc (CUDA_HOME, default /usr/local/cuda),
+#                                        Kokkos' nvcc_wrapper as the compiler, Kokkos Kernels with the cuBLAS
+#                                        and cuSPARSE TPLs; default PREFIX /opt/kbla-deps/kokkos-4.6-cuda.
+#                                        Patches in cmake/patches-kokkos-4.6/ (for CUDA 13) are applied first.
 #
 # Nothing is downloaded: the tarballs come from KBLA_DEPS_DIR (default <checkout>/../shared/deps) and must match
 # its SHA256SUMS. PREFIX gets a stamp of the tarballs' contents, the options below and the compiler; a PREFIX
@@ -13,9 +18,16 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DEPS_DIR=${KBLA_DEPS_DIR:-$ROOT/../shared/deps}
-PREFIX=${1:-/opt/kbla-deps/kokkos-4.6-openmp}
+BACKEND=${KBLA_MODERN_BACKEND:-openmp}
+case $BACKEND in
+  openmp) PREFIX=${1:-/opt/kbla-deps/kokkos-4.6-openmp} ;;
+  cuda) PREFIX=${1:-/opt/kbla-deps/kokkos-4.6-cuda} ;;
+  *) echo "[kokkos-modern] error: KBLA_MODERN_BACKEND is '$BACKEND', not openmp or cuda" >&2; exit 2 ;;
+esac
 JOBS=${JOBS:-$(nproc)}
 CXX=${CXX:-g++}
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+PATCH_DIR=$ROOT/cmake/patches-kokkos-4.6
 KOKKOS_TARBALL=kokkos-4.6.01.tar.xz
 KK_TARBALL=kokkos-kernels-4.6.02.tar.xz
 STAMP_FILE=.kbla-kokkos-modern-stamp
@@ -30,7 +42,6 @@ KOKKOS_OPTS=(
   -DBUILD_SHARED_LIBS=OFF
   -DCMAKE_POSITION_INDEPENDENT_CODE=ON
   -DKokkos_ENABLE_SERIAL=ON
-  -DKokkos_ENABLE_OPENMP=ON
   # the project must build without what Kokkos 5 removes
   -DKokkos_ENABLE_DEPRECATED_CODE_4=OFF
   -DKokkos_ENABLE_DEPRECATION_WARNINGS=ON
@@ -60,6 +71,13 @@ KK_OPTS=(
   -DKokkosKernels_ENABLE_BENCHMARK=OFF
   -DKokkosKernels_ENABLE_PERFTESTS=OFF
 )
+if [ "$BACKEND" = cuda ]; then
+  KOKKOS_OPTS+=(-DKokkos_ENABLE_CUDA=ON -DKokkos_ARCH_HOPPER90=ON -DCMAKE_CUDA_COMPILER="$CUDA_HOME/bin/nvcc")
+  KK_OPTS+=(-DKokkosKernels_ENABLE_TPL_CUBLAS=ON -DKokkosKernels_ENABLE_TPL_CUSPARSE=ON
+            -DKokkosKernels_ENABLE_TPL_CUSOLVER=OFF -DKokkosKernels_ENABLE_TPL_MAGMA=OFF)
+else
+  KOKKOS_OPTS+=(-DKokkos_ENABLE_OPENMP=ON)
+fi
 
 verify_tarballs() {
   [ -f "$DEPS_DIR/SHA256SUMS" ] || die "no SHA256SUMS in KBLA_DEPS_DIR=$DEPS_DIR"
@@ -75,6 +93,7 @@ verify_tarballs() {
 build_stamp() {
   { grep -E "  ($KOKKOS_TARBALL|$KK_TARBALL)\$" "$DEPS_DIR/SHA256SUMS"
     printf '%s\n' "${KOKKOS_OPTS[@]}" "${KK_OPTS[@]}"
+    if [ "$BACKEND" = cuda ]; then "$CUDA_HOME/bin/nvcc" --version | tail -n1; cat "$PATCH_DIR"/*.patch 2>/dev/null || true; fi
     "$CXX" --version | head -n1; } | sha256sum | cut -c1-16
 }
 
@@ -99,9 +118,21 @@ main() {
   log "unpacking into $work; $("$CXX" --version | head -n1), cmake $(cmake --version | head -n1 | cut -d' ' -f3), JOBS=$JOBS"
   tar -xJf "$DEPS_DIR/$KOKKOS_TARBALL" -C "$work"
   tar -xJf "$DEPS_DIR/$KK_TARBALL" -C "$work"
+  local cxx=$CXX
+  if [ "$BACKEND" = cuda ]; then
+    local p
+    for p in "$PATCH_DIR"/*.patch; do
+      [ -e "$p" ] || continue
+      log "applying $(basename "$p")"
+      patch -d "$work" -p1 --no-backup-if-mismatch -s <"$p" || die "patch $(basename "$p") failed"
+    done
+    # nvcc compiles every Kokkos file, with the host compiler behind it ($CXX through NVCC_WRAPPER_DEFAULT_COMPILER)
+    cxx=$work/kokkos-4.6.01/bin/nvcc_wrapper
+    export NVCC_WRAPPER_DEFAULT_COMPILER=$CXX CUDA_ROOT=$CUDA_HOME PATH=$CUDA_HOME/bin:$PATH
+  fi
 
   local t0=$SECONDS
-  cmake -S "$work/kokkos-4.6.01" -B "$work/build-kokkos" "${gen[@]}" -DCMAKE_CXX_COMPILER="$CXX" \
+  cmake -S "$work/kokkos-4.6.01" -B "$work/build-kokkos" "${gen[@]}" -DCMAKE_CXX_COMPILER="$cxx" \
         -DCMAKE_INSTALL_PREFIX="$PREFIX" "${KOKKOS_OPTS[@]}" >"$work/kokkos-configure.log" 2>&1 ||
     { tail -n 60 "$work/kokkos-configure.log"; die "Kokkos configure failed"; }
   cmake --build "$work/build-kokkos" --parallel "$JOBS" >"$work/kokkos-build.log" 2>&1 ||
@@ -111,7 +142,7 @@ main() {
   log "Kokkos built and installed in ${t_kokkos} s"
 
   t0=$SECONDS
-  cmake -S "$work/kokkos-kernels-4.6.02" -B "$work/build-kk" "${gen[@]}" -DCMAKE_CXX_COMPILER="$CXX" \
+  cmake -S "$work/kokkos-kernels-4.6.02" -B "$work/build-kk" "${gen[@]}" -DCMAKE_CXX_COMPILER="$cxx" \
         -DCMAKE_INSTALL_PREFIX="$PREFIX" -DKokkos_ROOT="$PREFIX" "${KK_OPTS[@]}" >"$work/kk-configure.log" 2>&1 ||
     { tail -n 60 "$work/kk-configure.log"; die "Kokkos Kernels configure failed"; }
   cmake --build "$work/build-kk" --parallel "$JOBS" >"$work/kk-build.log" 2>&1 ||
@@ -127,6 +158,6 @@ main() {
 }
 
 case "${1:-}" in
-  -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' ;;
+  -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' ;;
   *) main ;;
 esac
