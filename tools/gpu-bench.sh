@@ -80,9 +80,9 @@ for what in "$@"; do
       for tool in memcheck racecheck; do
         run_step "$tool-tall_skinny" "${SANITIZE_LIMIT_TS:-150}" "$SAN" --tool "$tool" --error-exitcode 9 \
             "$RAW/kbla_cuda_raw_tests" --tiny
-        # the bulk-copy A·C at the tiny set's row counts (mbarrier hand-offs between its warps)
-        KBLA_TS_BULK=2 run_step "$tool-tall_skinny-bulk" "${SANITIZE_LIMIT_TS:-150}" "$SAN" --tool "$tool" \
-            --error-exitcode 9 "$RAW/kbla_cuda_raw_tests" --tiny --types DZ
+        # the own kernels where cuBLAS would run (the tiny set includes a bulk-copy A·C case)
+        run_step "$tool-tall_skinny-own" "${SANITIZE_LIMIT_TS:-150}" "$SAN" --tool "$tool" \
+            --error-exitcode 9 "$RAW/kbla_cuda_raw_tests" --tiny --types DZ --own-kernels
       done ;;
     ts_raw)
       types=${TS_RAW_TYPES:-D Z S C}
@@ -90,20 +90,12 @@ for what in "$@"; do
       t0=$SECONDS
       for t in $types; do
         for routes in off on; do
-          ( if [ $routes = off ]; then export KBLA_TS_NO_ROUTES=1; fi
-            OMP_NUM_THREADS=$thr timeout "${TS_RAW_LIMIT:-400}" "$RAW/kbla_cuda_raw_tests" --types "$t" \
+          ( own=(); if [ $routes = off ]; then own=(--own-kernels); fi
+            OMP_NUM_THREADS=$thr timeout "${TS_RAW_LIMIT:-400}" "$RAW/kbla_cuda_raw_tests" --types "$t" "${own[@]}" \
                 > "$OUT/.ts_raw_${t}_$routes" 2>&1
             echo "exit $?" >> "$OUT/.ts_raw_${t}_$routes" ) &
         done
       done
-      # the warp ring of the double Aᴴ·B (tsmttsm_ring.cuh) wherever it fits, not only above the L2 size, and the
-      # bulk-copy A·C (tsmm_bulk.cuh) at any row count (by default only from 2^17-2^19 rows, beyond most cases here)
-      ( KBLA_TS_NO_ROUTES=1 KBLA_TS_RING=1 KBLA_TS_BULK=2 OMP_NUM_THREADS=$thr timeout "${TS_RAW_LIMIT:-400}" \
-            "$RAW/kbla_cuda_raw_tests" --types D > "$OUT/.ts_raw_D_ring_bulk" 2>&1
-        echo "exit $?" >> "$OUT/.ts_raw_D_ring_bulk" ) &
-      ( KBLA_TS_NO_ROUTES=1 KBLA_TS_BULK=2 OMP_NUM_THREADS=$thr timeout "${TS_RAW_LIMIT:-400}" \
-            "$RAW/kbla_cuda_raw_tests" --types Z > "$OUT/.ts_raw_Z_bulk" 2>&1
-        echo "exit $?" >> "$OUT/.ts_raw_Z_bulk" ) &
       wait
       : > "$OUT/ts_raw.txt"
       for f in "$OUT"/.ts_raw_*; do

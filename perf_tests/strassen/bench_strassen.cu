@@ -6,7 +6,7 @@
 //                       [--warmup N] [--max-seconds S] [--sample N] [--rankk-k K] [--panel-mn N] [--json PATH]
 //                       [--algos name,name,...]   (a subset of the rows below; cublas always runs first)
 // SIMT tile shapes (FP32): rows simt_gemm / fused_1L / hybrid_2L run the library default (StrassenConfig::simt_tile
-// 0: KBLA_SIMT_TILE if set, else the built-in default); the rows ..._classic (128x128x8, 8x8 per thread) and
+// 0: the built-in default); the rows ..._classic (128x128x8, 8x8 per thread) and
 // ..._wide (256x128x8, 8x16 per thread) and ..._async (wide's tiles, 3-stage cp.async shared-memory ring) pin the
 // shape, so all are timed in one run. FP64 has one shape (the _classic / _wide / _async rows run it too). JSON
 // field "simt_tile": the shape a row ran (1 classic, 2 wide, 3 wide_async, 0 none).
