@@ -116,12 +116,12 @@ Settings parse(int argc, char** argv) {
   return s;
 }
 
-// A deterministic fill in [-0.5, 0.5) (both parts for complex), different per matrix.
 // A value from its real and imaginary parts (the imaginary part dropped for real types); a function rather than
 // an if constexpr inside the device lambda, which nvcc does not allow to capture.
 KOKKOS_INLINE_FUNCTION void assign_value(double& out, double re, double) { out = re; }
 KOKKOS_INLINE_FUNCTION void assign_value(Zd& out, double re, double im) { out = Zd(re, im); }
 
+// A deterministic fill in [-0.5, 0.5) (both parts for complex), different per matrix.
 template <class View>
 void fill(const View& v, std::uint64_t seed) {
   const std::int64_t rows = v.extent(0), cols = v.extent(1);
