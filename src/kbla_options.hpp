@@ -1,10 +1,24 @@
 // Options of the kbla calls. Defaults are the safe choice; fast or special paths are opt-in.
 #pragma once
 
+#include <tuning/kbla_tuning_mode.hpp>
+
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace kbla {
+
+// How the CUDA calls choose among their kernels (the own tall & skinny kernels or cuBLAS) for a class of calls
+// (docs/tall_skinny.md, "How a kernel is chosen"). Ignored on other execution spaces.
+struct TuningOptions {
+  // measure: the first call of a class on a device times the candidates on scratch buffers (bounded cost, the
+  // caller's buffers are never touched) and keeps the winner; model_only: the model's pick, nothing timed.
+  tuning::TuningMode mode = tuning::TuningMode::measure;
+  // The choice cache file shared across processes. Empty: the environment variable KBLA_TUNING_CACHE if set,
+  // else the choices live in memory for this process only.
+  std::string cache_path;
+};
 
 struct InnerOptions {
   // Bitwise-reproducible result: no atomics, partial sums combined in a fixed order (costs a second pass).
@@ -14,6 +28,7 @@ struct InnerOptions {
   // are each accurate to ~k u sum |a| |b| (the modulus), so a part that is small next to the modulus can lose
   // digits that the usual four-product form keeps. CUDA kernels only (today: widths 57-64); ignored elsewhere.
   bool complex_3m = false;
+  TuningOptions tuning;
 };
 
 // Which multiplication algorithm kbla::gemm uses.

@@ -13,11 +13,11 @@
 // read and library calls as above, plus the host's enqueue cost per call (CPU time of 200 calls without a sync)
 // and the GPU time per call when 50 calls run back to back (launch latency hidden).
 // Operands hold random values (--constant-data: the byte 0x3f everywhere, as before session 8).
-// With --route-sweep (every square shape the routes table, tall_skinny_routes.hpp, sends to cuBLAS at some row
-// count) or --sweep-shapes (the listed shapes): own kernel against cuBLAS at K = 2^min, 2^(min+2), ... (min 12 by
-// default) up to the benchmark's square size (2^29 / w rows D, 2^28 / w Z), one line per (shape, K):
-// "SWEEP D tsmttsm R 16 <K> <own ms> <cuBLAS ms>", which tools/make_ts_routes.py --sweep turns into the
-// per-row-count routes.
+// With --route-sweep (square shapes D / Z, both ops, both layouts, widths 1, 2, 4, 8, 16, 24, ..., 64) or
+// --sweep-shapes (the listed shapes): own kernel against cuBLAS at K = 2^min, 2^(min+2), ... (min 12 by default)
+// up to the benchmark's square size (2^29 / w rows D, 2^28 / w Z), one line per (shape, K):
+// "SWEEP D tsmttsm R 16 <K> <own ms> <cuBLAS ms>": where the choice between the two changes with the row count
+// on this GPU (the selection, src/cuda/tall_skinny_select.cu, measures it per row-count bucket).
 // Kernel-only (no Kokkos): make -C perf_tests/tall_skinny ramp BUILD=/tmp/bts
 #include <cuda_runtime.h>
 
@@ -168,10 +168,10 @@ void sweep_one(int op, bool row, int w, std::int64_t K, void* A, void* B, void* 
   const T one(1), zero(0);
   double own, cub;
   if (op == 0) {
-    own = median_ms([&] { CK(tsmttsm<T>(0, K, w, w, one, a, ld, l, b, ld, l, zero, c, w, l)); });
+    own = median_ms([&] { CK(tsmttsm<T>(0, K, w, w, one, a, ld, l, b, ld, l, zero, c, w, l, own_kernels())); });
     cub = median_ms([&] { CK(cublas_tsmttsm(0, K, w, w, one, a, ld, l, b, ld, l, zero, c, w, l)); });
   } else {
-    own = median_ms([&] { CK(tsmm<T>(0, K, w, w, one, a, ld, l, c, w, l, zero, b, ld, l)); });
+    own = median_ms([&] { CK(tsmm<T>(0, K, w, w, one, a, ld, l, c, w, l, zero, b, ld, l, own_kernels())); });
     cub = median_ms([&] { CK(cublas_tsmm(0, K, w, w, one, a, ld, l, c, w, l, zero, b, ld, l)); });
   }
   std::printf("SWEEP %c %s %c %d %lld %.5f %.5f\n", std::is_same<T, double>::value ? 'D' : 'Z',
@@ -190,17 +190,16 @@ void sweep_shape(int t, int op, int lay, int w, int min_log2, void* A, void* B, 
   }
 }
 
-// Every square shape the routes table (tall_skinny_routes.hpp) sends to cuBLAS.
+// Square shapes D / Z, both ops, both layouts, at widths 1, 2, 4 and every multiple of 8 up to 64.
 void route_sweep(int min_log2, void* A, void* B, void* C) {
   for (int t = 0; t < 2; ++t)
     for (int op = 0; op < 2; ++op)
       for (int lay = 0; lay < 2; ++lay)
-        for (int w = 1; w <= 64; ++w)
-          if (kCublasRows[t][op][lay][w - 1] != 0u) sweep_shape(t, op, lay, w, min_log2, A, B, C);
+        for (int w = 1; w <= 64; w = w < 8 ? 2 * w : w + 8) sweep_shape(t, op, lay, w, min_log2, A, B, C);
 }
 
-// --sweep-shapes D:tsmm:C:49-64,Z:tsmttsm:R:57: the listed shapes whether routed or not (e.g. to see where the own
-// kernel loses at small K only). Returns false on a malformed item.
+// --sweep-shapes D:tsmm:C:49-64,Z:tsmttsm:R:57: the listed shapes (e.g. to see where the own kernel loses at small K
+// only). Returns false on a malformed item.
 bool shapes_sweep(const char* spec, int min_log2, void* A, void* B, void* C) {
   std::string all(spec);
   std::size_t pos = 0;

@@ -11,8 +11,11 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <tuning/kbla_tuning_mode.hpp>
+
 #include <complex>
 #include <cstdint>
+#include <string>
 
 namespace kbla {
 namespace cuda {
@@ -20,8 +23,9 @@ namespace cuda {
 enum class Layout { ColMajor, RowMajor };
 
 struct TallSkinnyOptions {
-  // Whether cuBLAS may run the call: widths above 64 and the shapes where it measured faster than the own kernels
-  // (tall_skinny_routes.hpp). False: the own kernels at every shape (tests, and benchmarks that measure them).
+  // Whether cuBLAS may run the call: widths above 64, and the classes of calls where the selection
+  // (tall_skinny_select.cu) picks it over the own kernels. False: the own kernels at every shape (tests, and
+  // benchmarks that measure them).
   bool allow_cublas = true;
   // tsmttsm only. No atomics: per-block partial results are summed in a fixed order by a second pass, so the result is
   // bitwise reproducible from run to run (needs workspace, which the library allocates and caches).
@@ -29,7 +33,23 @@ struct TallSkinnyOptions {
   // tsmttsm only. Complex: A^H B may use three real products instead of four (Gauss; kbla::InnerOptions::complex_3m says what
   // that does to the error). Off by default, as cuBLAS's Zgemm3m.
   bool complex_3m = false;
+  // How the selection picks between the own kernels and cuBLAS (only when allow_cublas): measure times both once per
+  // class of calls on scratch buffers and keeps the faster; model_only takes the model's pick and times nothing.
+  // Deterministic calls always take the model's pick, so that their kernel does not depend on a measurement.
+  kbla::tuning::TuningMode tuning = kbla::tuning::TuningMode::measure;
+  // The choice cache file (kbla::tuning::ChoiceCache); empty: choices live in memory for this process.
+  std::string choice_cache_path;
 };
+
+// What the selection has done in this process (all devices), for tests and the benchmark's report of the tuning
+// cost.
+struct TallSkinnyTuningStats {
+  long long classes_measured = 0;  // classes whose candidates were timed
+  double seconds_measuring = 0;    // host wall time spent in those measurements (scratch fill, runs, waits)
+  long long own_chosen = 0;        // calls the selection sent to the own kernels
+  long long cublas_chosen = 0;     // calls the selection sent to cuBLAS
+};
+TallSkinnyTuningStats tall_skinny_tuning_stats();
 
 template <class T>
 cudaError_t tsmttsm(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda,

@@ -1,8 +1,8 @@
 // cuBLAS path of kbla::inner (TSMTTSM, C = alpha A^H B + beta C) and kbla::update (TSMM, B = alpha A C + beta B):
 // each call is one cuBLAS gemm on the library's handle for the caller's stream (cublas_stream_handles.hpp). The
 // dispatch takes it for widths above 64, where these products are compute-bound GEMMs and cuBLAS's DMMA kernels
-// measured several times faster than the tiled kernels here, and for the shapes and row counts of the routes table
-// (tall_skinny_routes.hpp). Used when the layouts map onto cuBLAS's column-major gemm (always for real types;
+// measured several times faster than the tiled kernels here, and for the classes of calls where the selection
+// (tall_skinny_select.cu) picks it. Used when the layouts map onto cuBLAS's column-major gemm (always for real types;
 // complex TSMTTSM needs A and C in the same layout) and the call is not in place.
 #include <cublas_v2.h>
 

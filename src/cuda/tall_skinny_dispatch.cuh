@@ -1,8 +1,9 @@
 // Host dispatch of the tall & skinny products: kbla::inner (TSMTTSM, C = alpha A^H B + beta C) and kbla::update
-// (TSMM, B = alpha A C + beta B). tsmttsm_entry / tsmm_entry check the arguments, send narrow shapes (N small next
-// to M) to their own tables, send widths above kCublasAbove and the shapes of the measured routes table
-// (tall_skinny_routes.hpp) to cuBLAS, and otherwise try the kernel families in a fixed order (A^H B: tensor-core,
-// then SIMT; A C: bulk copy, one thread per row, tensor-core, SIMT); a launcher that declines with
+// (TSMM, B = alpha A C + beta B). tsmttsm_entry / tsmm_entry check the arguments, send widths above kCublasAbove to
+// cuBLAS, ask the selection (tall_skinny_select.hpp: model, measurement, choice cache) whether cuBLAS or the own
+// kernels run the other shapes, send narrow shapes (N small next to M) to their own tables, and otherwise try the
+// kernel families in a fixed order (A^H B: tensor-core, then SIMT; A C: bulk copy, one thread per row, tensor-core,
+// SIMT); a launcher that declines with
 // cudaErrorNotSupported (layout, alignment, K, beta != 0) falls through to the next. Each per-type .cu file passes a
 // `run` callable that picks the configuration from tall_skinny_params.hpp.
 #pragma once
@@ -10,8 +11,9 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "tall_skinny_cublas.hpp"
 #include "tall_skinny_params.hpp"
-#include "tall_skinny_routes.hpp"
+#include "tall_skinny_select.hpp"
 #include "tsmm_bulk.cuh"
 #include "tsmm_bulk_cplx.cuh"
 #include "tsmm_dmma.cuh"
@@ -35,18 +37,6 @@ Coef<typename ScalarOf<T>::S, ScalarOf<T>::cplx> coef(const T& v) {
   else return {v, T(0)};
 }
 
-#define KBLA_TS_CUBLAS_DECL(T)                                                                               \
-  cudaError_t cublas_tsmttsm(cudaStream_t s, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda, \
-                             Layout la, const T* B, std::int64_t ldb, Layout lb, T beta, T* C, std::int64_t ldc,  \
-                             Layout lc);                                                                         \
-  cudaError_t cublas_tsmm(cudaStream_t s, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda,    \
-                          Layout la, const T* C, std::int64_t ldc, Layout lc, T beta, T* B, std::int64_t ldb,     \
-                          Layout lb);
-KBLA_TS_CUBLAS_DECL(float)
-KBLA_TS_CUBLAS_DECL(double)
-KBLA_TS_CUBLAS_DECL(std::complex<float>)
-KBLA_TS_CUBLAS_DECL(std::complex<double>)
-constexpr int kCublasAbove = 64;  // widths above this go to cuBLAS where it applies (measured faster there)
 
 // TSMM on the FP64 tensor cores (KBLA_TSMM_DMMA_D / _Z rows) for double and complex double, tried before the
 // SIMT tables; cudaErrorNotSupported (other types, no row, mixed layouts): the SIMT kernel.
@@ -196,48 +186,6 @@ inline int lay_of(Layout a, Layout b) {
 constexpr int kNarrowMaxM = 128;
 inline bool narrow_shape(int M, int N, int max_m) { return N <= 16 && M >= 2 * N && M > 2 && M <= max_m; }
 
-// Measured routes (tall_skinny_routes.hpp, made by tools/make_ts_routes.py from the H100 benchmark): shapes
-// where cuBLAS was faster than the own kernel go to cuBLAS, so the library is not slower than cuBLAS where it was
-// measured. Unmeasured cases (float types, mixed layouts, narrow complex or row-major) keep the own kernels.
-// TallSkinnyOptions::allow_cublas = false turns the routes off (to measure the own kernels).
-template <class T>
-constexpr int route_type() {  // index into kCublasRows, -1: no measurements
-  return std::is_same<T, double>::value ? 0 : std::is_same<T, std::complex<double>>::value ? 1 : -1;
-}
-inline bool narrow_route_hit(const int (*boxes)[2], int count, int M, int N) {
-  const int nclass = N <= 8 ? 8 : 16;
-  int mclass = 0;  // the smallest measured p >= M
-  for (int p : {16, 32, 48, 64, 96, 128})
-    if (M <= p) {
-      mclass = p;
-      break;
-    }
-  for (int i = 0; i < count; ++i)
-    if (boxes[i][0] == nclass && boxes[i][1] == mclass) return true;
-  return false;
-}
-// op: 0 tsmttsm, 1 tsmm. The square routes depend on the row count too (kCublasRows: one bit per half octave):
-// at few rows the own TSMTTSM kernels' fixed cost (fill, block-wide reduction) can lose to cuBLAS even where they
-// win at 2^20 rows and beyond, and cuBLAS's own kernel choice can flip within an octave (docs/tall_skinny.md).
-inline int row_bucket(std::int64_t K) {  // floor(2 log2 K) as tools/make_ts_routes.py: 0 for K <= 1, at most 63
-  if (K <= 1) return 0;
-  return std::min(63, int(std::floor(2.0 * std::log2(double(K)))));
-}
-template <class T>
-bool cublas_measured_faster(int op, std::int64_t K, int M, int N, Layout la, Layout lb, bool narrow) {
-  constexpr int t = route_type<T>();
-  if (t < 0 || la != lb) return false;
-  if (narrow) {
-    if (t != 0 || la != Layout::ColMajor) return false;
-    return op == 0 ? narrow_route_hit(kCublasNarrowTsmttsm, kCublasNarrowTsmttsmCount, M, N)
-                   : narrow_route_hit(kCublasNarrowTsmm, kCublasNarrowTsmmCount, M, N);
-  }
-  const int w = std::max(M, N);
-  if (w < 1 || w > 64) return false;
-  const int l = la == Layout::RowMajor ? 0 : 1;
-  return (kCublasRows[t][op][l][w - 1] >> row_bucket(K)) & 1u;
-}
-
 inline bool ld_ok(std::int64_t ld, Layout l, std::int64_t rows, std::int64_t cols) {
   return l == Layout::RowMajor ? ld >= std::max<std::int64_t>(cols, 1) : ld >= std::max<std::int64_t>(rows, 1);
 }
@@ -279,12 +227,15 @@ cudaError_t tsmttsm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T a
   a.bsk = lb == Layout::RowMajor ? ldb : 1;
   a.bsm = lb == Layout::RowMajor ? 1 : ldb;
   const bool narrow = narrow_shape(M, N, kNarrowMaxM);
-  const bool to_cublas = opt.allow_cublas && cublas_measured_faster<T>(0, K, M, N, la, lb, narrow);
+  const bool wide = std::max(M, N) > kCublasAbove;
+  const bool to_cublas =
+      opt.allow_cublas && ((wide && !narrow) ||
+                           inner_takes_cublas<T>(stream, K, M, N, alpha, A, lda, la, B, ldb, lb, beta, C, ldc, lc, opt));
   if (narrow && !to_cublas) {
     const cudaError_t e = run_narrow(a, lay_of(la, lb), stream);
     if (e != cudaErrorNotSupported) return e;
   }
-  if ((to_cublas || std::max(M, N) > kCublasAbove) && opt.allow_cublas) {
+  if ((to_cublas || wide) && opt.allow_cublas) {
     const cudaError_t e = cublas_tsmttsm(stream, K, M, N, alpha, A, lda, la, B, ldb, lb, beta, C, ldc, lc);
     if (e != cudaErrorNotSupported) return e;
   }
@@ -307,9 +258,12 @@ cudaError_t tsmm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T alph
   const bool inplace = static_cast<const void*>(A) == static_cast<const void*>(B);
   if (inplace && (M != N || la != lb || lda != ldb)) return cudaErrorInvalidValue;
   const bool narrow_class = narrow_shape(M, N, 64);  // the narrow tables stage all of M (MT <= 64)
-  const bool to_cublas = !inplace && opt.allow_cublas && cublas_measured_faster<T>(1, K, M, N, la, lb, narrow_class);
+  const bool wide = std::max(M, N) > kCublasAbove;    // never narrow: narrow shapes have M <= 64 here
+  const bool to_cublas =
+      !inplace && opt.allow_cublas &&
+      (wide || update_takes_cublas<T>(stream, K, M, N, alpha, A, lda, la, C, ldc, lc, beta, B, ldb, lb, opt));
   const bool narrow = !inplace && narrow_class && !to_cublas;
-  if (!inplace && (to_cublas || (!narrow && std::max(M, N) > kCublasAbove)) && opt.allow_cublas) {
+  if (to_cublas) {
     const cudaError_t e = cublas_tsmm(stream, K, M, N, alpha, A, lda, la, C, ldc, lc, beta, B, ldb, lb);
     if (e != cudaErrorNotSupported) return e;
   }

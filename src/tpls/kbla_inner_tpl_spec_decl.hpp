@@ -7,6 +7,7 @@
 #include <impl/kbla_arith_traits.hpp>
 #include <impl/kbla_inner_spec.hpp>
 #include <tpls/kbla_cuda_view_traits.hpp>
+#include <tuning/kbla_tuning_environment.hpp>
 
 #if KBLA_ENABLE_CUDA
 namespace kbla {
@@ -64,6 +65,8 @@ struct Inner<Kokkos::Cuda, AView, BView, CView, true> {
     kbla::cuda::TallSkinnyOptions raw_options;
     raw_options.deterministic = options.deterministic;
     raw_options.complex_3m = options.complex_3m;
+    raw_options.tuning = options.tuning.mode;
+    raw_options.choice_cache_path = tuning::choice_cache_path(options.tuning.cache_path);
     throw_on_cuda_error(kbla::cuda::tsmttsm(exec.cuda_stream(), A.extent(0), static_cast<int>(C.extent(0)),
                                             static_cast<int>(C.extent(1)), raw_value(alpha), raw_pointer(A), a.ld,
                                             a.layout, raw_pointer(B), b.ld, b.layout, raw_value(beta),

@@ -8,6 +8,7 @@
 
 #include <impl/kbla_update_spec.hpp>
 #include <tpls/kbla_cuda_view_traits.hpp>
+#include <tuning/kbla_tuning_environment.hpp>
 
 #if KBLA_ENABLE_CUDA
 namespace kbla {
@@ -26,10 +27,14 @@ struct Update<Kokkos::Cuda, AView, CView, BView, true> {
       UpdatePortable<Kokkos::Cuda, AView, CView, BView>::run(exec, alpha, A, C, beta, B);
       return;
     }
+    // kbla::update has no options argument: the default tuning (measure), with the cache file of
+    // KBLA_TUNING_CACHE when set.
+    kbla::cuda::TallSkinnyOptions raw_options;
+    raw_options.choice_cache_path = tuning::choice_cache_path(std::string());
     throw_on_cuda_error(kbla::cuda::tsmm(exec.cuda_stream(), B.extent(0), static_cast<int>(A.extent(1)),
                                          static_cast<int>(B.extent(1)), raw_value(alpha), raw_pointer(A), a.ld,
                                          a.layout, raw_pointer(C), c.ld, c.layout, raw_value(beta), raw_pointer(B),
-                                         b.ld, b.layout),
+                                         b.ld, b.layout, raw_options),
                         "kbla::update (CUDA tsmm)");
   }
 };

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <tuning/kbla_choice_cache.hpp>
+#include <tuning/kbla_tuning_mode.hpp>
 
 #include <algorithm>
 #include <map>
@@ -16,11 +17,6 @@
 
 namespace kbla {
 namespace tuning {
-
-enum class TuningMode {
-  model_only,  // the performance model decides; nothing is timed (reproducible runs)
-  measure,     // the first call of a class times the candidates; cached choices are used from then on
-};
 
 // One cache per file path per process (the empty path: one in-memory cache), shared by every call.
 inline ChoiceCache& process_choice_cache(const std::string& path) {

@@ -1,7 +1,7 @@
 // Raw-kernel test of kbla::cuda::tsmttsm / tsmm against a CPU long-double reference. No Kokkos.
 // Usage: kbla_cuda_raw_tests [--quick | --tiny] [--types DZSC] [--own-kernels]   (--quick / --tiny: reduced sets, for
 // compute-sanitizer; --types: which scalar types, D Z S C, default all; --own-kernels: every call with
-// TallSkinnyOptions::allow_cublas = false, so that the shapes the measured routes send to cuBLAS test the own kernels)
+// TallSkinnyOptions::allow_cublas = false, so that the shapes the selection may send to cuBLAS test the own kernels)
 // Prints one line per failure and a final "N passed, N failed"; exit code 0 iff nothing failed.
 #include <cuda_runtime.h>
 

@@ -1,0 +1,380 @@
+// The selection between the own tall & skinny kernels and cuBLAS (tall_skinny_select.hpp) for the running GPU.
+//
+// Model (no per-GPU table): the own kernels ("own") for every class that reaches the selection, i.e. widths up to
+// 64 and the narrow shapes. They were written for exactly these bandwidth-bound shapes and reach the read
+// roofline at most of them on the GPUs measured, while cuBLAS's gemm heuristics aim at compute-bound shapes; the
+// exceptions (classes where cuBLAS's kernel choice happens to fit, which change with the GPU, the cuBLAS release
+// and within an octave of the row count) are not predicted by any device property we have, so they are left to
+// the measurement rather than guessed.
+//
+// Measurement (TuningMode::measure): the first call of a class on a device runs each candidate once to warm up,
+// then times 4 calls (1 when a call takes over a millisecond) with CUDA events on the caller's stream, on scratch
+// operands of the class: the caller's layouts, leading dimensions and pointer offsets (mod 256 bytes), and the
+// caller's K, clamped to at most 256 MB for A and B together (keeping K mod 32; above the L2 the rate per byte
+// does not change any more). The caller's buffers are never read or written. The scratch memory is one buffer per
+// device and stream, grown as needed and kept (workspace slot kScratchSlot). Cost per class: two candidates of at
+// most 256 MB each, about a dozen passes, a few milliseconds at most on a GPU with 3-4 TB/s. Only the caller's
+// stream is waited for. A candidate that returns an error is skipped; when nothing could be timed (no memory for
+// the scratch operands, stream capture under way) the model's pick is used and nothing is recorded.
+#include <cublas_v2.h>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+#include <tuning/kbla_kernel_choice.hpp>
+
+#include "tall_skinny_common.cuh"
+#include "tall_skinny_cublas.hpp"
+#include "tall_skinny_select.hpp"
+
+#ifndef KBLA_LIBRARY_VERSION
+#define KBLA_LIBRARY_VERSION "unversioned"  // the CMake build passes the project version (src/cuda/CMakeLists.txt)
+#endif
+
+namespace kbla {
+namespace cuda {
+namespace detail {
+namespace {
+
+constexpr int kScratchSlot = 3;                              // workspace() slots 0-2 are the kernels' own
+constexpr std::size_t kScratchCap = std::size_t(256) << 20;  // bytes of the scratch A and B together
+constexpr double kLongCallSeconds = 1e-3;                    // a candidate this slow is timed once
+constexpr int kTimedCalls = 4;
+
+const std::string& own_name() {
+  static const std::string name = "own";
+  return name;
+}
+const std::string& cublas_name() {
+  static const std::string name = "cublas";
+  return name;
+}
+
+struct Counters {
+  std::mutex mutex;  // guards classes_measured and seconds_measuring
+  long long classes_measured = 0;
+  double seconds_measuring = 0;
+  std::atomic<long long> own_chosen{0};
+  std::atomic<long long> cublas_chosen{0};
+};
+Counters& counters() {
+  static Counters* c = new Counters();  // never destroyed: calls may come from static destructors
+  return *c;
+}
+
+template <class T>
+char type_letter() {
+  if (std::is_same<T, float>::value) return 'S';
+  if (std::is_same<T, double>::value) return 'D';
+  if (std::is_same<T, std::complex<float>>::value) return 'C';
+  return 'Z';
+}
+char layout_letter(Layout l) { return l == Layout::RowMajor ? 'R' : 'C'; }
+
+// One matrix operand of a call as the own dispatch sees it.
+struct Operand {
+  const void* pointer;
+  std::int64_t ld;
+  Layout layout;
+  std::int64_t rows, cols;
+};
+
+// The parts of a tall operand the own dispatch depends on: column-major ld mod 32 (the tables test ld mod 4 and
+// mod 32; with a dense operand it is K mod 32 as well), row-major ld against the column count (staged runs need
+// them equal), the address mod 16 bytes (vector and bulk loads).
+std::string tall_operand_class(const Operand& o) {
+  std::ostringstream s;
+  s << layout_letter(o.layout);
+  if (o.layout == Layout::RowMajor) {
+    if (o.ld == o.cols)
+      s << ",ld=cols";
+    else
+      s << ",ld=" << o.ld;
+  } else {
+    s << ",ld%32=" << o.ld % 32;
+  }
+  s << ",at%16=" << reinterpret_cast<std::uintptr_t>(o.pointer) % 16;
+  return s.str();
+}
+
+// The same class as numbers, with the device and the cache: the key of the per-process memo of settled choices,
+// so that repeated calls of a class skip formatting the class and the cache's string lookup.
+using MemoKey = std::array<long long, 16>;
+long long ld_code(const Operand& o) {
+  if (o.layout == Layout::RowMajor) return o.ld == o.cols ? -1 : o.ld;
+  return o.ld % 32;
+}
+template <class T>
+MemoKey memo_key(const void* cache, bool inner, std::int64_t K, int M, int N, const Operand& a, const Operand& b,
+                 const Operand& c, bool beta_zero, bool complex_3m) {
+  return MemoKey{current_device(),
+                 static_cast<long long>(reinterpret_cast<std::uintptr_t>(cache)),
+                 inner,
+                 type_letter<T>(),
+                 M,
+                 N,
+                 row_bucket(K),
+                 a.layout == Layout::RowMajor,
+                 b.layout == Layout::RowMajor,
+                 c.layout == Layout::RowMajor,
+                 ld_code(a),
+                 ld_code(b),
+                 static_cast<long long>(reinterpret_cast<std::uintptr_t>(a.pointer) % 16),
+                 static_cast<long long>(reinterpret_cast<std::uintptr_t>(b.pointer) % 16),
+                 beta_zero,
+                 complex_3m};
+}
+struct Memo {
+  std::mutex mutex;
+  std::map<MemoKey, bool> takes_cublas;  // only choices the cache holds (measured or read from its file)
+};
+Memo& memo() {
+  static Memo* m = new Memo();  // never destroyed, as the counters
+  return *m;
+}
+
+// In place calls never reach the selection (cuBLAS cannot run them), so "in place" is not part of the key.
+template <class T>
+std::string call_class(const char* op, std::int64_t K, int M, int N, const Operand& a, const Operand& b,
+                       const Operand& c, bool beta_zero, bool complex_3m) {
+  std::ostringstream s;
+  s << op << ' ' << type_letter<T>() << ' ' << M << 'x' << N << " rows=b" << row_bucket(K)
+    << " A:" << tall_operand_class(a) << " B:" << tall_operand_class(b) << " C:" << layout_letter(c.layout)
+    << (beta_zero ? " beta=0" : " beta!=0");
+  if (complex_3m) s << " 3m";
+  return s.str();
+}
+
+// Where the scratch copies of A, B and C sit in the scratch buffer, and the K and leading dimensions they have.
+struct ScratchPlan {
+  std::int64_t K = 0, lda = 0, ldb = 0;
+  std::size_t a = 0, b = 0, c = 0, bytes = 0;
+};
+
+std::size_t bytes_of(const Operand& o, std::int64_t rows, std::int64_t ld, std::size_t elem) {
+  return std::size_t(o.layout == Layout::RowMajor ? rows * ld : ld * o.cols) * elem;
+}
+
+bool plan_scratch(std::int64_t K, const Operand& a, const Operand& b, const Operand& c, std::size_t elem,
+                  ScratchPlan& plan) {
+  auto per_row = [&](const Operand& o) { return std::size_t(o.layout == Layout::RowMajor ? o.ld : o.cols) * elem; };
+  const std::int64_t cap_rows = std::int64_t(kScratchCap / (per_row(a) + per_row(b)));
+  std::int64_t Kc = K;
+  if (K > cap_rows) Kc = K - 32 * ((K - cap_rows + 31) / 32);  // same K mod 32
+  if (Kc < 1) return false;
+  plan.K = Kc;
+  auto ld_of = [&](const Operand& o) { return o.layout == Layout::RowMajor ? o.ld : o.ld - (K - Kc); };
+  plan.lda = ld_of(a);
+  plan.ldb = ld_of(b);
+  std::size_t cursor = 0;
+  auto place = [&](const Operand& o, std::size_t bytes) {  // the caller's offset within 256 bytes, kept
+    const std::size_t at = (cursor + 255) / 256 * 256 + reinterpret_cast<std::uintptr_t>(o.pointer) % 256;
+    cursor = at + bytes;
+    return at;
+  };
+  plan.a = place(a, bytes_of(a, Kc, plan.lda, elem));
+  plan.b = place(b, bytes_of(b, Kc, plan.ldb, elem));
+  plan.c = place(c, bytes_of(c, c.rows, c.ld, elem));
+  plan.bytes = cursor;
+  return plan.bytes <= 2 * kScratchCap;  // a huge ld (operands far apart) is not worth the memory
+}
+
+// Seconds per call of `run` on `stream`, or -1 when it fails.
+template <class Run>
+double time_calls(cudaStream_t stream, Run&& run) {
+  if (run() != cudaSuccess) return -1;  // warm-up (first launch, cuBLAS heuristics)
+  cudaEvent_t start = nullptr, stop = nullptr;
+  if (cudaEventCreate(&start) != cudaSuccess) return -1;
+  if (cudaEventCreate(&stop) != cudaSuccess) {
+    cudaEventDestroy(start);
+    return -1;
+  }
+  double seconds = -1;
+  auto timed = [&](int calls) -> bool {
+    if (cudaEventRecord(start, stream) != cudaSuccess) return false;
+    for (int i = 0; i < calls; ++i)
+      if (run() != cudaSuccess) return false;
+    float ms = 0;
+    if (cudaEventRecord(stop, stream) != cudaSuccess || cudaEventSynchronize(stop) != cudaSuccess ||
+        cudaEventElapsedTime(&ms, start, stop) != cudaSuccess)
+      return false;
+    seconds = 1e-3 * ms / calls;
+    return true;
+  };
+  if (!timed(1)) seconds = -1;
+  else if (seconds < kLongCallSeconds && !timed(kTimedCalls)) seconds = -1;
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return seconds;
+}
+
+// The selection for one call (both ops: A and B are the tall operands, C the small one; `inner` says which of B
+// and C is written).
+template <class T>
+bool takes_cublas(bool inner, cudaStream_t stream, std::int64_t K, int M, int N, T alpha, T beta, const Operand& a,
+                  const Operand& b, const Operand& c, const TallSkinnyOptions& options) {
+  Counters& count = counters();
+  // Deterministic calls: the model's pick, so that the kernel (and so the bits) never depends on a measurement.
+  if (options.deterministic) {
+    ++count.own_chosen;
+    return false;
+  }
+  tuning::TuningMode mode = options.tuning;
+  if (mode == tuning::TuningMode::measure) {  // no allocation or waiting while a graph is being captured
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess || capture != cudaStreamCaptureStatusNone)
+      mode = tuning::TuningMode::model_only;
+  }
+  const bool beta_zero = beta == T(0);
+  const bool complex_3m = inner && options.complex_3m;
+  tuning::ChoiceCache& cache = tuning::process_choice_cache(options.choice_cache_path);
+  const MemoKey key = memo_key<T>(&cache, inner, K, M, N, a, b, c, beta_zero, complex_3m);
+  {
+    Memo& m = memo();
+    std::lock_guard<std::mutex> guard(m.mutex);
+    const auto found = m.takes_cublas.find(key);
+    if (found != m.takes_cublas.end()) {
+      ++(found->second ? count.cublas_chosen : count.own_chosen);
+      return found->second;
+    }
+  }
+  const std::string cls = call_class<T>(inner ? "inner" : "update", K, M, N, a, b, c, beta_zero, complex_3m);
+
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point started;
+  bool measuring = false, planned = false;
+  ScratchPlan plan;
+  char* base = nullptr;
+  auto time_seconds = [&](const std::string& name) -> double {
+    if (!measuring) {
+      measuring = true;
+      started = Clock::now();
+      void* p = nullptr;
+      planned = plan_scratch(K, a, b, c, sizeof(T), plan) &&
+                workspace(stream, kScratchSlot, plan.bytes, &p) == cudaSuccess &&
+                cudaMemsetAsync(p, 0x3F, plan.bytes, stream) == cudaSuccess;  // finite values in every type
+      base = static_cast<char*>(p);
+    }
+    if (!planned) return -1;
+    T* sa = reinterpret_cast<T*>(base + plan.a);
+    T* sb = reinterpret_cast<T*>(base + plan.b);
+    T* sc = reinterpret_cast<T*>(base + plan.c);
+    TallSkinnyOptions own = options;
+    own.allow_cublas = false;
+    const bool use_cublas = name == cublas_name();
+    return time_calls(stream, [&]() -> cudaError_t {
+      if (inner)
+        return use_cublas ? cublas_tsmttsm(stream, plan.K, M, N, alpha, sa, plan.lda, a.layout, sb, plan.ldb,
+                                           b.layout, beta, sc, c.ld, c.layout)
+                          : tsmttsm<T>(stream, plan.K, M, N, alpha, sa, plan.lda, a.layout, sb, plan.ldb, b.layout,
+                                       beta, sc, c.ld, c.layout, own);
+      return use_cublas ? cublas_tsmm(stream, plan.K, M, N, alpha, sa, plan.lda, a.layout, sc, c.ld, c.layout, beta,
+                                      sb, plan.ldb, b.layout)
+                        : tsmm<T>(stream, plan.K, M, N, alpha, sa, plan.lda, a.layout, sc, c.ld, c.layout, beta, sb,
+                                  plan.ldb, b.layout, own);
+    });
+  };
+  static const std::vector<std::string> candidates{own_name(), cublas_name()};
+  const std::string device = device_key();
+  const std::string pick = tuning::choose_kernel(cache, mode, device, cls, candidates, own_name(), time_seconds);
+  if (measuring) {
+    const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+    std::lock_guard<std::mutex> guard(count.mutex);
+    ++count.classes_measured;
+    count.seconds_measuring += seconds;
+  }
+  const bool cublas = pick == cublas_name();
+  ++(cublas ? count.cublas_chosen : count.own_chosen);
+  tuning::Choice settled;  // a model pick with nothing cached is not memoized: a measuring call may still come
+  if (cache.find(device, cls, settled) && settled.kernel == pick) {
+    Memo& m = memo();
+    std::lock_guard<std::mutex> guard(m.mutex);
+    m.takes_cublas[key] = cublas;
+  }
+  return cublas;
+}
+
+}  // namespace
+
+int row_bucket(std::int64_t K) {
+  if (K <= 1) return 0;
+  return std::min(63, int(std::floor(2.0 * std::log2(double(K)))));
+}
+
+std::string device_key() {
+  static std::mutex mutex;
+  static std::map<int, std::string> keys;
+  const int device = current_device();
+  std::lock_guard<std::mutex> guard(mutex);
+  const auto found = keys.find(device);
+  if (found != keys.end()) return found->second;
+  cudaDeviceProp prop{};
+  int driver = 0, cublas_major = 0, cublas_minor = 0, cublas_patch = 0;
+  const bool have_prop = device >= 0 && cudaGetDeviceProperties(&prop, device) == cudaSuccess;
+  cudaDriverGetVersion(&driver);
+  cublasGetProperty(MAJOR_VERSION, &cublas_major);
+  cublasGetProperty(MINOR_VERSION, &cublas_minor);
+  cublasGetProperty(PATCH_LEVEL, &cublas_patch);
+  std::ostringstream s;
+  s << (have_prop ? prop.name : "unknown GPU") << " sm=" << (have_prop ? prop.multiProcessorCount : 0)
+    << " driver=" << driver << " cublas=" << cublas_major << '.' << cublas_minor << '.' << cublas_patch
+    << " kbla=" << KBLA_LIBRARY_VERSION;
+  std::string key = s.str();
+  for (char& ch : key)
+    if (ch == '\t' || ch == '\n' || ch == '\r') ch = ' ';  // the cache's field separators
+  keys[device] = key;
+  return key;
+}
+
+template <class T>
+bool inner_takes_cublas(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda,
+                        Layout la, const T* B, std::int64_t ldb, Layout lb, T beta, const T* C, std::int64_t ldc,
+                        Layout lc, const TallSkinnyOptions& options) {
+  return takes_cublas<T>(true, stream, K, M, N, alpha, beta, Operand{A, lda, la, K, M}, Operand{B, ldb, lb, K, N},
+                         Operand{C, ldc, lc, M, N}, options);
+}
+
+template <class T>
+bool update_takes_cublas(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda,
+                         Layout la, const T* C, std::int64_t ldc, Layout lc, T beta, const T* B, std::int64_t ldb,
+                         Layout lb, const TallSkinnyOptions& options) {
+  return takes_cublas<T>(false, stream, K, M, N, alpha, beta, Operand{A, lda, la, K, M}, Operand{B, ldb, lb, K, N},
+                         Operand{C, ldc, lc, M, N}, options);
+}
+
+#define KBLA_TS_SELECT_INST(T)                                                                                  \
+  template bool inner_takes_cublas<T>(cudaStream_t, std::int64_t, int, int, T, const T*, std::int64_t, Layout, \
+                                      const T*, std::int64_t, Layout, T, const T*, std::int64_t, Layout,       \
+                                      const TallSkinnyOptions&);                                                \
+  template bool update_takes_cublas<T>(cudaStream_t, std::int64_t, int, int, T, const T*, std::int64_t, Layout, \
+                                       const T*, std::int64_t, Layout, T, const T*, std::int64_t, Layout,       \
+                                       const TallSkinnyOptions&);
+KBLA_TS_SELECT_INST(float)
+KBLA_TS_SELECT_INST(double)
+KBLA_TS_SELECT_INST(std::complex<float>)
+KBLA_TS_SELECT_INST(std::complex<double>)
+#undef KBLA_TS_SELECT_INST
+
+}  // namespace detail
+
+TallSkinnyTuningStats tall_skinny_tuning_stats() {
+  detail::Counters& count = detail::counters();
+  TallSkinnyTuningStats stats;
+  {
+    std::lock_guard<std::mutex> guard(count.mutex);
+    stats.classes_measured = count.classes_measured;
+    stats.seconds_measuring = count.seconds_measuring;
+  }
+  stats.own_chosen = count.own_chosen.load();
+  stats.cublas_chosen = count.cublas_chosen.load();
+  return stats;
+}
+
+}  // namespace cuda
+}  // namespace kbla
