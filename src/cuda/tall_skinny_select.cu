@@ -8,12 +8,14 @@
 // the measurement rather than guessed.
 //
 // Measurement (TuningMode::measure): the first call of a class on a device runs each candidate once to warm up,
-// then times 4 calls (1 when a call takes over a millisecond) with CUDA events on the caller's stream, on scratch
+// then times 4 calls (1 when a call takes over a millisecond) with CUDA events on the caller's stream (a candidate
+// whose call on 1/64 of the rows is already 4x slower than the best so far stops there), on scratch
 // operands of the class: the caller's layouts, leading dimensions and pointer offsets (mod 256 bytes), and the
 // caller's K, clamped to at most 256 MB for A and B together (keeping K mod 32; above the L2 the rate per byte
 // does not change any more). The caller's buffers are never read or written. The scratch memory is one buffer per
-// device and stream, grown as needed and kept (workspace slot kScratchSlot). Cost per class: two candidates of at
-// most 256 MB each, about a dozen passes, a few milliseconds at most on a GPU with 3-4 TB/s. Only the caller's
+// device and stream, grown as needed and kept (workspace slot kScratchSlot). Cost per class: about a dozen calls on
+// at most 256 MB, a few milliseconds on a GPU with 3-4 TB/s when the candidates run near the roofline, plus the
+// first launch of each (cuBLAS's heuristics, module loading). Only the caller's
 // stream is waited for. A candidate that returns an error is skipped; when nothing could be timed (no memory for
 // the scratch operands, stream capture under way) the model's pick is used and nothing is recorded.
 #include <cublas_v2.h>
@@ -46,6 +48,7 @@ constexpr int kScratchSlot = 3;                              // workspace() slot
 constexpr std::size_t kScratchCap = std::size_t(256) << 20;  // bytes of the scratch A and B together
 constexpr double kLongCallSeconds = 1e-3;                    // a candidate this slow is timed once
 constexpr int kTimedCalls = 4;
+constexpr double kProbeSlack = 4;  // a candidate whose probe is this much slower than the best has lost
 
 const std::string& own_name() {
   static const std::string name = "own";
@@ -185,30 +188,42 @@ bool plan_scratch(std::int64_t K, const Operand& a, const Operand& b, const Oper
   return plan.bytes <= 2 * kScratchCap;  // a huge ld (operands far apart) is not worth the memory
 }
 
-// Seconds per call of `run` on `stream`, or -1 when it fails.
+// Seconds per call of run(K) on `stream`, or -1 when it fails. With a budget (the best time so far times
+// kProbeSlack), a candidate first runs on K / 64 rows: when that alone exceeds the budget, the candidate has lost
+// (the time grows with K) and its probe time is returned, which bounds the cost of a pathological candidate (cuBLAS
+// takes seconds on some complex width-1 shapes) to two calls on 1/64 of the rows.
 template <class Run>
-double time_calls(cudaStream_t stream, Run&& run) {
-  if (run() != cudaSuccess) return -1;  // warm-up (first launch, cuBLAS heuristics)
+double time_calls(cudaStream_t stream, std::int64_t K, double budget, Run&& run) {
   cudaEvent_t start = nullptr, stop = nullptr;
   if (cudaEventCreate(&start) != cudaSuccess) return -1;
   if (cudaEventCreate(&stop) != cudaSuccess) {
     cudaEventDestroy(start);
     return -1;
   }
-  double seconds = -1;
-  auto timed = [&](int calls) -> bool {
-    if (cudaEventRecord(start, stream) != cudaSuccess) return false;
+  auto timed = [&](int calls, std::int64_t rows) -> double {  // seconds per call, -1 on failure
+    if (cudaEventRecord(start, stream) != cudaSuccess) return -1;
     for (int i = 0; i < calls; ++i)
-      if (run() != cudaSuccess) return false;
+      if (run(rows) != cudaSuccess) return -1;
     float ms = 0;
     if (cudaEventRecord(stop, stream) != cudaSuccess || cudaEventSynchronize(stop) != cudaSuccess ||
         cudaEventElapsedTime(&ms, start, stop) != cudaSuccess)
-      return false;
-    seconds = 1e-3 * ms / calls;
-    return true;
+      return -1;
+    return 1e-3 * ms / calls;
   };
-  if (!timed(1)) seconds = -1;
-  else if (seconds < kLongCallSeconds && !timed(kTimedCalls)) seconds = -1;
+  double seconds = -1;
+  const std::int64_t probe_rows = K / 64;
+  bool lost = false;
+  if (budget > 0 && probe_rows >= 1024 && run(probe_rows) == cudaSuccess) {  // warm-up, then the probe
+    const double probe = timed(1, probe_rows);
+    if (probe > budget) {
+      seconds = probe;
+      lost = true;
+    }
+  }
+  if (!lost && run(K) == cudaSuccess) {  // warm-up (first launch, cuBLAS heuristics)
+    seconds = timed(1, K);
+    if (seconds >= 0 && seconds < kLongCallSeconds) seconds = timed(kTimedCalls, K);
+  }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   return seconds;
@@ -249,6 +264,7 @@ bool takes_cublas(bool inner, cudaStream_t stream, std::int64_t K, int M, int N,
   using Clock = std::chrono::steady_clock;
   Clock::time_point started;
   bool measuring = false, planned = false;
+  double best = -1;  // the fastest candidate so far
   ScratchPlan plan;
   char* base = nullptr;
   auto time_seconds = [&](const std::string& name) -> double {
@@ -268,22 +284,25 @@ bool takes_cublas(bool inner, cudaStream_t stream, std::int64_t K, int M, int N,
     TallSkinnyOptions own = options;
     own.allow_cublas = false;
     const bool use_cublas = name == cublas_name();
-    return time_calls(stream, [&]() -> cudaError_t {
+    // rows <= plan.K: the leading dimensions of the plan hold for every shorter run
+    const double t = time_calls(stream, plan.K, best > 0 ? kProbeSlack * best : -1, [&](std::int64_t rows) {
       if (inner)
-        return use_cublas ? cublas_tsmttsm(stream, plan.K, M, N, alpha, sa, plan.lda, a.layout, sb, plan.ldb,
+        return use_cublas ? cublas_tsmttsm(stream, rows, M, N, alpha, sa, plan.lda, a.layout, sb, plan.ldb,
                                            b.layout, beta, sc, c.ld, c.layout)
-                          : tsmttsm<T>(stream, plan.K, M, N, alpha, sa, plan.lda, a.layout, sb, plan.ldb, b.layout,
+                          : tsmttsm<T>(stream, rows, M, N, alpha, sa, plan.lda, a.layout, sb, plan.ldb, b.layout,
                                        beta, sc, c.ld, c.layout, own);
-      return use_cublas ? cublas_tsmm(stream, plan.K, M, N, alpha, sa, plan.lda, a.layout, sc, c.ld, c.layout, beta,
+      return use_cublas ? cublas_tsmm(stream, rows, M, N, alpha, sa, plan.lda, a.layout, sc, c.ld, c.layout, beta,
                                       sb, plan.ldb, b.layout)
-                        : tsmm<T>(stream, plan.K, M, N, alpha, sa, plan.lda, a.layout, sc, c.ld, c.layout, beta, sb,
+                        : tsmm<T>(stream, rows, M, N, alpha, sa, plan.lda, a.layout, sc, c.ld, c.layout, beta, sb,
                                   plan.ldb, b.layout, own);
     });
+    if (t >= 0 && (best < 0 || t < best)) best = t;
+    return t;
   };
   static const std::vector<std::string> candidates{own_name(), cublas_name()};
   const std::string device = device_key();
   const std::string pick = tuning::choose_kernel(cache, mode, device, cls, candidates, own_name(), time_seconds);
-  if (measuring) {
+  if (measuring && planned) {
     const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
     std::lock_guard<std::mutex> guard(count.mutex);
     ++count.classes_measured;
