@@ -14,7 +14,7 @@
 //
 //   kbla_bench_tall_skinny [--json FILE] [--quick] [--types D,Z] [--sections krylov,square,ramp]
 //                          [--impls kbla,cublas,kokkosblas] [--widths 1,2,8] [--max-seconds S] [--reps N]
-//                          [--interleave]
+//                          [--interleave] [--tuning model|measure] [--tuning-cache FILE]
 //
 // Roofline: P = min(intensity x measured read bandwidth, 67 TFLOP/s FP64 tensor-core peak (H100/H200 SXM)),
 // intensity = flops / bytes of A, B and C moved once (beta = 0: the output is only written).
@@ -28,6 +28,12 @@
 // (with --interleave every call of a case takes the next offset). Correctness: the first (warm-up) output of
 // kbla and KokkosBlas is compared with cuBLAS's (C, or the first 2^20 elements of B): check_rel_diff.
 // --max-seconds: once the budget is spent, the remaining cases are skipped and the JSON says so ("skipped").
+// Kernel choice (docs/tall_skinny.md, "How a kernel is chosen"): --tuning measure (default) lets the library time
+// its candidates on the first call of each class, model takes the model's pick (kbla::inner through
+// InnerOptions::tuning; kbla::update has no options argument yet and always measures); --tuning-cache FILE is the
+// choice cache (InnerOptions::tuning.cache_path, and KBLA_TUNING_CACHE for kbla::update). Each case records how
+// kbla's kernel was chosen ("tuning": "measure" when its first call timed candidates, with "tuning_ms", else
+// "cache" or "model"); the top level holds the classes measured and the milliseconds spent per class.
 #include <kbla.hpp>
 
 #include <KokkosBlas3_gemm.hpp>
@@ -38,6 +44,8 @@
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+
+#include "kbla_cuda_tall_skinny.hpp"  // tall_skinny_tuning_stats: the cost of the kernel selection
 
 #include <algorithm>
 #include <chrono>
@@ -82,6 +90,7 @@ double g_bw_read = 0, g_bw_copy = 0;
 std::string g_bw_forms;  // which forms of the probe gave the rates
 int g_reps = 10;
 bool g_interleave = false;  // --interleave: timed runs rep by rep across the implementations
+kbla::InnerOptions g_inner_options;  // --tuning, --tuning-cache
 cublasHandle_t g_handle;
 cudaStream_t g_stream = nullptr;
 const Kokkos::Cuda* g_exec = nullptr;  // the default instance, set in run()
@@ -184,7 +193,7 @@ void call(int op, int impl, std::int64_t K, int M, int N, std::size_t o) {
   if (op == TSMTTSM) {
     const ConstView b(B, K, N);
     const View c(Cout, M, N);
-    if (impl == KBLA) kbla::inner(*g_exec, one, a, b, zero, c);
+    if (impl == KBLA) kbla::inner(*g_exec, one, a, b, zero, c, g_inner_options);
     else KokkosBlas::gemm("C", "N", one, a, b, zero, c);
   } else {
     const ConstView c(Cin, M, N);
@@ -205,6 +214,8 @@ struct Measured {
 
 struct CaseResult {
   Measured m[NIMPL];
+  const char* tuning = "model";  // how kbla's kernel was chosen: measure (its first call timed), cache or model
+  double tuning_ms = 0;          // time its first call spent measuring
 };
 
 // Measures one case for every selected implementation (cuBLAS first: its first output is the reference).
@@ -254,7 +265,16 @@ CaseResult measure_case(int op, std::int64_t K, int M, int N, int reps, const bo
         m.check = bad ? 1e300 : den > 0 ? num / den : num;
       }
     };
+    const kbla::cuda::TallSkinnyTuningStats before = kbla::cuda::tall_skinny_tuning_stats();
     plan[impl] = warm_up(f_of(impl), reps, next_call, after_first);
+    if (impl == KBLA) {
+      const kbla::cuda::TallSkinnyTuningStats after = kbla::cuda::tall_skinny_tuning_stats();
+      res.tuning_ms = 1e3 * (after.seconds_measuring - before.seconds_measuring);
+      res.tuning = after.classes_measured > before.classes_measured ? "measure"
+                   : op == TSMTTSM && g_inner_options.tuning.mode == kbla::tuning::TuningMode::model_only
+                       ? "model"
+                       : "cache";  // kbla::update measures (no options argument): its choices are cached ones
+    }
     if (!g_interleave && plan[impl].timed)
       for (int i = 0; i < plan[impl].t.reps; ++i) plan[impl].runs.push_back(timed_call(f_of(impl), next_call++));
   }
@@ -317,6 +337,7 @@ std::string json_entry(const char* type, int op, const char* lay, std::int64_t K
   // top-level copies for kbla (the format of the earlier results files, read by plot.py)
   if (cu.done && r.m[KBLA].done) s += fmt(",\"ratio_vs_cublas\":%.4g", cu.t.ms / r.m[KBLA].t.ms);
   if (r.m[KBLA].check >= 0) s += fmt(",\"check_rel_diff\":%.3g", r.m[KBLA].check);
+  if (r.m[KBLA].done) s += fmt(",\"tuning\":\"%s\",\"tuning_ms\":%.4g", r.tuning, r.tuning_ms);
   return s + "}";
 }
 
@@ -347,7 +368,7 @@ struct Settings {
   std::fprintf(code ? stderr : stdout,
                "kbla_bench_tall_skinny: %s\nusage: kbla_bench_tall_skinny [--json FILE] [--quick] [--types D,Z] "
                "[--sections krylov,square,ramp] [--impls kbla,cublas,kokkosblas] [--widths 1,2,8] "
-               "[--max-seconds S] [--reps N] [--interleave]\n",
+               "[--max-seconds S] [--reps N] [--interleave] [--tuning model|measure] [--tuning-cache FILE]\n",
                why.c_str());
   std::exit(code);
 }
@@ -382,6 +403,16 @@ Settings parse(int argc, char** argv) {
       }
       else if (a == "--max-seconds") s.max_seconds = std::stod(value());
       else if (a == "--interleave") g_interleave = true;
+      else if (a == "--tuning") {
+        const std::string m = value();
+        if (m != "model" && m != "measure") usage("--tuning takes model or measure");
+        g_inner_options.tuning.mode =
+            m == "model" ? kbla::tuning::TuningMode::model_only : kbla::tuning::TuningMode::measure;
+      } else if (a == "--tuning-cache") {
+        g_inner_options.tuning.cache_path = value();
+        // kbla::update has no options argument: it reads the cache path from the environment (before its first call)
+        setenv("KBLA_TUNING_CACHE", g_inner_options.tuning.cache_path.c_str(), 1);
+      }
       else if (a == "--no-ramp") s.sections.erase(std::remove(s.sections.begin(), s.sections.end(), "ramp"), s.sections.end());
       else if (a == "--types") {
         const std::string t = value();
@@ -547,6 +578,17 @@ int run(const Settings& s) {
         std::fprintf(f, "\"%s_ratio_vs_cublas_min\":%.4g,\"%s_ratio_vs_cublas_max\":%.4g,\n", kImplName[i],
                      ratio_min[i], kImplName[i], ratio_max[i]);
     if (ratio_max[KBLA] > 0) std::fprintf(f, "\"ratio_min\":%.4g,\"ratio_max\":%.4g,\n", ratio_min[KBLA], ratio_max[KBLA]);
+    const kbla::cuda::TallSkinnyTuningStats tuned = kbla::cuda::tall_skinny_tuning_stats();
+    const bool model = g_inner_options.tuning.mode == kbla::tuning::TuningMode::model_only;
+    std::fprintf(f,
+                 "\"tuning\":\"%s\",\"tuning_mode\":\"%s\",\"tuning_cache\":\"%s\",\"tuning_classes_measured\":%lld,"
+                 "\"tuning_ms_total\":%.4g,\"tuning_ms_per_class\":%.4g,\"tuning_note\":\"tuning: measure when any "
+                 "class was timed in this run, else cache (measure mode) or model; kbla::update always measures (no "
+                 "options argument)\",\n",
+                 tuned.classes_measured > 0 ? "measure" : model ? "model" : "cache", model ? "model" : "measure",
+                 json_safe(g_inner_options.tuning.cache_path).c_str(), tuned.classes_measured,
+                 1e3 * tuned.seconds_measuring,
+                 tuned.classes_measured ? 1e3 * tuned.seconds_measuring / tuned.classes_measured : 0.0);
     std::fprintf(f, "\"checks_flagged\":%d,\"checks_failed\":%d,\"nvidia_smi_after\":\"%s\"\n}\n", flagged, failed,
                  complete ? nvsmi(kSmiFields).c_str() : "");
     std::fclose(f);
