@@ -15,9 +15,9 @@
 // does not change any more). The caller's buffers are never read or written. The scratch memory is one buffer per
 // device and stream, grown as needed and kept (workspace slot kScratchSlot). Cost per class: about a dozen calls on
 // at most 256 MB, a few milliseconds on a GPU with 3-4 TB/s when the candidates run near the roofline, plus the
-// first launch of each (cuBLAS's heuristics, module loading). Only the caller's
-// stream is waited for. A candidate that returns an error is skipped; when nothing could be timed (no memory for
-// the scratch operands, stream capture under way) the model's pick is used and nothing is recorded.
+// first launch of each (cuBLAS's heuristics, module loading). Only the caller's stream is waited for. A candidate
+// that returns an error is skipped; when nothing could be timed (no memory for the scratch operands, stream capture
+// under way) the model's pick is used and nothing is recorded.
 #include <cublas_v2.h>
 
 #include <array>
