@@ -1,12 +1,33 @@
 // C = beta * C with BLAS semantics: beta == 0 writes zeros without reading C (NaN or garbage there must not
 // spread). Used for the K = 0 case and as the first step of the atomic combine in kbla::inner.
+//
+// Named functors rather than KOKKOS_LAMBDA: this header is instantiated with the same View types in many
+// translation units of one program, and with Kokkos 4.6 on CUDA 13 a binary whose extended host-device lambda of
+// that kind was instantiated in several of them called a null function pointer in parallel_for.
 #pragma once
 
 #include <impl/kbla_arith_traits.hpp>
 #include <Kokkos_Core.hpp>
 
+#include <cstdint>
+
 namespace kbla {
 namespace Impl {
+
+template <class CView>
+struct ZeroMatrix {
+  CView C;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j) const {
+    C(i, j) = kbla::Impl::ArithTraits<typename CView::non_const_value_type>::zero();
+  }
+};
+
+template <class CView>
+struct ScaleMatrix {
+  CView C;
+  typename CView::non_const_value_type beta;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t j) const { C(i, j) *= beta; }
+};
 
 template <class ExecSpace, class CView>
 void scale_matrix(const ExecSpace& exec, typename CView::const_value_type& beta, const CView& C) {
@@ -16,12 +37,10 @@ void scale_matrix(const ExecSpace& exec, typename CView::const_value_type& beta,
   if (b == ATS::one() || C.size() == 0) return;
   using Policy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
   const Policy policy(exec, {0, 0}, {static_cast<std::int64_t>(C.extent(0)), static_cast<std::int64_t>(C.extent(1))});
-  if (b == ATS::zero()) {
-    Kokkos::parallel_for("kbla::scale(beta=0)", policy,
-                         KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { C(i, j) = ATS::zero(); });
-  } else {
-    Kokkos::parallel_for("kbla::scale", policy, KOKKOS_LAMBDA(std::int64_t i, std::int64_t j) { C(i, j) *= b; });
-  }
+  if (b == ATS::zero())
+    Kokkos::parallel_for("kbla::scale(beta=0)", policy, ZeroMatrix<CView>{C});
+  else
+    Kokkos::parallel_for("kbla::scale", policy, ScaleMatrix<CView>{C, b});
 }
 
 }  // namespace Impl

@@ -267,12 +267,11 @@ class Reducer {
       throw std::invalid_argument(
           "kbla::mpi::Reducer: ReduceMethod::nccl needs a build with NCCL (configure a CUDA Kokkos build with "
           "-DKBLA_ENABLE_NCCL=ON)");
-#if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
+    // an MPI that cannot say whether it reads device memory is not trusted with it
     if (m == ReduceMethod::device_direct && device_backend && !mpi_is_cuda_aware())
       throw std::invalid_argument(
-          "kbla::mpi::Reducer: ReduceMethod::device_direct needs a CUDA-aware MPI, and this MPI says it is not "
-          "(MPIX_Query_cuda_support() = 0); use host_staged");
-#endif
+          "kbla::mpi::Reducer: ReduceMethod::device_direct needs a CUDA-aware MPI, and this MPI does not report "
+          "CUDA support (MPIX_Query_cuda_support); use host_staged");
     return m;
   }
 

@@ -107,8 +107,14 @@ TEST(MpiUpdate, RowsOfTheSingleProcessResult) {
 }
 
 TEST(MpiReducer, EveryRouteSumsOnTheHostBackend) {
+  constexpr bool device_memory = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible;
   for (const auto method : {kbla::mpi::ReduceMethod::host_staged, kbla::mpi::ReduceMethod::device_direct,
                             kbla::mpi::ReduceMethod::automatic}) {
+    if (method == kbla::mpi::ReduceMethod::device_direct && device_memory && !kbla::mpi::mpi_is_cuda_aware()) {
+      // refused with a clear error on an MPI that cannot read device memory
+      EXPECT_THROW(kbla::mpi::Reducer(world(), kbla::mpi::ReducerOptions{method, false}), std::invalid_argument);
+      continue;
+    }
     kbla::mpi::Reducer reducer(world(), kbla::mpi::ReducerOptions{method, false});
     Kokkos::View<Kokkos::complex<double>*, Mem> v("v", 3);
     Kokkos::deep_copy(v, Kokkos::complex<double>(world_rank() + 1, -1));
