@@ -18,8 +18,8 @@
 #               raw tests and the downstream build) -> $OUT/gtest.txt (tails)
 #     downstream  the downstream app (find_package(KokkosBlockLA) against an install; gpu-prebuilt.sh pack
 #               downstream builds it), which must print "downstream ok" -> $OUT/downstream.txt
-#     ts_sweep  kbla_ramp_probe --route-sweep (random operands): own kernel against cuBLAS for every routed shape
-#               over K, the input of tools/make_ts_routes.py --sweep -> $OUT/ts_sweep.txt
+#     ts_sweep  kbla_ramp_probe --route-sweep (random operands): own kernel against cuBLAS at widths 1-64 over K
+#               -> $OUT/ts_sweep.txt
 #     strassen  the Strassen benchmark (STRASSEN_ARGS, default --quick --max-seconds 90) -> $OUT/strassen.json
 #     tall_skinny  issue 4's tall & skinny benchmark kbla_bench_tall_skinny (TS_ARGS, default: the full run,
 #               --max-seconds 290; limit TS_LIMIT, default 340 s) -> $OUT/tall_skinny.json, then plot.py ->
