@@ -7,6 +7,7 @@
 
 #include "matrix_market.hpp"
 #include "../common/kbla_device_info.hpp"
+#include "driver_text.hpp"
 #include "../common/kbla_measured_bandwidth.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -27,6 +28,8 @@
 #include <vector>
 
 namespace {
+
+using namespace kbla_eigen_driver;
 
 using Exec = Kokkos::DefaultExecutionSpace;
 using Crs = KokkosSparse::CrsMatrix<double, int, Exec>;
@@ -63,23 +66,6 @@ struct Args {
   std::string spmm = "rowwise";
 };
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-long parse_int(const std::string& opt, const std::string& v) {
-  char* end = nullptr;
-  errno = 0;
-  const long x = std::strtol(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || errno != 0) throw UsageError(opt + " needs an integer, got '" + v + "'");
-  return x;
-}
-double parse_double(const std::string& opt, const std::string& v) {
-  char* end = nullptr;
-  const double x = std::strtod(v.c_str(), &end);
-  if (v.empty() || *end != '\0') throw UsageError(opt + " needs a number, got '" + v + "'");
-  return x;
-}
 
 Args parse(int argc, char** argv) {
   Args a;
@@ -163,30 +149,6 @@ Crs to_crs(const kbla_driver::CooMatrix& m) {
   return Crs("matrix", int(m.rows), int(m.cols), Crs::size_type(nnz), values, rowmap, entries);
 }
 
-std::string json_number(double x) {
-  if (!std::isfinite(x)) return "null";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
-std::string json_string(const std::string& s) {
-  std::string o = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    if (c == '\n') {
-      o += "\\n";
-      continue;
-    }
-    o += c;
-  }
-  return o + "\"";
-}
-template <class T>
-std::string json_array(const std::vector<T>& v) {
-  std::string o = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) o += (i ? ", " : "") + json_number(double(v[i]));
-  return o + "]";
-}
 
 int run(const Args& args) {
   const Exec exec;

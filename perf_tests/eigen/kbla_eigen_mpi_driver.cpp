@@ -12,6 +12,7 @@
 #include <solvers/kbla_laplacian.hpp>
 
 #include "../common/kbla_device_info.hpp"
+#include "driver_text.hpp"
 
 #include <Kokkos_Core.hpp>
 #include <mpi.h>
@@ -30,6 +31,8 @@
 #include <vector>
 
 namespace {
+
+using namespace kbla_eigen_driver;
 
 using Exec = Kokkos::DefaultExecutionSpace;
 
@@ -60,10 +63,6 @@ const char* const kUsage =
     "  --warmup            first a short solve (one restart, not reported), so that one-time costs (library\n"
     "                      handles, first launches, buffers) stay out of the measured solve\n";
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 struct Args {
   int nx = 0, ny = 0, nz = 0;
   std::vector<int> planes;
@@ -75,19 +74,6 @@ struct Args {
   bool check_analytic = false, quiet = false, bcgs2 = false, warmup = false;
 };
 
-long parse_int(const std::string& opt, const std::string& v) {
-  char* end = nullptr;
-  errno = 0;
-  const long x = std::strtol(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || errno != 0) throw UsageError(opt + " needs an integer, got '" + v + "'");
-  return x;
-}
-double parse_double(const std::string& opt, const std::string& v) {
-  char* end = nullptr;
-  const double x = std::strtod(v.c_str(), &end);
-  if (v.empty() || *end != '\0') throw UsageError(opt + " needs a number, got '" + v + "'");
-  return x;
-}
 int parse_extent(const std::string& opt, const std::string& v) {
   const long n = parse_int(opt, v);
   if (n < 1 || n > 4000) throw UsageError(opt + " extents must be between 1 and 4000, got " + v);
@@ -163,26 +149,6 @@ Args parse(int argc, char** argv) {
   return a;
 }
 
-std::string json_number(double x) {
-  if (!std::isfinite(x)) return "null";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
-std::string json_string(const std::string& s) {
-  std::string o = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    o += c;
-  }
-  return o + "\"";
-}
-template <class T>
-std::string json_array(const std::vector<T>& v) {
-  std::string o = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) o += (i ? ", " : "") + json_number(double(v[i]));
-  return o + "]";
-}
 // The numbers of the array `"key": [...]` in a JSON text (the drivers' own output; no general parser needed).
 std::vector<double> json_numbers(const std::string& text, const std::string& key, const std::string& file) {
   const std::size_t k = text.find("\"" + key + "\"");
