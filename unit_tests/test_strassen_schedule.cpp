@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "../src/cuda/strassen_schedule.hpp"
+#include "../src/cuda/strassen/strassen_schedule.hpp"
 
 namespace {
 

@@ -31,8 +31,8 @@
 
 #include "kbla_cuda_strassen.hpp"
 
-#if __has_include("strassen_model.hpp")
-#include "strassen_model.hpp"
+#if __has_include("strassen/strassen_model.hpp")
+#include "strassen/strassen_model.hpp"
 #include "../common/kbla_cuda_check.hpp"
 #define KBLA_HAVE_STRASSEN_MODEL 1
 #endif

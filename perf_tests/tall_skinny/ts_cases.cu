@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "kbla_cuda_tall_skinny.hpp"
-#include "tall_skinny_dispatch.cuh"
+#include "tall_skinny/tall_skinny_dispatch.cuh"
 #include "../common/kbla_cuda_check.hpp"
 #include "../common/kbla_event_median.hpp"
 #include "../common/kbla_hash_fill.cuh"

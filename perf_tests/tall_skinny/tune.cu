@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "tall_skinny_dispatch.cuh"
+#include "tall_skinny/tall_skinny_dispatch.cuh"
 #include "../common/kbla_cuda_check.hpp"
 #include "../common/kbla_event_median.hpp"
 

@@ -14,7 +14,7 @@
 #pragma once
 #include <cstdlib>
 #include <type_traits>
-#include "tsmm_kernel.cuh"
+#include "update_kernel.cuh"
 
 namespace kbla {
 namespace cuda {

@@ -57,7 +57,7 @@
 #include <cstdlib>
 
 #include "tall_skinny_params.hpp"  // KBLA_TSMM_DMMA_D_ODD
-#include "tsmttsm_dmma.cuh"  // dmma_load, DmmaArgs (the cp_async helpers: tall_skinny_common.cuh)
+#include "inner_dmma.cuh"  // dmma_load, DmmaArgs (the cp_async helpers: tall_skinny_common.cuh)
 
 namespace kbla {
 namespace cuda {

@@ -14,13 +14,13 @@
 #include "tall_skinny_cublas.hpp"
 #include "tall_skinny_params.hpp"
 #include "tall_skinny_select.hpp"
-#include "tsmm_bulk.cuh"
-#include "tsmm_bulk_cplx.cuh"
-#include "tsmm_dmma.cuh"
-#include "tsmm_kernel.cuh"
-#include "tsmm_rows.cuh"
-#include "tsmttsm_dmma.cuh"
-#include "tsmttsm_kernel.cuh"
+#include "update_bulk.cuh"
+#include "update_bulk_cplx.cuh"
+#include "update_dmma.cuh"
+#include "update_kernel.cuh"
+#include "update_rows.cuh"
+#include "inner_dmma.cuh"
+#include "inner_kernel.cuh"
 
 namespace kbla {
 namespace cuda {

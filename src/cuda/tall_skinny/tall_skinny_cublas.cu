@@ -8,7 +8,7 @@
 
 #include <climits>
 
-#include "cublas_stream_handles.hpp"
+#include "common/cublas_stream_handles.hpp"
 #include "tall_skinny_dispatch.cuh"
 
 namespace kbla {

@@ -25,7 +25,7 @@
 #include <cstdint>
 #include <type_traits>
 #include "tall_skinny_common.cuh"
-#include "tsmttsm_ring.cuh"
+#include "inner_ring.cuh"
 
 namespace kbla {
 namespace cuda {

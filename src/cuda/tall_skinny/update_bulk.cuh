@@ -30,10 +30,10 @@
 #pragma once
 #include <cstdint>
 
-#include "bulk_copy.cuh"          // mbarriers, cp.async.bulk
+#include "common/bulk_copy.cuh"    // mbarriers, cp.async.bulk
 #include "tall_skinny_common.cuh"  // cp_async, env switches, sm_count
-#include "tsmm_kernel.cuh"         // TsmmArgs
-#include "tsmttsm_dmma.cuh"        // dmma16
+#include "update_kernel.cuh"       // TsmmArgs
+#include "inner_dmma.cuh"          // dmma16
 
 namespace kbla {
 namespace cuda {

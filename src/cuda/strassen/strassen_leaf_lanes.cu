@@ -5,7 +5,7 @@
 #include <mutex>
 #include <vector>
 
-#include "cublas_stream_handles.hpp"  // cublas_create_bound_handle
+#include "common/cublas_stream_handles.hpp"  // cublas_create_bound_handle
 
 namespace kbla {
 namespace cuda {

@@ -12,8 +12,8 @@
 // P entry has exactly one owner per block and goes to the zero-kept workspace by one atomic add; the last
 // block of a tile writes C (as the SIMT kernel does). Non-deterministic mode only.
 #pragma once
-#include "tsmm_kernel.cuh"
-#include "tsmttsm_kernel.cuh"
+#include "update_kernel.cuh"
+#include "inner_kernel.cuh"
 
 namespace kbla {
 namespace cuda {

@@ -44,7 +44,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "cublas_stream_handles.hpp"
+#include "common/cublas_stream_handles.hpp"
 #include "kbla_cuda_strassen.hpp"
 #include "strassen_elementwise.cuh"
 #include "strassen_leaf_lanes.hpp"
