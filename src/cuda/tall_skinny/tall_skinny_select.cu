@@ -11,13 +11,16 @@
 // then times 4 calls (1 when a call takes over a millisecond) with CUDA events on the caller's stream (a candidate
 // whose call on 1/64 of the rows is already 4x slower than the best so far stops there), on scratch
 // operands of the class: the caller's layouts, leading dimensions and pointer offsets (mod 256 bytes), and the
-// caller's K, clamped to at most 256 MB for A and B together (keeping K mod 32; above the L2 the rate per byte
-// does not change any more). The caller's buffers are never read or written. The scratch memory is one buffer per
-// device and stream, grown as needed and kept (workspace slot kScratchSlot). Cost per class: about a dozen calls on
-// at most 256 MB, a few milliseconds on a GPU with 3-4 TB/s when the candidates run near the roofline, plus the
-// first launch of each (cuBLAS's heuristics, module loading). Only the caller's stream is waited for. A candidate
-// that returns an error is skipped; when nothing could be timed (no memory for the scratch operands, stream capture
-// under way) the model's pick is used and nothing is recorded.
+// caller's K. K is only clamped (keeping K mod 32) when A and B together would exceed a quarter of the free device
+// memory or 16 GB: a smaller K is a different regime (cuBLAS changes its split of K and its kernel with the row
+// count, and an own kernel's fixed costs weigh more), and choices measured on 256 MB stand-ins of 4-8 GB operands
+// picked the slower candidate for some inner classes on an H200. The caller's buffers are never read or written.
+// Scratch up to kKeptScratch bytes is one buffer per device and stream, grown as needed and kept (workspace slot
+// kScratchSlot); a larger one is allocated for the measurement and freed after it. Cost per class: about a dozen
+// calls on the caller's sizes (at 4-5 TB/s about 10 ms for 8 GB of operands), plus the first launch of each
+// (cuBLAS's heuristics, module loading). Only the caller's stream is waited for (and the device, when a large
+// scratch buffer is allocated or freed). A candidate that returns an error is skipped; when nothing could be timed
+// (no memory for the scratch operands, stream capture under way) the model's pick is used and nothing is recorded.
 #include <cublas_v2.h>
 
 #include <array>
@@ -45,7 +48,8 @@ namespace detail {
 namespace {
 
 constexpr int kScratchSlot = 3;                              // workspace() slots 0-2 are the kernels' own
-constexpr std::size_t kScratchCap = std::size_t(256) << 20;  // bytes of the scratch A and B together
+constexpr std::size_t kKeptScratch = std::size_t(512) << 20;  // larger scratch is freed after the measurement
+constexpr std::size_t kScratchLimit = std::size_t(16) << 30;  // bytes of the scratch A and B together, at most
 constexpr double kLongCallSeconds = 1e-3;                    // a candidate this slow is timed once
 constexpr int kTimedCalls = 4;
 constexpr double kProbeSlack = 4;  // a candidate whose probe is this much slower than the best has lost
@@ -164,10 +168,18 @@ std::size_t bytes_of(const Operand& o, std::int64_t rows, std::int64_t ld, std::
   return std::size_t(o.layout == Layout::RowMajor ? rows * ld : ld * o.cols) * elem;
 }
 
+// Bytes the scratch A and B may take: a quarter of the free device memory, at most kScratchLimit.
+std::size_t scratch_cap() {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return kKeptScratch / 2;
+  return std::min(kScratchLimit, std::max(kKeptScratch / 2, free_bytes / 4));
+}
+
 bool plan_scratch(std::int64_t K, const Operand& a, const Operand& b, const Operand& c, std::size_t elem,
                   ScratchPlan& plan) {
   auto per_row = [&](const Operand& o) { return std::size_t(o.layout == Layout::RowMajor ? o.ld : o.cols) * elem; };
-  const std::int64_t cap_rows = std::int64_t(kScratchCap / (per_row(a) + per_row(b)));
+  const std::size_t cap = scratch_cap();
+  const std::int64_t cap_rows = std::int64_t(cap / (per_row(a) + per_row(b)));
   std::int64_t Kc = K;
   if (K > cap_rows) Kc = K - 32 * ((K - cap_rows + 31) / 32);  // same K mod 32
   if (Kc < 1) return false;
@@ -185,7 +197,7 @@ bool plan_scratch(std::int64_t K, const Operand& a, const Operand& b, const Oper
   plan.b = place(b, bytes_of(b, Kc, plan.ldb, elem));
   plan.c = place(c, bytes_of(c, c.rows, c.ld, elem));
   plan.bytes = cursor;
-  return plan.bytes <= 2 * kScratchCap;  // a huge ld (operands far apart) is not worth the memory
+  return plan.bytes <= 2 * cap;  // a huge ld (operands far apart) is not worth the memory
 }
 
 // Seconds per call of run(K) on `stream`, or -1 when it fails. With a budget (the best time so far times
@@ -267,14 +279,21 @@ bool takes_cublas(bool inner, cudaStream_t stream, std::int64_t K, int M, int N,
   double best = -1;  // the fastest candidate so far
   ScratchPlan plan;
   char* base = nullptr;
+  void* temporary = nullptr;  // scratch above kKeptScratch, freed after the measurement
   auto time_seconds = [&](const std::string& name) -> double {
     if (!measuring) {
       measuring = true;
       started = Clock::now();
       void* p = nullptr;
-      planned = plan_scratch(K, a, b, c, sizeof(T), plan) &&
-                workspace(stream, kScratchSlot, plan.bytes, &p) == cudaSuccess &&
-                cudaMemsetAsync(p, 0x3F, plan.bytes, stream) == cudaSuccess;  // finite values in every type
+      planned = plan_scratch(K, a, b, c, sizeof(T), plan);
+      if (planned && plan.bytes > kKeptScratch) {
+        planned = cudaMalloc(&temporary, plan.bytes) == cudaSuccess;
+        if (!planned) (void)cudaGetLastError();  // out of memory: clear it, the model's pick is used
+        p = temporary;
+      } else if (planned) {
+        planned = workspace(stream, kScratchSlot, plan.bytes, &p) == cudaSuccess;
+      }
+      planned = planned && cudaMemsetAsync(p, 0x3F, plan.bytes, stream) == cudaSuccess;  // finite in every type
       base = static_cast<char*>(p);
     }
     if (!planned) return -1;
@@ -302,6 +321,10 @@ bool takes_cublas(bool inner, cudaStream_t stream, std::int64_t K, int M, int N,
   static const std::vector<std::string> candidates{own_name(), cublas_name()};
   const std::string device = device_key();
   const std::string pick = tuning::choose_kernel(cache, mode, device, cls, candidates, own_name(), time_seconds);
+  if (temporary) {
+    (void)cudaStreamSynchronize(stream);
+    (void)cudaFree(temporary);
+  }
   if (measuring && planned) {
     const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
     std::lock_guard<std::mutex> guard(count.mutex);
