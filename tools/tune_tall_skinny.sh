@@ -1,5 +1,5 @@
 #!/bin/sh
-# Produces the measured rows of src/cuda/tall_skinny_params.hpp: builds and runs the candidate sweep
+# Produces the measured rows of src/cuda/tall_skinny/tall_skinny_params.hpp: builds and runs the candidate sweep
 # perf_tests/tall_skinny/tune.cu on the GPU, prints every candidate and the best per (op, layout, width).
 # Usage (on the GPU machine, repository root): tools/tune_tall_skinny.sh [build dir]
 set -e

@@ -1,6 +1,6 @@
-// The fused Strassen launch schedule (src/cuda/strassen_schedule.hpp): host-only cost models, checked here on any
-// machine. The calibration cases are the H100 measurements the constants were fitted to (wide FP32 tile 256 x 128
-// x 8, one block per SM on 132 SMs): a change of the model that flips one of them needs new measurements.
+// The fused Strassen launch schedule (src/cuda/strassen/strassen_schedule.hpp): host-only cost models, checked here on
+// any machine. The calibration cases are the H100 measurements the constants were fitted to (wide FP32 tile
+// 256 x 128 x 8, one block per SM on 132 SMs): a change of the model that flips one of them needs new measurements.
 #include <gtest/gtest.h>
 
 #include <cstdint>

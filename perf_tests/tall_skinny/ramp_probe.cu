@@ -17,7 +17,7 @@
 // --sweep-shapes (the listed shapes): own kernel against cuBLAS at K = 2^min, 2^(min+2), ... (min 12 by default)
 // up to the benchmark's square size (2^29 / w rows D, 2^28 / w Z), one line per (shape, K):
 // "SWEEP D tsmttsm R 16 <K> <own ms> <cuBLAS ms>": where the choice between the two changes with the row count
-// on this GPU (the selection, src/cuda/tall_skinny_select.cu, measures it per row-count bucket).
+// on this GPU (the selection, src/cuda/tall_skinny/tall_skinny_select.cu, measures it per row-count bucket).
 // Kernel-only (no Kokkos): make -C perf_tests/tall_skinny ramp BUILD=/tmp/bts
 #include <cuda_runtime.h>
 

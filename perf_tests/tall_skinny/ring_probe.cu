@@ -1,5 +1,5 @@
 // Ring probe (session 16): D 4 x 4 Aᴴ·B at K = 2^20, 2^21, 2^22 and 2^24 rows, the library's kernel (leap-frog ST 0 and the
-// warp-private cp.async ring, tsmttsm_ring.cuh, at ST stages) against minimal stand-alone forms of both (k_regs: one
+// warp-private cp.async ring, inner_ring.cuh, at ST stages) against minimal stand-alone forms of both (k_regs: one
 // thread per row, U rows in flight; k_ring: the ring with no combine logic) that set what the access pattern allows.
 // Times: `cold` the median of 31 single event-timed calls on inputs rotated through 4 GiB (as the benchmark: L2
 // and TLB cold), `event` the same on one input (partly L2-resident at 2^20), `b2b` 50

@@ -1,5 +1,5 @@
-// Tuning sweep behind src/cuda/tall_skinny_params.hpp: times candidate configurations of the TSMTTSM and TSMM
-// kernels (double, both layouts, K = 2^29/w, beta = 0, median of 7 after warm-up) and prints the best per
+// Tuning sweep behind src/cuda/tall_skinny/tall_skinny_params.hpp: times candidate configurations of the TSMTTSM
+// and TSMM kernels (double, both layouts, K = 2^29/w, beta = 0, median of 7 after warm-up) and prints the best per
 // width as table rows. Driven by tools/tune_tall_skinny.sh.
 #include <algorithm>
 #include <complex>

@@ -379,7 +379,7 @@ void tiny_suite() {
   test_tsmm<T>(1001, 64, 50, C, C, C, 0, al, zero, false, 1);
   test_tsmm<T>(999, 33, 33, C, C, C, 0, al, zero, true, 1);
   test_tsmm<T>(1001, 30, 27, C, R, C, 0, al, zero);
-  // the bulk-copy kernel (tsmm_bulk.cuh) of complex double, which takes column-major from 2^13 rows (double only from
+  // the bulk-copy kernel (update_bulk.cuh) of complex double, which takes column-major from 2^13 rows (double only from
   // 2^17: too long under the sanitizer): odd ld, M != N, a partial last chunk
   if constexpr (std::is_same<T, std::complex<double>>::value) test_tsmm<T>(8321, 20, 17, C, C, C, 0, al, zero);
   test_tsmttsm<T>(3001, 16, 16, R, R, R, 0, al, be, true);
@@ -419,7 +419,7 @@ void suite(bool quick) {
   test_tsmttsm<T>(65537, 4, 4, R, R, R, 0, al, be, true);
   test_tsmttsm<T>(65538, 6, 5, C, C, C, 0, al, be, true);
   if (!quick) {
-    // operands beyond the L2: the warp ring (tsmttsm_ring.cuh, double) in each of its classes, row-major 4-6 and 8,
+    // operands beyond the L2: the warp ring (inner_ring.cuh, double) in each of its classes, row-major 4-6 and 8,
     // column-major 3, 5 and 8: dense row-major (odd K * w: the 8-byte last piece) and column-major at even ld (odd
     // K: one double in a column's last piece), partial last chunk; beta = 0 (NaN C) and != 0
     for (int w : {4, 5, 6, 8}) test_tsmttsm<T>(2000003, w, w, R, R, R, 0, al, (w % 2) ? zero : be);
@@ -571,12 +571,12 @@ void suite(bool quick) {
         if (s[0] == s[1]) test_tsmm<T>(K, s[0], s[1], C, C, C, 0, al, be, true);
       }
   }
-  // column-major (complex) double A * C on the bulk-copy kernel (tsmm_bulk.cuh: beta = 0, widths 25-64, chunks of 128
+  // column-major (complex) double A * C on the bulk-copy kernel (update_bulk.cuh: beta = 0, widths 25-64, chunks of 128
   // rows in runs of 1, 4 or 16 per block visit, the rest on the other kernels; double from 2^17-2^19 rows, complex
   // from 2^13, so the short cases here test the kernels around it, and the long ones at the end the bulk-copy
   // kernels): fewer rows than a chunk, exactly one, one more, many (runs cut short, several runs per block); odd ld; A and B starting at 8 (mod 16) bytes (off = 1: the narrow copies at
   // the matrix ends), M != N with column groups past N and k-steps past M, M or N = 1, in place; beta != 0 next to each
-  // (the other kernels). Double and complex double (complex: widths 12-48 there, 34-64 on tsmm_bulk_cplx.cuh; the
+  // (the other kernels). Double and complex double (complex: widths 12-48 there, 34-64 on update_bulk_cplx.cuh; the
   // other types never take it).
   if ((std::is_same<T, double>::value || std::is_same<T, std::complex<double>>::value) && !quick) {
     const int bshapes[][2] = {{25, 25}, {32, 32}, {30, 27}, {33, 33}, {48, 48}, {40, 47}, {49, 49},
@@ -591,7 +591,7 @@ void suite(bool quick) {
         }
         test_tsmm<T>(K, s[0], s[1], C, C, C, pad, al, be, false, 1);
       }
-    // complex widths 34-64 on tsmm_bulk_cplx.cuh (alpha C in shared memory; column-major from 49): row-major A and B,
+    // complex widths 34-64 on update_bulk_cplx.cuh (alpha C in shared memory; column-major from 49): row-major A and B,
     // padded rows, M != N in both classes (48 and 64 columns)
     if (!std::is_same<T, double>::value) {
       const int zshapes[][2] = {{49, 49}, {64, 64}, {53, 61}, {64, 50}, {50, 64}, {57, 57}, {40, 35}, {34, 48}};
@@ -609,7 +609,7 @@ void suite(bool quick) {
     if (dbl) test_tsmm<T>(300007, 32, 27, C, C, C, 0, al, zero);  // the class 25-32, from 2^18 rows
     if (!dbl) {
       test_tsmm<T>(100003, 60, 60, R, R, R, 0, al, zero);
-      // tsmm_bulk_cplx.cuh row-major from 2^18 rows: the classes 34-48 and 49-63
+      // update_bulk_cplx.cuh row-major from 2^18 rows: the classes 34-48 and 49-63
       test_tsmm<T>(270001, 40, 44, R, R, R, 0, al, zero);
       test_tsmm<T>(270001, 60, 57, R, R, R, 1, al, zero);
     }

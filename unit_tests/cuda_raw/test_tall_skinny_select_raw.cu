@@ -1,4 +1,5 @@
-// Raw test of the kernel selection of kbla::cuda::tsmttsm / tsmm (src/cuda/tall_skinny_select.cu). No Kokkos.
+// Raw test of the kernel selection of kbla::cuda::tsmttsm / tsmm (src/cuda/tall_skinny/tall_skinny_select.cu).
+// No Kokkos.
 //  - measure: the first call of a class times the candidates once (the stats count one class, the cache file gets
 //    one record), the result is right although the caller's output had beta != 0 (scratch buffers only), and the
 //    second call of the class measures nothing;

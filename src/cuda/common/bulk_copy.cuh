@@ -1,4 +1,4 @@
-// sm_90 PTX wrappers for the bulk-copy TSMM kernels of kbla::update (tsmm_bulk.cuh, tsmm_bulk_cplx.cuh): mbarriers,
+// sm_90 PTX wrappers for the bulk-copy TSMM kernels of kbla::update (update_bulk.cuh, update_bulk_cplx.cuh): mbarriers,
 // cp.async.bulk between global and shared memory, and the proxy fences between them; and the kernels' chunk
 // schedule (BulkRuns: runs of consecutive chunks per block, so that a sector an odd column splits at a chunk boundary
 // is read and written by one block). Used wherever the dispatch takes those kernels (tsmm_bulk_try). No Kokkos.

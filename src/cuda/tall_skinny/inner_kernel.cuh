@@ -2,8 +2,8 @@
 // accumulates a small tile of C over a grid-stride loop of rows; the block then reduces in a fixed order and combines
 // into C (atomics, or per-block partials summed by a second kernel in deterministic mode). The dispatch takes it for
 // double up to width 8 (column-major up to 5) and complex double up to 4, with warp-private cp.async rings
-// (tsmttsm_ring.cuh) where those pay, and for the float types, mixed layouts, the narrow SIMT rows and deterministic
-// mode; wider double / complex double go to the tensor-core kernel (tsmttsm_dmma.cuh). No Kokkos in here.
+// (inner_ring.cuh) where those pay, and for the float types, mixed layouts, the narrow SIMT rows and deterministic
+// mode; wider double / complex double go to the tensor-core kernel (inner_dmma.cuh). No Kokkos in here.
 
 // Following Ernst et al. 2020 (tall & skinny GEMM on GPUs):
 //  - grid-stride loop over the rows k, launching only as many blocks as fill the GPU;
@@ -227,7 +227,7 @@ struct TsmttsmShape {
   static constexpr int NT = TN * PN;
 };
 
-// ST > 0: the rows stream through warp-private cp.async rings of ST stages (tsmttsm_ring.cuh; dynamic shared memory)
+// ST > 0: the rows stream through warp-private cp.async rings of ST stages (inner_ring.cuh; dynamic shared memory)
 template <class S, bool CPLX, int TM, int TN, int PM, int PN, int LAY, int ST = 0>
 __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
     tsmttsm_kernel(const TsmttsmArgs<S, CPLX> p) {
@@ -312,7 +312,7 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
 #pragma unroll
     for (int j = 0; j < TN; ++j) set_zero(acc[i][j]);
 
-  if constexpr (ST > 0) {  // warp-private cp.async rings (tsmttsm_ring.cuh): one thread per row, single column tile
+  if constexpr (ST > 0) {  // warp-private cp.async rings (inner_ring.cuh): one thread per row, single column tile
     static_assert(P == 1 && LAY != kLayGEN, "the ring covers one thread per row, row- or column-major");
     extern __shared__ __align__(128) uint4 ts_ring_raw[];
     // stages on 128-byte lines: after the static red / s_last the dynamic area starts 16 bytes off a line, and a warp's
@@ -693,7 +693,7 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
   return err;
 }
 
-// Warp-private cp.async rings (tsmttsm_ring.cuh) for the one-thread-per-row classes: ST stages of ~14 KB in flight per
+// Warp-private cp.async rings (inner_ring.cuh) for the one-thread-per-row classes: ST stages of ~14 KB in flight per
 // warp (D 4 x 4: 8 stages of 2 KB, the best of the stage counts tried), at most 16 stages and ~200 KB per block of
 // 8 warps.
 template <class E, int TM, int TN>

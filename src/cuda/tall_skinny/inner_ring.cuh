@@ -1,4 +1,4 @@
-// Row loop of the SIMT TSMTTSM kernel (kbla::inner, C = alpha * A^H * B + beta * C; tsmttsm_kernel.cuh) fed by
+// Row loop of the SIMT TSMTTSM kernel (kbla::inner, C = alpha * A^H * B + beta * C; inner_kernel.cuh) fed by
 // warp-private cp.async rings: each warp streams 32-row chunks of A and B through its own shared-memory stages, with
 // no block-wide barrier in the loop. launch_tsmttsm_square takes it for double with one thread per row (row-major
 // widths 4-8, column-major 3, 5 and 8) when the operands are larger than the L2. No Kokkos in here.

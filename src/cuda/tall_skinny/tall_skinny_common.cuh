@@ -94,8 +94,8 @@ int blocks_per_sm(F kernel, int threads, std::size_t dyn_smem) {
 
 constexpr int kMaxDevices = 64;
 
-// Whether a bulk-copy kernel (tsmm_bulk.cuh, tsmm_bulk_cplx.cuh: sm_90, ~200 KB of dynamic shared memory per block) can
-// run on the current device: its shared-memory attribute is set once per device and the answer kept in the caller's
+// Whether a bulk-copy kernel (update_bulk.cuh, update_bulk_cplx.cuh: sm_90, ~200 KB of dynamic shared memory per
+// block) can run on the current device: its shared-memory attribute is set once per device and the answer kept in the caller's
 // per-kernel `ready` (1: yes, -1: no). cudaErrorNotSupported (the error cleared) sends the caller to the other kernels.
 template <class F>
 cudaError_t bulk_kernel_ready(F kernel, std::size_t dyn_smem, int (&ready)[kMaxDevices]) {
@@ -156,7 +156,7 @@ int blocks_per_sm_pinned(F kernel, int threads, std::size_t dyn_smem, bool min_l
 
 // Entry (m, n) of the real view of a complex matrix: element z = re + i im of the complex matrix sits at (m / 2, n / 2)
 // as the 2 x 2 block [[re, im], [-im, re]], so that a row (a_re, a_im) of the interleaved real view times it gives
-// (re of a z, im of a z). Used for alpha * C in the complex TSMM kernels (tsmm_dmma.cuh, tsmm_rows.cuh).
+// (re of a z, im of a z). Used for alpha * C in the complex TSMM kernels (update_dmma.cuh, update_rows.cuh).
 template <class S>
 __host__ __device__ __forceinline__ S real_view_entry(S re, S im, int m, int n) {
   return (m & 1) == (n & 1) ? re : ((m & 1) ? -im : im);

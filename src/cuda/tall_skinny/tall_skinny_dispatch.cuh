@@ -79,14 +79,14 @@ cudaError_t tsmm_dmma_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
   return cudaErrorNotSupported;
 }
 
-// TSMM for column-major double and complex double on the bulk-copy kernel (tsmm_bulk.cuh, KBLA_TSMM_BULK_D / _Z
+// TSMM for column-major double and complex double on the bulk-copy kernel (update_bulk.cuh, KBLA_TSMM_BULK_D / _Z
 // rows): beta == 0, whole chunks of R rows, within each row's K and alignment limits (there it measured faster than
 // the older kernels at odd, 2 mod 4 and 0 mod 4 ld alike). On success `a` is left with the last K mod R rows (K = 0
 // if none) for the other kernels.
 // Runs of SQ consecutive chunks per block visit: 16 where every block gets at least 4 runs, else 4, else 1 (small K
 // needs every SM).
-// Complex double A * C at the widths of KBLA_TSMM_BULK_ZC (tsmm_bulk_cplx.cuh: alpha C in shared memory), row-major or
-// column-major A and B, beta == 0, whole chunks of R rows, K >= 2^LK rows.
+// Complex double A * C at the widths of KBLA_TSMM_BULK_ZC (update_bulk_cplx.cuh: alpha C in shared memory), row-major
+// or column-major A and B, beta == 0, whole chunks of R rows, K >= 2^LK rows.
 template <class S, bool CP>
 cudaError_t tsmm_bulk_cplx_try(TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
   if constexpr (std::is_same<S, double>::value && CP) {
@@ -137,7 +137,7 @@ cudaError_t tsmm_bulk_try(TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
   return cudaErrorNotSupported;
 }
 
-// TSMM one thread per row (tsmm_rows.cuh) for row-major double up to width 6 and complex double width 2, where the
+// TSMM one thread per row (update_rows.cuh) for row-major double up to width 6 and complex double width 2, where the
 // staged kernel's shared memory round trip is the limiter.
 template <class S, bool CP>
 cudaError_t tsmm_rows_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {

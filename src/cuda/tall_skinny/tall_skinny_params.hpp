@@ -99,8 +99,8 @@
   X(41, 48, 96, 96, 2, 4, 64, 2) X(49, 56, 112, 112, 2, 7, 32, 3) X(57, 1 << 30, 128, 128, 4, 4, 32, 3)
 // Complex rows taken before KBLA_TSMTTSM_DMMA_Z when the caller opts in (TallSkinnyOptions::complex_3m; its error is
 // only normwise, as cuBLAS's Zgemm3m): three real products (Gauss) instead of the four of the real view,
-// FM / FN counted in complex rows / columns (tsmttsm_dmma.cuh, G3). Only 57-64: with the spread copies
-// (tsmttsm_dmma.cuh, SPREAD) the real-view tiles are as fast or faster below that, and G3 in the 96 tile at 33-48
+// FM / FN counted in complex rows / columns (inner_dmma.cuh, G3). Only 57-64: with the spread copies
+// (inner_dmma.cuh, SPREAD) the real-view tiles are as fast or faster below that, and G3 in the 96 tile at 33-48
 // was slower than the real-view row. Not taken: FM = FN = 2 (16 warps: spills at 128 registers).
 #define KBLA_TSMTTSM_DMMA_Z3(X) X(57, 64, 128, 128, 4, 2, 32, 3)
 
@@ -127,7 +127,7 @@
   X(2, 32, 2, 2, 2, 32) X(2, 64, 2, 2, 2, 16) X(4, 32, 4, 4, 2, 32) X(4, 64, 4, 4, 2, 16)                 \
   X(8, 32, 8, 4, 2, 32) X(8, 64, 8, 4, 2, 16)
 
-// ---- TSMM on FP64 tensor cores (mma.sync m16n8k8 f64; double, complex double; tsmm_dmma.cuh):
+// ---- TSMM on FP64 tensor cores (mma.sync m16n8k8 f64; double, complex double; update_dmma.cuh):
 //      X(Wmin, Wmax, W, NT, WR, TU, R, ST, MINB) for Wmin <= max(M, N) <= Wmax (complex widths for Z).
 //      W: class width in the real view (complex: 2x), NT: 8-column mma tiles per warp (W / (8 NT) warps across
 //      the columns, alpha*C held as 2 W/8 NT doubles per lane), WR warp rows, TU 16-row tiles per pass (TU x NT
@@ -152,7 +152,7 @@
   X(9, 16, 16, 1, 4, 1, 64, 4, 4) X(17, 23, 24, 1, 2, 1, 32, 4, 4) X(24, 32, 32, 2, 4, 1, 64, 3, 2)  \
   X(33, 48, 48, 2, 2, 1, 32, 4, 2) X(49, 64, 64, 2, 2, 1, 64, 3, 2)
 // D column-major at an odd lda or ldb (odd K) and, in the class W 16, at lda = 2 (mod 4): the tensor-core kernel
-// (VEC 1: 8-byte copies, staged column stores; tsmm_dmma.cuh) for WMIN <= max(M, N) <= WMAX, X(WMIN, WMAX): the
+// (VEC 1: 8-byte copies, staged column stores; update_dmma.cuh) for WMIN <= max(M, N) <= WMAX, X(WMIN, WMAX): the
 // widths where it measured faster than the SIMT rows. Other widths stay on the SIMT kernel (KBLA_TSMM_D_COL /
 // KBLA_TSMM_D rows), which tied or won there (33 and 38 among them).
 #define KBLA_TSMM_DMMA_D_ODD(X) X(12, 16) X(24, 28) X(44, 47) X(49, 64)
@@ -170,7 +170,7 @@
 // in W 48 rows of 128-row chunks (all spill).
 #define KBLA_TSMM_DMMA_D_ODDLONG(X) X(17, 24, 24, 3, 8, 256, 2, 2) X(49, 64, 64, 2, 4, 128, 2, 1)
 
-// D column-major A * C on the bulk-copy kernel (tsmm_bulk.cuh; beta = 0, whole chunks of R rows; the rest of the rows
+// D column-major A * C on the bulk-copy kernel (update_bulk.cuh; beta = 0, whole chunks of R rows; the rest of the rows
 // take the rows above): X(WMIN, WMAX, W, R, ST, NCW, NO, LK, A32) for WMIN <= max(M, N) <= WMAX and K >= 2^LK rows,
 // class width W, R rows per chunk, ST stages of A, NCW compute warps (+ a loader and a storer warp), NO output buffers,
 // one block per SM (~200 KB of shared memory); A32 = 1: not when lda and ldb are multiples of 32 (256-byte aligned
@@ -181,13 +181,13 @@
   X(25, 32, 32, 128, 4, 8, 2, 18, 0) X(33, 48, 48, 128, 3, 6, 1, 19, 1) X(49, 64, 64, 128, 2, 8, 1, 17, 0)
 // Complex double column-major (complex widths WMIN-WMAX, W of the real view; 16-byte elements: no shifted columns).
 // From 2^13 rows: below, the one block per SM and its pipeline fill lose. Not taken: 49-64 as W 128, R 32, ST 4,
-// NCW 8 (spills): faster in short bursts, but slower than tsmm_dmma.cuh's rows in sustained calls (the 700 W power
+// NCW 8 (spills): faster in short bursts, but slower than update_dmma.cuh's rows in sustained calls (the 700 W power
 // cap).
 #define KBLA_TSMM_BULK_Z(X)                                                                              \
   X(12, 16, 32, 128, 4, 8, 2, 13, 0) X(17, 24, 48, 128, 3, 6, 1, 13, 0) X(25, 32, 64, 128, 2, 8, 1, 13, 0) \
   X(33, 48, 96, 64, 3, 6, 1, 13, 0)
 
-// Complex double A * C with alpha C in shared memory (tsmm_bulk_cplx.cuh), beta = 0, tried before KBLA_TSMM_BULK_Z:
+// Complex double A * C with alpha C in shared memory (update_bulk_cplx.cuh), beta = 0, tried before KBLA_TSMM_BULK_Z:
 // X(WMIN, WMAX, COLS, R, ST, NP, TU, RS, SQ, LK, RO) for WMIN <= max(M, N) <= WMAX, K >= 2^LK rows, row-major or
 // column-major A and B (RO 1: row-major only). COLS complex class width, R rows per chunk, ST stages, NP pairs of
 // n-tiles (8 complex columns) and TU 16-row tiles per compute warp, RS compute warps along a chunk's rows (8 / 6

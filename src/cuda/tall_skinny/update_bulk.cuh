@@ -5,7 +5,7 @@
 // KBLA_TSMM_BULK_D / _Z; the last K mod R rows go to the other kernels. No Kokkos.
 
 // Why: at an odd ld every other column of a double A and B starts at 8 (mod 16) bytes. The tensor-core kernel of
-// tsmm_dmma.cuh then copies A by 8-byte cp.async and writes B through staged 8-byte stores, and all of its warps
+// update_dmma.cuh then copies A by 8-byte cp.async and writes B through staged 8-byte stores, and all of its warps
 // move together from one block barrier to the next (copies landed, mma, staging, stores), which leaves few warps
 // eligible to issue and the DRAM well short of its peak. Here the three jobs run in different warps and meet only
 // at mbarriers:
@@ -22,8 +22,8 @@
 //   released once its bulk group has been read.
 // - k-step 2q + h takes the columns 16 q + h + 2k (k = 0..7): one parity, so one misalignment per k-step, and with
 //   LD = 2 (mod 16) the fragment loads of a half-warp hit 16 distinct 8-byte slots (the same for the output writes).
-// - Complex (ZV): 16-byte elements, so no misaligned column; the real view of tsmm_dmma.cuh (alpha*C as Ĉ), k-step ks
-//   takes element 4 ks + t as (re, im) = (k = t, k = t + 4) by one 16-byte load, column stride 2 R + 4 doubles.
+// - Complex (ZV): 16-byte elements, so no misaligned column; the real view of update_dmma.cuh (alpha*C as Ĉ), k-step
+//   ks takes element 4 ks + t as (re, im) = (k = t, k = t + 4) by one 16-byte load, column stride 2 R + 4 doubles.
 // - Only whole chunks (K / R of them, grid-stride over one block per SM in runs of SQ); the launcher hands the last
 //   K mod R rows back to the other kernels. A chunk's rows are read completely before they are written and belong to
 //   one block, so B == A (in place, lda == ldb) is safe.

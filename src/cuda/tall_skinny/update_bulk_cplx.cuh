@@ -4,9 +4,9 @@
 // dispatch (tsmm_bulk_cplx_try) tries it before every other A C kernel for the KBLA_TSMM_BULK_ZC rows: complex
 // row-major 34-48 and 49-64 in both layouts, from 2^18 rows (2^19 at width 64). No Kokkos.
 
-// Why: tsmm_bulk.cuh keeps alpha*C as B fragments in registers, 2 W / 8 doubles per lane and 16-column group. At the
+// Why: update_bulk.cuh keeps alpha*C as B fragments in registers, 2 W / 8 doubles per lane and 16-column group. At the
 // complex class of widths 49-64 (W 128 in the real view) that is 128 registers: its W 128 row spilled and lost under
-// sustained load at the power cap, and tsmm_dmma.cuh's W 128 row moves one block of 8 warps per SM together from
+// sustained load at the power cap, and update_dmma.cuh's W 128 row moves one block of 8 warps per SM together from
 // barrier to barrier.
 // Here alpha*C sits in shared memory as complex numbers (64 KB at 64 x 64) and the real view is folded into the
 // n-tiles instead of the data: a warp's output n-tiles come in pairs over the same 8 complex columns q0 .. q0 + 7, one
@@ -18,7 +18,7 @@
 // 4 warps, 384 bytes) could not keep the tensor pipe busy (see tall_skinny_params.hpp).
 // - warp 0 (loader): one cp.async.bulk per column (column-major) or per row (row-major) of a chunk of R rows, counted
 //   on the stage's mbarrier by bytes; warp 1 (storer): one cp.async.bulk per output column or row; warps 2.. compute.
-//   As in tsmm_bulk.cuh they meet only at mbarriers; every thread arrives for its own accesses.
+//   As in update_bulk.cuh they meet only at mbarriers; every thread arrives for its own accesses.
 // - Strides (doubles) keep the 16-byte accesses of each quarter-warp on distinct banks: stage column stride 2 R + 4
 //   (32 mod 128 bytes) or row stride 2 COLS + 8 (64 mod 128); output buffers 2 R + 2 / 2 COLS + 2 (16 mod 128),
 //   since the output writes step two columns at a time.

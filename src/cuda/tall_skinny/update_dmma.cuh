@@ -36,7 +36,7 @@
 //   8-byte copies measured slower than the SIMT kernel and were removed); VEC = 3 and 4 (flat):
 //   row-major D with A dense (lda == M) of odd width, or of width 2 (mod 4) with B dense, and complex of odd width
 //   (real view 2 mod 4) with B dense: a chunk of R rows is one contiguous run, copied flat with 16-byte cp.async into
-//   rows of stride Mr (dmma_load_flat, tsmttsm_dmma.cuh), fragments by 8-byte loads with a row permutation that keeps
+//   rows of stride Mr (dmma_load_flat, inner_dmma.cuh), fragments by 8-byte loads with a row permutation that keeps
 //   them conflict-free (tsmm_flat_row). VEC = 3 stores B from the registers with 8-byte stores (any ldb); VEC = 4 (B dense,
 //   ldb == N, 16-byte aligned) stages the chunk's B rows in the consumed A stage (flat, row stride N) and writes them
 //   back as one contiguous run of 16-byte stores: the direct 8-byte stores of odd-width rows (rows at 8-byte offsets,

@@ -1,7 +1,7 @@
 // One-thread-per-row TSMM for kbla::update (B = alpha * A * C + beta * B) on narrow row-major operands: alpha C in
 // registers, each thread loads its whole row of A, multiplies and writes its output row (rows of width >= 3 staged
 // per warp into 16-byte runs, see STAGED below). The dispatch (tsmm_rows_try) takes it first for row-major double
-// up to width 6 and complex double width 2, where the staged SIMT kernel (tsmm_kernel.cuh) is held back by its
+// up to width 6 and complex double width 2, where the staged SIMT kernel (update_kernel.cuh) is held back by its
 // shared-memory round trip.
 
 // A row of A is at most 48 bytes, so a thread loads it with 16-byte loads: consecutive threads touch consecutive
@@ -69,7 +69,7 @@ __device__ __forceinline__ void store_row(S* p, int n, const S (&v)[W]) {
 // PF (prefetch): the next group of U rows is loaded before the current one is computed and stored (twice the rows
 // in flight per thread; the ramp-up at short K). Either way the first group's loads go out before alpha * C's.
 // ZV (complex): the interleaved real view (rows of 2 M and 2 N reals, W counts reals) times the real 2M x 2N matrix Ĉ
-// of alpha * C (tsmm_dmma.cuh's form); beta applied per complex pair.
+// of alpha * C (update_dmma.cuh's form); beta applied per complex pair.
 template <class S, int W, int U, bool PAIRS, bool STAGED, bool PF = false, int MINB = 2, bool ZV = false>
 __global__ void __launch_bounds__(256, MINB) tsmm_rows_kernel(const TsmmArgs<S, ZV> p) {
   constexpr int WARPS = 256 / 32, F = ZV ? 2 : 1;
