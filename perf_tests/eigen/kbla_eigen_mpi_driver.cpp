@@ -1,6 +1,8 @@
 // kbla_eigen_mpi_driver: kbla::eigen over MPI on the 3D Laplacian of an nx x ny x nz grid split by z-planes
-// (kbla::mpi::Laplacian3D: matrix-free, one plane of halo to each neighbour). One rank per GPU: the device is the
-// rank's index on its node (MPI_Comm_split_type). Prints (rank 0) the eigenvalues with their residuals and the
+// (kbla::mpi::Laplacian3D: matrix-free, one plane of halo to each neighbour). The device of a rank is its index on
+// its node modulo the node's GPUs (ranks may outnumber GPUs and then share them). On more than one rank the
+// all-reduce route and the halo route are chosen by timing them (--reduce measured, --halo auto). Prints (rank 0)
+// the eigenvalues with their residuals and the
 // time by phase, the slowest rank's for each phase: operator (halo exchange included), halo exchange,
 // orthogonalisation (all-reduces included), all-reduces (count and time), Rayleigh-Ritz, and each per block
 // expansion; writes JSON. --compare checks the result against another run's JSON (e.g. one rank against two).
@@ -8,7 +10,9 @@
 // 3 unexpected failure.
 #include <kbla_eigen.hpp>
 #include <kbla_mpi.hpp>
+#include <mpi/kbla_mpi_fastest.hpp>
 #include <mpi/kbla_mpi_laplacian.hpp>
+#include <mpi/kbla_mpi_node.hpp>
 #include <solvers/kbla_laplacian.hpp>
 
 #include "../common/kbla_device_info.hpp"
@@ -49,11 +53,14 @@ const char* const kUsage =
     "  --which W           largest | smallest (default largest)\n"
     "  --max-restarts R    (default 2000)\n"
     "  --seed N            starting block seed (default 1)\n"
-    "  --reduce R          host (host-staged MPI_Allreduce; default) | device (CUDA-aware MPI) | auto | nccl;\n"
+    "  --reduce R          measured (default: time every route this build and MPI offer, keep the fastest) |\n"
+    "                      host (host-staged MPI_Allreduce) | device (CUDA-aware MPI) | auto | nccl;\n"
     "                      on one rank the default is the single-process solver (no reducer calls), which\n"
-    "                      --reduce host puts back under MPI\n"
-    "  --halo H            host (host-staged halo exchange; default) | device (CUDA-aware MPI) |\n"
-    "                      ipc (CUDA IPC, device-to-device copies between the GPUs of one node)\n"
+    "                      --reduce puts back under MPI\n"
+    "  --halo H            auto (default: host and, where every rank is on one node with GPUs that reach each\n"
+    "                      other, ipc, timed; the faster) | host (host-staged halo exchange) |\n"
+    "                      device (CUDA-aware MPI) | ipc (CUDA IPC, device-to-device copies between the GPUs\n"
+    "                      of one node)\n"
     "  --bcgs2             BCGS2 + CholQR2 over the whole basis every step\n"
     "  --json FILE         write the results as JSON (rank 0)\n"
     "  --compare FILE      exit 2 unless the eigenvalues are within 1e-12 relative of FILE's (a JSON of this\n"
@@ -68,7 +75,7 @@ struct Args {
   std::vector<int> planes;
   int nev = 16, block = 8, blocks = 0, max_restarts = 2000;
   double tol = 1e-10;
-  std::string which = "largest", reduce = "host", halo = "host", json, compare;
+  std::string which = "largest", reduce = "measured", halo = "auto", json, compare;
   bool reduce_given = false;
   std::uint64_t seed = 1;
   bool check_analytic = false, quiet = false, bcgs2 = false, warmup = false;
@@ -123,12 +130,13 @@ Args parse(int argc, char** argv) {
     } else if (opt == "--reduce") {
       a.reduce = value();
       a.reduce_given = true;
-      if (a.reduce != "host" && a.reduce != "device" && a.reduce != "auto" && a.reduce != "nccl")
-        throw UsageError("--reduce must be host, device, auto or nccl, got '" + a.reduce + "'");
+      if (a.reduce != "measured" && a.reduce != "host" && a.reduce != "device" && a.reduce != "auto" &&
+          a.reduce != "nccl")
+        throw UsageError("--reduce must be measured, host, device, auto or nccl, got '" + a.reduce + "'");
     } else if (opt == "--halo") {
       a.halo = value();
-      if (a.halo != "host" && a.halo != "device" && a.halo != "ipc")
-        throw UsageError("--halo must be host, device or ipc");
+      if (a.halo != "auto" && a.halo != "host" && a.halo != "device" && a.halo != "ipc")
+        throw UsageError("--halo must be auto, host, device or ipc, got '" + a.halo + "'");
     } else if (opt == "--bcgs2") {
       a.bcgs2 = true;
     } else if (opt == "--json") {
@@ -162,8 +170,15 @@ std::vector<double> json_numbers(const std::string& text, const std::string& key
   return v;
 }
 
-const char* halo_name(const std::string& h) {
-  return h == "device" ? "device_direct" : h == "ipc" ? "device_ipc" : "host_staged";
+kbla::mpi::HaloTransfer halo_transfer(const std::string& h) {
+  return h == "device" ? kbla::mpi::HaloTransfer::device_direct
+         : h == "ipc"  ? kbla::mpi::HaloTransfer::device_ipc
+                       : kbla::mpi::HaloTransfer::host_staged;
+}
+const char* halo_name(kbla::mpi::HaloTransfer t) {
+  return t == kbla::mpi::HaloTransfer::device_direct ? "device_direct"
+         : t == kbla::mpi::HaloTransfer::device_ipc  ? "device_ipc"
+                                                     : "host_staged";
 }
 
 // Per-rank values: the slowest rank's (max) on every rank, and all of them on rank 0.
@@ -175,6 +190,54 @@ std::vector<double> gather(double x, int size) {
   std::vector<double> all(std::size_t(size), 0.0);
   MPI_Gather(&x, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   return all;
+}
+
+// The halo route and how it was chosen.
+struct HaloChoice {
+  kbla::mpi::HaloTransfer transfer = kbla::mpi::HaloTransfer::host_staged;
+  std::string how;  // "given", "measured", or why auto had a single candidate
+  std::vector<kbla::mpi::HaloTransfer> timed;
+  std::vector<double> seconds;  // per timed route: one application to a block, slowest rank's median
+};
+
+// --halo auto: host_staged, and device_ipc where every rank is on one node with GPUs that reach each other (and
+// the build is CUDA); with both, one operator of each applies A to a block of `width` columns (a warm-up, then
+// the median of 5, slowest rank) and the faster stays. A single candidate is taken untimed.
+HaloChoice choose_halo(const Args& args, const kbla::mpi::PlaneRange& mine, int size, int width) {
+  HaloChoice c;
+  if (args.halo != "auto") {
+    c.transfer = halo_transfer(args.halo);
+    c.how = "given";
+    return c;
+  }
+  if (size == 1) {
+    c.how = "one rank (no halo)";
+    return c;
+  }
+  const bool ipc = kbla::mpi::Laplacian3D<Exec>::ipc_possible() && kbla::mpi::gpus_reach_each_other(MPI_COMM_WORLD);
+  if (!ipc) {
+    c.how = kbla::mpi::Laplacian3D<Exec>::ipc_possible()
+                ? "host only: the ranks span several nodes or their GPUs lack peer access"
+                : "host only: no CUDA execution space";
+    return c;
+  }
+  c.how = "measured";
+  for (const auto t : {kbla::mpi::HaloTransfer::host_staged, kbla::mpi::HaloTransfer::device_ipc}) {
+    const kbla::mpi::Laplacian3D<Exec> op(MPI_COMM_WORLD, args.nx, args.ny, args.nz, mine, t);
+    const Kokkos::View<double**, Kokkos::LayoutLeft, Exec> X("halo timing X", op.local_rows(), width),
+        Y("halo timing Y", op.local_rows(), width);
+    Kokkos::deep_copy(X, 1.0);
+    op(X, Y);  // first use: buffers, IPC mapping
+    Exec().fence();
+    c.timed.push_back(t);
+    c.seconds.push_back(kbla::mpi::median_seconds(MPI_COMM_WORLD, 5, [&]() {
+      op(X, Y);
+      Exec().fence();
+    }));
+  }
+  kbla::mpi::slowest_over_ranks(MPI_COMM_WORLD, c.seconds);
+  c.transfer = c.timed[kbla::mpi::index_of_fastest(c.seconds)];
+  return c;
 }
 
 int run(const Args& args, int rank, int size) {
@@ -193,20 +256,25 @@ int run(const Args& args, int rank, int size) {
   for (int q = 0; q < rank; ++q) mine.first += counts[q];
   mine.count = counts[rank];
 
-  Kokkos::Timer setup_timer;
-  const kbla::mpi::Laplacian3D<Exec> op(MPI_COMM_WORLD, args.nx, args.ny, args.nz, mine,
-                                        args.halo == "device" ? kbla::mpi::HaloTransfer::device_direct
-                                        : args.halo == "ipc"  ? kbla::mpi::HaloTransfer::device_ipc
-                                                              : kbla::mpi::HaloTransfer::host_staged);
-  kbla::mpi::ReducerOptions ropt;
-  ropt.method = args.reduce == "device" ? kbla::mpi::ReduceMethod::device_direct
-                : args.reduce == "auto" ? kbla::mpi::ReduceMethod::automatic
-                : args.reduce == "nccl" ? kbla::mpi::ReduceMethod::nccl
-                                        : kbla::mpi::ReduceMethod::host_staged;
-  const kbla::mpi::Reducer reducer(MPI_COMM_WORLD, ropt);
   // One rank: the single-process solver, the baseline a one-GPU user gets (unless --reduce asks for MPI).
   const bool local = size == 1 && !args.reduce_given;
+  Kokkos::Timer setup_timer;
+  const HaloChoice halo_choice = choose_halo(args, mine, size, args.block);
+  const kbla::mpi::Laplacian3D<Exec> op(MPI_COMM_WORLD, args.nx, args.ny, args.nz, mine, halo_choice.transfer);
+  kbla::mpi::ReducerOptions ropt;
+  ropt.method = local                     ? kbla::mpi::ReduceMethod::host_staged  // not used
+                : args.reduce == "device" ? kbla::mpi::ReduceMethod::device_direct
+                : args.reduce == "auto"   ? kbla::mpi::ReduceMethod::automatic
+                : args.reduce == "nccl"   ? kbla::mpi::ReduceMethod::nccl
+                : args.reduce == "host"   ? kbla::mpi::ReduceMethod::host_staged
+                                          : kbla::mpi::ReduceMethod::measured;
+  // The sums the solver makes: s x s Gram matrices and the coefficients against a basis of m blocks.
+  ropt.measure_block_size = args.block;
+  ropt.measure_basis_blocks = args.blocks > 0 ? args.blocks : (2 * args.nev + args.block - 1) / args.block + 8;
+  const kbla::mpi::Reducer reducer(MPI_COMM_WORLD, ropt);
   const std::string reduce_name = local ? "none (one rank)" : kbla::mpi::name(reducer.method());
+  const std::string reduce_how = local ? "one rank" : args.reduce == "measured" ? "measured" : "given";
+  const std::vector<double> gpu_per_rank = gather(double(kbla::mpi::current_gpu()), size);
   const std::int64_t n = op.global_rows();
   if (args.nev > n) {
     std::ostringstream os;
@@ -238,8 +306,19 @@ int run(const Args& args, int rank, int size) {
                 (long long)n, size, Exec::name(), device.c_str(), setup_s);
     std::printf("  planes per rank:");
     for (const int c : counts) std::printf(" %d", c);
-    std::printf("\n  k = %d %s, block size %d, tol %.1e, all-reduce %s, halo %s\n", args.nev, args.which.c_str(),
-                args.block, args.tol, reduce_name.c_str(), halo_name(args.halo));
+    std::printf("\n  GPU per rank (%d visible):", kbla::mpi::visible_gpus());
+    for (const double g : gpu_per_rank) std::printf(" %.0f", g);
+    std::printf("\n  k = %d %s, block size %d, tol %.1e, all-reduce %s (%s), halo %s (%s)\n", args.nev,
+                args.which.c_str(), args.block, args.tol, reduce_name.c_str(), reduce_how.c_str(),
+                halo_name(halo_choice.transfer), halo_choice.how.c_str());
+    for (const auto& t : reducer.measured_routes())
+      std::printf("    all-reduce %-13s %8.2f us (%d x %d + 1)  %8.2f us (%d x %d x %d), slowest rank's median\n",
+                  kbla::mpi::name(t.method), 1e6 * t.gram_seconds, ropt.measure_block_size,
+                  ropt.measure_block_size, 1e6 * t.coefficients_seconds, ropt.measure_basis_blocks,
+                  ropt.measure_block_size, ropt.measure_block_size);
+    for (std::size_t i = 0; i < halo_choice.timed.size(); ++i)
+      std::printf("    halo %-13s %8.2f us per application to %d columns, slowest rank's median\n",
+                  halo_name(halo_choice.timed[i]), 1e6 * halo_choice.seconds[i], args.block);
     if (!args.quiet)
       opt.progress = [](const kbla::EigenProgress& p) {
         std::printf("  restart %4d: converged %3d/%d  max residual %.2e  elapsed %.3f s\n", p.restart + 1,
@@ -362,7 +441,8 @@ int run(const Args& args, int rank, int size) {
     std::vector<double> planes(counts.begin(), counts.end());
     out << "{\n  \"program\": \"kbla_eigen_mpi_driver\",\n  \"date\": " << json_string(stamp)
         << ",\n  \"device\": {\"name\": " << json_string(device) << ", \"execution_space\": "
-        << json_string(Exec::name()) << ", \"ranks\": " << size << "},\n"
+        << json_string(Exec::name()) << ", \"ranks\": " << size
+        << ", \"gpu_per_rank\": " << json_array(gpu_per_rank) << "},\n"
         << "  \"problem\": {\"name\": " << json_string(problem) << ", \"rows\": " << n << ", \"grid\": ["
         << args.nx << ", " << args.ny << ", " << args.nz << "], \"planes_per_rank\": " << json_array(planes)
         << "},\n"
@@ -371,8 +451,21 @@ int run(const Args& args, int rank, int size) {
         << ", \"basis_size\": " << r.basis_size << ", \"tol\": " << json_number(args.tol)
         << ", \"max_restarts\": " << args.max_restarts << ", \"seed\": " << args.seed
         << ", \"orthogonalization\": " << json_string(args.bcgs2 ? "bcgs2" : "local + one-pass")
-        << ", \"allreduce\": " << json_string(reduce_name)
-        << ", \"halo\": " << json_string(halo_name(args.halo)) << "},\n"
+        << ", \"allreduce\": " << json_string(reduce_name) << ", \"allreduce_choice\": " << json_string(reduce_how)
+        << ", \"halo\": " << json_string(halo_name(halo_choice.transfer))
+        << ", \"halo_choice\": " << json_string(halo_choice.how) << "},\n"
+        << "  \"reduce_measured\": {";
+    for (const auto& route : reducer.measured_routes())
+      out << json_string(kbla::mpi::name(route.method)) << ": {\"gram_us\": " << json_number(1e6 * route.gram_seconds)
+          << ", \"coefficients_us\": " << json_number(1e6 * route.coefficients_seconds) << "}, ";
+    out << "\"gram_doubles\": " << ropt.measure_block_size * ropt.measure_block_size + 1
+        << ", \"coefficients_doubles\": " << ropt.measure_basis_blocks * ropt.measure_block_size * ropt.measure_block_size
+        << ", \"chosen\": " << json_string(reduce_name) << "},\n  \"halo_measured\": {";
+    for (std::size_t i = 0; i < halo_choice.timed.size(); ++i)
+      out << json_string(halo_name(halo_choice.timed[i])) << ": {\"us_per_application\": "
+          << json_number(1e6 * halo_choice.seconds[i]) << "}, ";
+    out << "\"chosen\": " << json_string(halo_name(halo_choice.transfer))
+        << ", \"how\": " << json_string(halo_choice.how) << "},\n"
         << "  \"converged\": " << (r.converged ? "true" : "false") << ",\n  \"dense_fallback\": "
         << (r.dense ? "true" : "false") << ",\n  \"restarts\": " << r.restarts
         << ",\n  \"iterations\": " << r.iterations << ",\n  \"operator_applications\": " << r.operator_applications
@@ -419,21 +512,21 @@ int run(const Args& args, int rank, int size) {
   return 0;
 }
 
-void initialize_kokkos(int local_rank) {
+void initialize_kokkos(int device_id) {
 #if KOKKOS_VERSION >= 30700
   Kokkos::InitializationSettings settings;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP) || defined(KOKKOS_ENABLE_SYCL)
-  settings.set_device_id(local_rank);  // one rank per GPU
+  settings.set_device_id(device_id);
 #endif
   Kokkos::initialize(settings);
 #else
   Kokkos::InitArguments arguments;
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP) || defined(KOKKOS_ENABLE_SYCL)
-  arguments.device_id = local_rank;
+  arguments.device_id = device_id;
 #endif
   Kokkos::initialize(arguments);
 #endif
-  (void)local_rank;
+  (void)device_id;
 }
 
 }  // namespace
@@ -454,7 +547,7 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return *e.what() ? 1 : 0;
   }
-  initialize_kokkos(kbla::mpi::node_local_rank(MPI_COMM_WORLD));
+  initialize_kokkos(kbla::mpi::node_device_id(MPI_COMM_WORLD));  // node-local rank modulo the node's GPUs
   int status = 0;
   try {
     status = run(args, rank, size);

@@ -6,9 +6,13 @@
 //   nccl           ncclAllReduce on the execution space's CUDA stream: no fence, no host copy. Only in builds
 //                  configured with -DKBLA_ENABLE_NCCL=ON on a CUDA Kokkos.
 // On host memory spaces (Serial, OpenMP) all three are one MPI_Allreduce on the data in place.
+// ReduceMethod::measured times the routes this build and this MPI offer when the reducer is made, and keeps the
+// fastest (the slowest rank's time counts, so every rank keeps the same).
 #pragma once
 
 #include <impl/kbla_arith_traits.hpp>
+#include <mpi/kbla_mpi_fastest.hpp>
+#include <mpi/kbla_mpi_node.hpp>
 #include <mpi/kbla_reducer.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -42,6 +46,7 @@ enum class ReduceMethod {
   device_direct,  // MPI_Allreduce on device memory (CUDA-aware MPI)
   automatic,      // device_direct when MPI says it is CUDA-aware, host_staged otherwise
   nccl,           // ncclAllReduce on the CUDA stream (KBLA_ENABLE_NCCL builds)
+  measured,       // the fastest of the routes above that this build and MPI offer, timed at construction
 };
 
 inline const char* name(ReduceMethod m) {
@@ -50,6 +55,7 @@ inline const char* name(ReduceMethod m) {
     case ReduceMethod::device_direct: return "device_direct";
     case ReduceMethod::automatic: return "automatic";
     case ReduceMethod::nccl: return "nccl";
+    case ReduceMethod::measured: return "measured";
   }
   return "unknown";
 }
@@ -59,6 +65,21 @@ struct ReducerOptions {
   // kbla::mpi::inner checks that every rank passed the same M and N and valid arguments (one more small
   // all-reduce per call); without it a rank with other sizes makes MPI fail or hang. A debugging aid.
   bool check_shapes = false;
+  // ReduceMethod::measured times the sums the eigen-solver makes: a Gram matrix (measure_block_size^2 + 1
+  // doubles) and the projection coefficients against a basis of measure_basis_blocks blocks
+  // (measure_basis_blocks * measure_block_size^2 doubles), measure_repetitions times each per route (the median
+  // counts). Set them to the solver's block size and basis blocks.
+  int measure_block_size = 8;
+  int measure_basis_blocks = 10;
+  int measure_repetitions = 5;
+};
+
+// One route's time under ReduceMethod::measured: the median of the slowest rank, per payload.
+struct RouteTiming {
+  ReduceMethod method = ReduceMethod::host_staged;
+  double gram_seconds = 0;          // measure_block_size^2 + 1 doubles
+  double coefficients_seconds = 0;  // measure_basis_blocks * measure_block_size^2 doubles
+  double total() const { return gram_seconds + coefficients_seconds; }
 };
 
 // Whether MPI says it can read CUDA device memory. Open MPI answers at run time (MPIX_Query_cuda_support);
@@ -74,16 +95,6 @@ inline bool mpi_is_cuda_aware() {
 }
 
 inline bool nccl_available() { return KBLA_MPI_HAS_NCCL == 1; }
-
-// This rank's index among the ranks of its node (MPI_Comm_split_type, shared memory): the GPU it should use.
-inline int node_local_rank(MPI_Comm comm) {
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int rank = 0;
-  MPI_Comm_rank(node, &rank);
-  MPI_Comm_free(&node);
-  return rank;
-}
 
 namespace Impl {
 
@@ -118,13 +129,19 @@ class Reducer {
   static constexpr bool distributed = true;
 
   // The communicator is used as it is (not duplicated): it must outlive the reducer's use. Collective calls
-  // only, so they do not mix with the application's point-to-point messages.
+  // only, so they do not mix with the application's point-to-point messages. ReduceMethod::measured times the
+  // routes here, on Kokkos::DefaultExecutionSpace's memory (Kokkos must be initialized).
   explicit Reducer(MPI_Comm comm, const ReducerOptions& options = ReducerOptions())
       : state_(std::make_shared<State>()) {
     state_->comm = comm;
     MPI_Comm_rank(comm, &state_->rank);
     MPI_Comm_size(comm, &state_->size);
     state_->options = options;
+    if (options.method == ReduceMethod::measured) {
+      check_measure_options(options);
+      measure_routes<Kokkos::DefaultExecutionSpace>();
+      return;
+    }
     state_->method = resolve(options.method);
 #if KBLA_MPI_HAS_NCCL
     if (state_->method == ReduceMethod::nccl) state_->init_nccl();
@@ -135,8 +152,11 @@ class Reducer {
   int size() const { return state_->size; }
   MPI_Comm comm() const { return state_->comm; }
   const ReducerOptions& options() const { return state_->options; }
-  // The route used for device memory (automatic resolved).
+  // The route used for device memory (automatic and measured resolved).
   ReduceMethod method() const { return state_->method; }
+  // Under ReduceMethod::measured: every route that was timed, in the order tried (host_staged first); the same
+  // numbers on every rank. Empty for the other methods.
+  const std::vector<RouteTiming>& measured_routes() const { return state_->measured; }
   // Copies share the statistics (the solvers take the reducer by value).
   ReductionStats stats() const { return state_->stats; }
   void reset_stats() const { state_->stats = ReductionStats(); }
@@ -220,6 +240,7 @@ class Reducer {
     int rank = 0, size = 1;
     ReducerOptions options;
     ReduceMethod method = ReduceMethod::host_staged;
+    std::vector<RouteTiming> measured;
     ReductionStats stats;
     // Host side of host_staged: pinned with CUDA (faster small copies). Doubles: aligned for every scalar type
     // kbla supports. A Kokkos View, so the reducer must go before Kokkos::finalize, as Views do.
@@ -249,11 +270,79 @@ class Reducer {
       if (r != ncclSuccess)
         throw std::runtime_error(std::string("kbla::mpi::Reducer: ncclCommInitRank failed: ") + ncclGetErrorString(r));
     }
-    ~State() {
+    void release_nccl() {
       if (nccl) ncclCommDestroy(nccl);
+      nccl = nullptr;
     }
+    ~State() { release_nccl(); }
 #endif
   };
+
+  static void check_measure_options(const ReducerOptions& o) {
+    if (o.measure_block_size < 1 || o.measure_basis_blocks < 1 || o.measure_repetitions < 1) {
+      std::ostringstream os;
+      os << "kbla::mpi::Reducer: ReduceMethod::measured needs measure_block_size, measure_basis_blocks and "
+            "measure_repetitions >= 1, got "
+         << o.measure_block_size << ", " << o.measure_basis_blocks << " and " << o.measure_repetitions;
+      throw std::invalid_argument(os.str());
+    }
+  }
+
+  // Times every route available here on ExecSpace's memory and keeps the fastest for the slowest rank. The
+  // candidates: host_staged always; device_direct when the memory is not host memory and MPI reports CUDA
+  // support; nccl in NCCL builds on CUDA. A route counts only where every rank offers it.
+  template <class ExecSpace>
+  void measure_routes() {
+    using memory_space = typename ExecSpace::memory_space;
+    constexpr bool host_memory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
+    State& st = *state_;
+    const ReduceMethod all[] = {ReduceMethod::host_staged, ReduceMethod::device_direct, ReduceMethod::nccl};
+    int offered = 1;  // bit i: all[i] can run here
+    if (!host_memory && mpi_is_cuda_aware()) offered |= 2;
+#if KBLA_MPI_HAS_NCCL
+    if (std::is_same<ExecSpace, Kokkos::Cuda>::value) offered |= 4;
+#endif
+    Impl::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &offered, 1, MPI_INT, MPI_BAND, st.comm),
+                    "MPI_Allreduce (routes offered)");
+    const std::size_t s = std::size_t(st.options.measure_block_size);
+    const std::size_t gram = s * s + 1, coefficients = std::size_t(st.options.measure_basis_blocks) * s * s;
+    const Kokkos::View<double*, memory_space> buffer("kbla::mpi::Reducer measurement", std::max(gram, coefficients));
+    const ExecSpace exec;
+    std::vector<ReduceMethod> routes;
+    std::vector<double> seconds;  // per route: Gram, coefficients
+    for (int i = 0; i < 3; ++i) {
+      if (!(offered & (1 << i))) continue;
+      routes.push_back(all[i]);
+      st.method = all[i];
+#if KBLA_MPI_HAS_NCCL
+      if (all[i] == ReduceMethod::nccl && !st.nccl) st.init_nccl();
+#endif
+      for (const std::size_t count : {gram, coefficients}) {
+        sum_device(exec, buffer.data(), count);  // first use: staging allocation, first NCCL launch
+        exec.fence();
+        seconds.push_back(median_seconds(st.comm, st.options.measure_repetitions, [&]() {
+          sum_device(exec, buffer.data(), count);
+          exec.fence();  // NCCL and the staged copy back are queued: time until the sum is there
+        }));
+      }
+    }
+    slowest_over_ranks(st.comm, seconds);
+    std::vector<double> totals;
+    st.measured.clear();
+    for (std::size_t r = 0; r < routes.size(); ++r) {
+      RouteTiming t;
+      t.method = routes[r];
+      t.gram_seconds = seconds[2 * r];
+      t.coefficients_seconds = seconds[2 * r + 1];
+      st.measured.push_back(t);
+      totals.push_back(t.total());
+    }
+    st.method = routes[index_of_fastest(totals)];
+#if KBLA_MPI_HAS_NCCL
+    if (st.method != ReduceMethod::nccl) st.release_nccl();
+#endif
+    st.stats = ReductionStats();  // the timings are not the application's sums
+  }
 
   static ReduceMethod resolve(ReduceMethod m) {
 #if defined(KOKKOS_ENABLE_CUDA)
