@@ -62,7 +62,7 @@ void gemm(const ExecSpace& exec, const char transA[], const char transB[],
     return;
   }
   if (tA == 'N' && tB == 'N' && Impl::is_tall_skinny(options, m, k, n)) {
-    Impl::Update<ExecSpace, AViewType, BViewType, CViewType>::update(exec, alpha, A, B, beta, C);
+    Impl::Update<ExecSpace, AViewType, BViewType, CViewType>::update(exec, alpha, A, B, beta, C, UpdateOptions());
     return;
   }
   // KokkosBlas::gemm with fences around it (it takes no instance) and beta = 0 never reading C.

@@ -9,8 +9,9 @@
 
 namespace kbla {
 
-// How the CUDA calls choose among their kernels (the own tall & skinny kernels or cuBLAS) for a class of calls
-// (docs/tall_skinny.md, "How a kernel is chosen"). Ignored on other execution spaces.
+// How kbla::inner and kbla::update choose among their kernels for a class of calls: on Cuda with the CUDA kernels,
+// the own tall & skinny kernels or cuBLAS (docs/tall_skinny.md, "How a kernel is chosen"); on the portable path,
+// the portable kernel or KokkosBlas::gemm (docs/portable.md, "The route to KokkosBlas::gemm").
 struct TuningOptions {
   // measure: the first call of a class on a device times the candidates on scratch buffers (bounded cost, the
   // caller's buffers are never touched) and keeps the winner; model_only: the model's pick, nothing timed.
@@ -28,6 +29,10 @@ struct InnerOptions {
   // are each accurate to ~k u sum |a| |b| (the modulus), so a part that is small next to the modulus can lose
   // digits that the usual four-product form keeps. CUDA kernels only (today: widths 57-64); ignored elsewhere.
   bool complex_3m = false;
+  TuningOptions tuning;
+};
+
+struct UpdateOptions {
   TuningOptions tuning;
 };
 

@@ -2,6 +2,7 @@
 // The basis update of block Krylov and block Gram-Schmidt methods (TSMM in Ernst et al. 2020).
 #pragma once
 
+#include <kbla_options.hpp>
 #include <impl/kbla_argument_checks.hpp>
 #include <impl/kbla_update_spec.hpp>
 
@@ -17,10 +18,13 @@ namespace kbla {
 // shared element of B with A or C throws (parts of one allocation that share no element are fine, e.g. the
 // column blocks Q and X of a LayoutRight basis [Q | X] in X -= Q C), as do mismatched extents and Views the
 // execution space cannot access. Nothing is written when a check fails. beta = 0 never reads B.
+// options.tuning: how the kernel is chosen for the call's class (TuningOptions; the CUDA selection, or the portable
+// path's route to KokkosBlas::gemm).
 template <class ExecSpace, class AViewType, class CViewType, class BViewType,
           class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
 void update(const ExecSpace& exec, typename BViewType::const_value_type& alpha, const AViewType& A,
-            const CViewType& C, typename BViewType::const_value_type& beta, const BViewType& B) {
+            const CViewType& C, typename BViewType::const_value_type& beta, const BViewType& B,
+            const UpdateOptions& options) {
   constexpr const char* call = "kbla::update";
   Impl::require_rank2_view<AViewType>();
   Impl::require_rank2_view<CViewType>();
@@ -43,14 +47,28 @@ void update(const ExecSpace& exec, typename BViewType::const_value_type& alpha, 
   Impl::require_extents(call, "B", B, A.extent(0), C.extent(1), "B = A * C is A.extent(0) x C.extent(1)");
   Impl::require_no_overlap(call, "B", B, "C", C);
   if (!in_place) Impl::require_no_overlap(call, "B", B, "A", A);
-  Impl::Update<ExecSpace, AViewType, CViewType, BViewType>::update(exec, alpha, A, C, beta, B);
+  Impl::Update<ExecSpace, AViewType, CViewType, BViewType>::update(exec, alpha, A, C, beta, B, options);
+}
+
+// Same, with the default options.
+template <class ExecSpace, class AViewType, class CViewType, class BViewType,
+          class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
+void update(const ExecSpace& exec, typename BViewType::const_value_type& alpha, const AViewType& A,
+            const CViewType& C, typename BViewType::const_value_type& beta, const BViewType& B) {
+  update(exec, alpha, A, C, beta, B, UpdateOptions());
 }
 
 // Same, on the default instance of B's execution space.
 template <class AViewType, class CViewType, class BViewType>
 void update(typename BViewType::const_value_type& alpha, const AViewType& A, const CViewType& C,
+            typename BViewType::const_value_type& beta, const BViewType& B, const UpdateOptions& options) {
+  update(typename BViewType::execution_space(), alpha, A, C, beta, B, options);
+}
+
+template <class AViewType, class CViewType, class BViewType>
+void update(typename BViewType::const_value_type& alpha, const AViewType& A, const CViewType& C,
             typename BViewType::const_value_type& beta, const BViewType& B) {
-  update(typename BViewType::execution_space(), alpha, A, C, beta, B);
+  update(typename BViewType::execution_space(), alpha, A, C, beta, B, UpdateOptions());
 }
 
 // In place: X <- alpha * X * C (X: K x M, C: M x M), rotating a basis without a second K x M buffer. Checked as
@@ -59,7 +77,7 @@ void update(typename BViewType::const_value_type& alpha, const AViewType& A, con
 template <class ExecSpace, class XViewType, class CViewType,
           class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
 void update_in_place(const ExecSpace& exec, typename XViewType::const_value_type& alpha, const XViewType& X,
-                     const CViewType& C) {
+                     const CViewType& C, const UpdateOptions& options) {
   constexpr const char* call = "kbla::update_in_place";
   Impl::require_rank2_view<XViewType>();
   Impl::require_rank2_view<CViewType>();
@@ -75,13 +93,27 @@ void update_in_place(const ExecSpace& exec, typename XViewType::const_value_type
   Impl::require_no_overlap(call, "X", X, "C", C);
   using Scalar = typename XViewType::non_const_value_type;
   Impl::Update<ExecSpace, XViewType, CViewType, XViewType>::update(
-      exec, alpha, X, C, kbla::Impl::ArithTraits<Scalar>::zero(), X);
+      exec, alpha, X, C, kbla::Impl::ArithTraits<Scalar>::zero(), X, options);
+}
+
+// Same, with the default options.
+template <class ExecSpace, class XViewType, class CViewType,
+          class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
+void update_in_place(const ExecSpace& exec, typename XViewType::const_value_type& alpha, const XViewType& X,
+                     const CViewType& C) {
+  update_in_place(exec, alpha, X, C, UpdateOptions());
 }
 
 // Same, on the default instance of X's execution space.
 template <class XViewType, class CViewType>
+void update_in_place(typename XViewType::const_value_type& alpha, const XViewType& X, const CViewType& C,
+                     const UpdateOptions& options) {
+  update_in_place(typename XViewType::execution_space(), alpha, X, C, options);
+}
+
+template <class XViewType, class CViewType>
 void update_in_place(typename XViewType::const_value_type& alpha, const XViewType& X, const CViewType& C) {
-  update_in_place(typename XViewType::execution_space(), alpha, X, C);
+  update_in_place(typename XViewType::execution_space(), alpha, X, C, UpdateOptions());
 }
 
 }  // namespace kbla

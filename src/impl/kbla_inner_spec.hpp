@@ -1,8 +1,9 @@
-// Dispatch point of kbla::inner (Kokkos Kernels pattern): the primary template is the portable path; the
-// specialisations for tpl_spec_avail == true live in src/tpls/kbla_inner_tpl_spec_decl.hpp.
+// Dispatch point of kbla::inner (Kokkos Kernels pattern): the primary template is the portable path (the portable
+// kernel or KokkosBlas::gemm, as the route measured, kbla_inner_route.hpp); the specialisations for
+// tpl_spec_avail == true live in src/tpls/kbla_inner_tpl_spec_decl.hpp.
 #pragma once
 
-#include <impl/kbla_inner_impl.hpp>
+#include <impl/kbla_inner_route.hpp>
 #include <tpls/kbla_inner_tpl_spec_avail.hpp>
 
 namespace kbla {
@@ -14,7 +15,7 @@ struct Inner {
   using Scalar = typename CView::non_const_value_type;
   static void inner(const ExecSpace& exec, bool conjA, const Scalar& alpha, const AView& A, const BView& B,
                     const Scalar& beta, const CView& C, const InnerOptions& options) {
-    InnerPortable<ExecSpace, AView, BView, CView>::run(exec, conjA, alpha, A, B, beta, C, options);
+    InnerRoute<ExecSpace, AView, BView, CView>::run(exec, conjA, alpha, A, B, beta, C, options);
   }
 };
 

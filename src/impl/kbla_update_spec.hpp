@@ -1,8 +1,10 @@
-// Dispatch point of kbla::update (Kokkos Kernels pattern): the primary template is the portable path; the
-// specialisations for tpl_spec_avail == true live in src/tpls/kbla_update_tpl_spec_decl.hpp.
+// Dispatch point of kbla::update (Kokkos Kernels pattern): the primary template is the portable path (the portable
+// kernel or KokkosBlas::gemm, as the route measured, kbla_update_route.hpp); the specialisations for
+// tpl_spec_avail == true live in src/tpls/kbla_update_tpl_spec_decl.hpp.
 #pragma once
 
-#include <impl/kbla_update_impl.hpp>
+#include <kbla_options.hpp>
+#include <impl/kbla_update_route.hpp>
 #include <tpls/kbla_update_tpl_spec_avail.hpp>
 
 namespace kbla {
@@ -13,8 +15,8 @@ template <class ExecSpace, class AView, class CView, class BView,
 struct Update {
   using Scalar = typename BView::non_const_value_type;
   static void update(const ExecSpace& exec, const Scalar& alpha, const AView& A, const CView& C, const Scalar& beta,
-                     const BView& B) {
-    UpdatePortable<ExecSpace, AView, CView, BView>::run(exec, alpha, A, C, beta, B);
+                     const BView& B, const UpdateOptions& options) {
+    UpdateRoute<ExecSpace, AView, CView, BView>::run(exec, alpha, A, C, beta, B, options);
   }
 };
 

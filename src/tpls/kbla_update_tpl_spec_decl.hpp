@@ -18,7 +18,7 @@ template <class AView, class CView, class BView>
 struct Update<Kokkos::Cuda, AView, CView, BView, true> {
   using Scalar = typename BView::non_const_value_type;
   static void update(const Kokkos::Cuda& exec, const Scalar& alpha, const AView& A, const CView& C,
-                     const Scalar& beta, const BView& B) {
+                     const Scalar& beta, const BView& B, const UpdateOptions& options) {
     const RawMatrix a = raw_matrix(A), c = raw_matrix(C), b = raw_matrix(B);
     // The kernel takes non-empty shapes only (it returns invalid-argument for M or N = 0): empty ones follow BLAS
     // semantics (B = beta B, or nothing) on the portable path. No unit stride: portable path too.
@@ -27,10 +27,9 @@ struct Update<Kokkos::Cuda, AView, CView, BView, true> {
       UpdatePortable<Kokkos::Cuda, AView, CView, BView>::run(exec, alpha, A, C, beta, B);
       return;
     }
-    // kbla::update has no options argument: the default tuning (measure), with the cache file of
-    // KBLA_TUNING_CACHE when set.
     kbla::cuda::TallSkinnyOptions raw_options;
-    raw_options.choice_cache_path = tuning::choice_cache_path(std::string());
+    raw_options.tuning = options.tuning.mode;
+    raw_options.choice_cache_path = tuning::choice_cache_path(options.tuning.cache_path);
     throw_on_cuda_error(kbla::cuda::tsmm(exec.cuda_stream(), B.extent(0), static_cast<int>(A.extent(1)),
                                          static_cast<int>(B.extent(1)), raw_value(alpha), raw_pointer(A), a.ld,
                                          a.layout, raw_pointer(C), c.ld, c.layout, raw_value(beta), raw_pointer(B),

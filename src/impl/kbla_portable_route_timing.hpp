@@ -1,0 +1,52 @@
+// How the portable route times a candidate on scratch Views: how many rows the scratch operands get, and seconds
+// per call (a warm-up, then the median of three fenced calls).
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <exception>
+
+namespace kbla {
+namespace Impl {
+
+// Rows of the scratch operands: the caller's K, but the two tall operands (K x M and K x N) take at most 256 MB on
+// a device (beyond its last-level cache, where the rate per byte no longer changes) and 64 MB on a host space
+// (Kokkos Kernels' own gemm runs far below the bandwidth at narrow widths there; a larger measurement would cost
+// seconds).
+inline std::int64_t route_scratch_rows(std::int64_t rows, int M, int N, std::size_t value_bytes, bool on_host) {
+  const double cap_bytes = on_host ? 64e6 : 256e6;
+  const double bytes_per_row = double(M + N) * double(value_bytes);
+  const std::int64_t cap_rows = std::max<std::int64_t>(1, static_cast<std::int64_t>(cap_bytes / bytes_per_row));
+  return std::min(rows, cap_rows);
+}
+
+// Seconds per call of `call` on `exec`: one warm-up call, then the median of three, each fenced. A warm-up longer
+// than give_up_after (when > 0) is returned as it is: that candidate already lost, no need to repeat it. A call
+// that throws gives -1 (the candidate cannot run here).
+template <class ExecSpace, class Call>
+double route_seconds_per_call(const ExecSpace& exec, const Call& call, double give_up_after) {
+  try {
+    exec.fence();
+    Kokkos::Timer timer;
+    call();
+    exec.fence();
+    const double warm_up = timer.seconds();
+    if (give_up_after > 0 && warm_up > give_up_after) return warm_up;
+    double seconds[3];
+    for (double& s : seconds) {
+      timer.reset();
+      call();
+      exec.fence();
+      s = timer.seconds();
+    }
+    std::sort(seconds, seconds + 3);
+    return seconds[1];
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
+}  // namespace Impl
+}  // namespace kbla

@@ -1,0 +1,31 @@
+// The View types the portable route works on: every routed call, and its scratch operands, use one unmanaged View
+// type per (scalar, layout, device), so that the portable kernels and KokkosBlas::gemm are instantiated once for
+// the caller's Views and the measurement alike.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace kbla {
+namespace Impl {
+
+template <class View, class Value>
+using route_view_t = Kokkos::View<Value**, typename View::array_layout, typename View::device_type,
+                                  Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+// A scratch operand of `View`'s layout and device, filled with 1/8 (finite in every type, and sums of it stay
+// exact for a few repeated calls with beta = 1).
+template <class View, class ExecSpace>
+Kokkos::View<typename View::non_const_value_type**, typename View::array_layout, typename View::device_type>
+route_scratch(const ExecSpace& exec, const char* label, std::int64_t rows, std::int64_t cols) {
+  using Scalar = typename View::non_const_value_type;
+  Kokkos::View<Scalar**, typename View::array_layout, typename View::device_type> v(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), rows, cols);
+  Kokkos::deep_copy(exec, v, Scalar(0.125));
+  return v;
+}
+
+}  // namespace Impl
+}  // namespace kbla

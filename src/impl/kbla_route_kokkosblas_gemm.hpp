@@ -1,0 +1,56 @@
+// KokkosBlas::gemm as the portable route calls it, and on which View types it may.
+//
+// Kokkos Kernels 4.1 and later take the execution space instance; older ones run on the Views' default instance,
+// so they go through blas_gemm (fences around the call, C zeroed first for beta = 0) and only when the call's
+// execution space is the Views' own.
+#pragma once
+
+#include <impl/kbla_blas_gemm.hpp>
+#include <impl/kbla_portable_route_keys.hpp>
+
+#include <KokkosBlas3_gemm.hpp>
+#include <Kokkos_Core.hpp>
+
+#include <type_traits>
+
+namespace kbla {
+namespace Impl {
+
+#if defined(KOKKOSKERNELS_VERSION) && KOKKOSKERNELS_VERSION >= 40100
+#define KBLA_ROUTE_GEMM_TAKES_INSTANCE 1
+#else
+#define KBLA_ROUTE_GEMM_TAKES_INSTANCE 0
+#endif
+
+// Whether the route may offer KokkosBlas::gemm: a scalar type of BLAS (S, D, C, Z), LayoutLeft or LayoutRight
+// operands (no strided Views: the scratch operands of a measurement must have the caller's layouts), and an
+// execution space Kokkos Kernels can be given.
+template <class ExecSpace, class View1, class View2, class View3>
+struct route_kokkosblas_gemm_avail {
+  using Scalar = typename View3::non_const_value_type;
+  template <class View>
+  static constexpr bool runs_on_its_space() {
+    return std::is_same<ExecSpace, typename View::execution_space>::value;
+  }
+  static constexpr bool value =
+      route_scalar_letter<Scalar>::value != nullptr &&
+      route_layout_letter<typename View1::array_layout>::value != nullptr &&
+      route_layout_letter<typename View2::array_layout>::value != nullptr &&
+      route_layout_letter<typename View3::array_layout>::value != nullptr &&
+      (KBLA_ROUTE_GEMM_TAKES_INSTANCE ||
+       (runs_on_its_space<View1>() && runs_on_its_space<View2>() && runs_on_its_space<View3>()));
+};
+
+template <class ExecSpace, class AView, class BView, class CView>
+void route_kokkosblas_gemm(const ExecSpace& exec, char tA, char tB, typename CView::const_value_type& alpha,
+                           const AView& A, const BView& B, typename CView::const_value_type& beta, const CView& C) {
+#if KBLA_ROUTE_GEMM_TAKES_INSTANCE
+  const char opA[2] = {tA, '\0'}, opB[2] = {tB, '\0'};
+  KokkosBlas::gemm(exec, opA, opB, alpha, A, B, beta, C);
+#else
+  blas_gemm(exec, tA, tB, alpha, A, B, beta, C);
+#endif
+}
+
+}  // namespace Impl
+}  // namespace kbla
