@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Writes docs/tall_skinny_choices.md: which kernel the tall & skinny selection chose, per GPU and call class.
+
+Reads kernel choice cache files (src/tuning/kbla_choice_cache.hpp: a header line, then one record per line,
+tab-separated: device key, call class, choice, seconds per call) and prints, per device key, op (inner / update),
+scalar and operand layouts, a table of width (M x N) by row-count bucket with the chosen candidate ("own": the
+library's kernels, "cuBLAS"), plus the counts.
+
+    python3 tools/choice_table.py perf_tests/results/choices-h200.cache [MORE.cache ...] [-o docs/tall_skinny_choices.md]
+    python3 tools/choice_table.py --check docs/tall_skinny_choices.md perf_tests/results/choices-h200.cache
+
+--check regenerates the page and exits 1 when it differs from the committed one (ctest choice_table_current).
+"""
+
+import argparse
+import re
+import sys
+from collections import defaultdict
+
+HEADER = "# KokkosBlockLA kernel choices, format 1"
+CHOICE_NAMES = {"own": "own", "cublas": "cuBLAS"}
+OP_TITLES = {"inner": "inner (C = αAᴴB + βC)", "update": "update (B = αAC + βB)"}
+SCALAR_NAMES = {"S": "float", "D": "double", "C": "complex float", "Z": "complex double"}
+LAYOUT_NAMES = {"R": "row-major", "C": "column-major"}
+
+# The call class as tall_skinny_select.cu's call_class() writes it, e.g.
+# "inner D 10x10 rows=b51 A:C,ld%32=19,at%16=0 B:C,ld%32=19,at%16=0 C:C beta=0"
+CLASS_RE = re.compile(
+    r"^(?P<op>inner|update) (?P<scalar>[SDCZ]) (?P<m>\d+)x(?P<n>\d+) rows=b(?P<bucket>\d+)"
+    r" A:(?P<a>\S+) B:(?P<b>\S+) C:(?P<c>[RC]) (?P<beta>beta=0|beta!=0)(?P<m3> 3m)?$")
+
+
+class Record:
+    def __init__(self, device, call_class, choice, seconds, match):
+        self.device = device
+        self.call_class = call_class
+        self.choice = choice
+        self.seconds = seconds
+        self.op = match["op"]
+        self.scalar = match["scalar"]
+        self.m = int(match["m"])
+        self.n = int(match["n"])
+        self.bucket = int(match["bucket"])
+        self.a = match["a"]
+        self.b = match["b"]
+        self.c = match["c"]
+        self.beta_zero = match["beta"] == "beta=0"
+        self.complex_3m = match["m3"] is not None
+
+
+def read_cache(path):
+    """Records of one cache file; a file with another header is an error (the library would ignore it)."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    if not lines or lines[0] != HEADER:
+        raise SystemExit(f"{path}: not a kernel choice cache (first line is not '{HEADER}')")
+    records = []
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if len(fields) != 4:
+            raise SystemExit(f"{path}:{number}: expected 4 tab-separated fields, got {len(fields)}")
+        device, call_class, choice, seconds = fields
+        match = CLASS_RE.match(call_class)
+        if match is None:
+            raise SystemExit(f"{path}:{number}: call class not understood: {call_class!r}")
+        if choice not in CHOICE_NAMES:
+            raise SystemExit(f"{path}:{number}: unknown choice {choice!r}")
+        records.append(Record(device, call_class, choice, float(seconds), match))
+    return records
+
+
+def bucket_rows(bucket):
+    """The row counts K of bucket b = floor(2 log2 K): 2^(b/2) <= K < 2^((b+1)/2), written as a power of 2."""
+    half = bucket / 2
+    return f"2^{half:g}"
+
+
+def layout_label(r):
+    """Operand layouts as a heading: 'row-major' when A, B and C agree, else each one."""
+    la, lb = r.a.split(",")[0], r.b.split(",")[0]
+    if la == lb == r.c:
+        return LAYOUT_NAMES[la]
+    return f"A {LAYOUT_NAMES[la]}, B {LAYOUT_NAMES[lb]}, C {LAYOUT_NAMES[r.c]}"
+
+
+def flags_label(r):
+    parts = ["β = 0" if r.beta_zero else "β ≠ 0"]
+    if r.complex_3m:
+        parts.append("complex_3m")
+    return ", ".join(parts)
+
+
+def cell(records):
+    """One table cell: the choice, or the counts when the class's leading dimensions / alignments disagree."""
+    counts = defaultdict(int)
+    for r in records:
+        counts[r.choice] += 1
+    if len(counts) == 1:
+        choice = next(iter(counts))
+        return "**cuBLAS**" if choice == "cublas" else "own"
+    return "mixed (" + ", ".join(f"{CHOICE_NAMES[c]} ×{counts[c]}" for c in ("own", "cublas") if c in counts) + ")"
+
+
+def runs(bucket_cells):
+    """Consecutive measured buckets with the same cell as one run: 'own 2^10 – 2^14 · **cuBLAS** 2^15'."""
+    out = []
+    for bucket, text in bucket_cells:
+        if out and out[-1][2] == text:
+            out[-1][1] = bucket
+        else:
+            out.append([bucket, bucket, text])
+    return " · ".join(f"{text} {bucket_rows(first)}" + (f" – {bucket_rows(last)}" if last != first else "")
+                      for first, last, text in out)
+
+
+def render(paths, records):
+    out = []
+    w = out.append
+    w("# Which tall & skinny kernel runs: the measured choices")
+    w("")
+    w("Generated by `tools/choice_table.py` from the kernel choice cache(s) "
+      + ", ".join(f"`{p}`" for p in paths) + "; do not edit by hand.")
+    w("")
+    w("For `kbla::inner` / `kbla::update` on CUDA with max(M, N) ≤ 64 (and the narrow shapes) the selection")
+    w("(`src/cuda/tall_skinny/tall_skinny_select.cu`, [tall_skinny.md](tall_skinny.md) section 5) runs either the")
+    w("library's own kernels (**own**) or cuBLAS, per call class and GPU; wider calls always go to cuBLAS. Each table")
+    w("below is one GPU (device key: name, SM count, driver, cuBLAS and library version), op, scalar and layout;")
+    w("a row is a width M × N, listing for each row-count bucket that was measured which candidate was faster")
+    w("(both timed on scratch operands of the caller's shape), consecutive measured buckets with the same winner")
+    w("as one run. \"mixed (own ×1, cuBLAS ×2)\" means classes that differ only in leading dimension or alignment")
+    w("chose differently. Buckets not listed were not measured: a call there measures on its first run.")
+    w("")
+    w("**Row-count bucket.** The selection keys a class by b = ⌊2 log₂ K⌋ (K the row count; capped at 63, b = 0")
+    w("for K ≤ 1), i.e. half octaves: bucket 2^x holds 2^x ≤ K < 2^(x + 0.5). Half octaves because the")
+    w("own inner kernels pay a fixed fill and reduction cost at few rows and cuBLAS's own kernel choice flips")
+    w("inside an octave. `kbla_tune` measures the benchmark's classes: the square widths at K = 2²⁹/w (double) or")
+    w("2²⁸/w (complex double) rows, the ramp's 2¹⁰–2²⁷ rows at widths 4, 16 and 64, and the block-Krylov shapes.")
+    w("")
+    w("**Your GPU's table.** Fill a cache on it and run this script on the file:")
+    w("")
+    w("    kbla_tune --cache my.cache            # perf_tests/tall_skinny, CUDA build")
+    w("    python3 tools/choice_table.py my.cache -o my_choices.md")
+    w("")
+    w("An application that sets `TuningOptions::cache_path` or `KBLA_TUNING_CACHE` writes the same file format;")
+    w("the script reads any number of cache files. **Regenerate this page** after replacing a cache under")
+    w("`perf_tests/results/`:")
+    w("")
+    w("    python3 tools/choice_table.py " + " ".join(paths) + " -o docs/tall_skinny_choices.md")
+    w("")
+    w("The ctest `choice_table_current` fails when this page and the committed cache files disagree.")
+
+    by_device = defaultdict(list)
+    for r in records:
+        by_device[r.device].append(r)
+    for device in sorted(by_device):
+        recs = by_device[device]
+        own = sum(1 for r in recs if r.choice == "own")
+        w("")
+        w(f"## {device}")
+        w("")
+        w(f"{len(recs)} classes: {own} own, {len(recs) - own} cuBLAS.")
+        groups = defaultdict(list)
+        for r in recs:
+            groups[(r.op, "SDCZ".index(r.scalar), layout_label(r), flags_label(r))].append(r)
+        for (op, scalar_index, layout, flags) in sorted(groups):
+            group = groups[(op, scalar_index, layout, flags)]
+            scalar = "SDCZ"[scalar_index]
+            g_own = sum(1 for r in group if r.choice == "own")
+            w("")
+            w(f"### {OP_TITLES[op]}, {SCALAR_NAMES[scalar]} ({scalar}), {layout}, {flags}")
+            w("")
+            w(f"{len(group)} classes: {g_own} own, {len(group) - g_own} cuBLAS.")
+            w("")
+            shapes = sorted({(r.m, r.n) for r in group})
+            cells = defaultdict(list)
+            for r in group:
+                cells[(r.m, r.n, r.bucket)].append(r)
+            w("| M × N | choice by row count K |")
+            w("| --- | --- |")
+            for (m, n) in shapes:
+                buckets = sorted(b for (mm, nn, b) in cells if (mm, nn) == (m, n))
+                w(f"| {m} × {n} | " + runs([(b, cell(cells[(m, n, b)])) for b in buckets]) + " |")
+    return "\n".join(out) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("caches", nargs="+", help="kernel choice cache files")
+    parser.add_argument("-o", "--output", help="write the page here (default: standard output)")
+    parser.add_argument("--check", metavar="PAGE",
+                        help="exit 1 unless PAGE equals what the cache files generate")
+    args = parser.parse_args(argv)
+    records = []
+    for path in args.caches:
+        records.extend(read_cache(path))
+    if not records:
+        raise SystemExit("no records in " + ", ".join(args.caches))
+    page = render(args.caches, records)
+    if args.check:
+        with open(args.check, encoding="utf-8") as f:
+            committed = f.read()
+        if committed != page:
+            sys.stderr.write(f"{args.check} is stale: regenerate it with\n  python3 tools/choice_table.py "
+                             + " ".join(args.caches) + f" -o {args.check}\n")
+            return 1
+        print(f"{args.check} matches {len(records)} records")
+        return 0
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(page)
+    else:
+        sys.stdout.write(page)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
