@@ -306,8 +306,10 @@ int run(const Args& args, int rank, int size) {
                 (long long)n, size, Exec::name(), device.c_str(), setup_s);
     std::printf("  planes per rank:");
     for (const int c : counts) std::printf(" %d", c);
-    std::printf("\n  GPU per rank (%d visible):", kbla::mpi::visible_gpus());
-    for (const double g : gpu_per_rank) std::printf(" %.0f", g);
+    if (kbla::mpi::visible_gpus() > 0) {
+      std::printf("\n  GPU per rank (%d on rank 0's node):", kbla::mpi::visible_gpus());
+      for (const double g : gpu_per_rank) std::printf(" %.0f", g);
+    }
     std::printf("\n  k = %d %s, block size %d, tol %.1e, all-reduce %s (%s), halo %s (%s)\n", args.nev,
                 args.which.c_str(), args.block, args.tol, reduce_name.c_str(), reduce_how.c_str(),
                 halo_name(halo_choice.transfer), halo_choice.how.c_str());
