@@ -67,8 +67,10 @@ int g_z_tile = -1;
 // before zts4, 2 the column-major row since, 3 the row-major one (tall_skinny_params.hpp)
 template <int FM, int FN, int KC, int ST>
 cudaError_t z_tile_run(const TsmttsmArgs<double, true>& a, int lay, cudaStream_t st) {
-  if (lay == kLayRR) return launch_tsmttsm_dmma_v<true, 128, 128, FM, FN, KC, ST, false, 8>(a, st);
-  if (lay == kLayCC) return launch_tsmttsm_dmma_v<true, 128, 128, FM, FN, KC, ST, false, 7>(a, st);
+  if (lay == kLayRR)
+    return launch_tsmttsm_dmma_v<true, 128, 128, FM, FN, KC, ST, false, InnerCopy::dense_complex_rows>(a, st);
+  if (lay == kLayCC)
+    return launch_tsmttsm_dmma_v<true, 128, 128, FM, FN, KC, ST, false, InnerCopy::complex_columns>(a, st);
   return cudaErrorNotSupported;
 }
 using ZTileRun = cudaError_t (*)(const TsmttsmArgs<double, true>&, int, cudaStream_t);

@@ -60,16 +60,30 @@ __device__ __forceinline__ void dmma16(double (&c01)[2], double (&c23)[2], doubl
 #endif
 }
 
+// How an operand's chunk is copied into shared memory (the COPY parameter below). launch_tsmttsm_dmma picks it
+// from the layouts, leading dimensions, alignment and widths; each form is explained at its loader.
+enum class InnerCopy {
+  copy8,               // 8-byte copies: misaligned pointers, or one odd and one even leading dimension
+  pairs16,             // 16-byte copies of column pairs ([k][j] staging) or, k-major, of row pairs
+  shifted_pairs16,     // odd leading dimension of a real operand: 16-byte copies of parity-shifted pairs
+  flat_odd,            // dense row-major real, odd width, one tile wide: flat copies of whole chunks
+  flat_2mod4,          // the same for dense even widths J = 2 (mod 4)
+  flat_4mod8,          // the same for dense even widths J = 4 (mod 8)
+  complex_columns,     // complex column-major: one shared row per complex column, (re, im) interleaved
+  dense_complex_rows,  // dense row-major complex, one tile wide: pairs16's staging with DenseRowLoader copies
+};
+
 // G3: complex only, three real products (below); FM / FN then count 8-row fragments of complex rows / columns
-template <int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ, int VEC = 2, bool G3 = false>
+template <int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ, InnerCopy COPY = InnerCopy::pairs16,
+          bool G3 = false>
 struct DmmaShape {
   static constexpr int WM = BM / (8 * FM * (G3 ? 2 : 1)), WN = BN / (8 * FN * (G3 ? 2 : 1));
   static constexpr int NW = WM * WN, BT = 32 * NW;
   static constexpr int pad4(int x) { return x + ((4 - x % 16) + 16) % 16; }  // stride = 4 (mod 16) doubles
   static constexpr int pad8(int x) { return x + ((8 - x % 16) + 16) % 16; }  // stride = 8 (mod 16) doubles
-  // smem rows: [k][j] (row stride LDA/LDB over j) or, KMAJ, [j][k] (row stride LDK over k), or (VEC 7, complex
-  // column-major) one row per complex column holding its KC elements interleaved (re, im), stride 8 mod 16
-  static constexpr bool CCOL = VEC == 7;
+  // smem rows: [k][j] (row stride LDA/LDB over j) or, KMAJ, [j][k] (row stride LDK over k), or (complex_columns,
+  // complex column-major) one row per complex column holding its KC elements interleaved (re, im), stride 8 mod 16
+  static constexpr bool CCOL = COPY == InnerCopy::complex_columns;
   static constexpr int LDA = CCOL ? pad8(2 * KC) : KMAJ ? pad4(KC) : pad4(BM);
   static constexpr int LDB = CCOL ? pad8(2 * KC) : KMAJ ? pad4(KC) : pad4(BN);
   static constexpr int SA = CCOL ? BM / 2 * LDA : KMAJ ? BM * LDA : KC * LDA;  // doubles per stage
@@ -78,13 +92,13 @@ struct DmmaShape {
 };
 
 // One operand's chunk (KC rows x BJ real columns starting at j0) into shared memory.
-// Real view: element (k, j) at base[k*rs + (j&1)*c1 + (j>>1)*c2]. VEC = 2: 16-byte copies of pairs (pairs of
+// Real view: element (k, j) at base[k*rs + (j&1)*c1 + (j>>1)*c2]. pairs16: 16-byte copies of pairs (pairs of
 // columns j, j+1 when !KMAJ, which needs c1 == 1; pairs of rows k, k+1 when KMAJ, which needs rs == 1).
-template <int BJ, int KC, int BT, int LD, bool KMAJ, int VEC>
+template <int BJ, int KC, int BT, int LD, bool KMAJ, InnerCopy COPY>
 __device__ __forceinline__ void dmma_load(double* s, const double* base, std::int64_t k0, int j0, std::int64_t K,
                                           int Jr, std::int64_t rs, std::int64_t c1, std::int64_t c2, bool jfast,
                                           int tid) {
-  if constexpr (!KMAJ && VEC == 2) {
+  if constexpr (!KMAJ && COPY == InnerCopy::pairs16) {
     constexpr int NP = KC * BJ / 2;
 #pragma unroll 4
     for (int idx = tid; idx < NP; idx += BT) {
@@ -95,7 +109,7 @@ __device__ __forceinline__ void dmma_load(double* s, const double* base, std::in
       const double* src = bytes ? base + k * rs + std::int64_t(gj >> 1) * c2 : base;
       cp_async_pair(s + kk * LD + 2 * jp, src, bytes);
     }
-  } else if constexpr (KMAJ && VEC == 2) {
+  } else if constexpr (KMAJ && COPY == InnerCopy::pairs16) {
     constexpr int NP = KC / 2 * BJ;
 #pragma unroll 4
     for (int idx = tid; idx < NP; idx += BT) {
@@ -106,10 +120,10 @@ __device__ __forceinline__ void dmma_load(double* s, const double* base, std::in
       const double* src = bytes ? base + k + (gj & 1) * c1 + std::int64_t(gj >> 1) * c2 : base;
       cp_async_pair(s + j * LD + 2 * kp, src, bytes);
     }
-  } else if constexpr (VEC == 7) {
+  } else if constexpr (COPY == InnerCopy::complex_columns) {
     // Complex column-major (real view rs = 2, c1 = 1, c2 = 2 ld): complex column jc's KC elements are one
     // contiguous run of 16 KC bytes, copied as such into shared row jc (interleaved re, im). Consecutive lanes
-    // take consecutive 16 bytes in global AND shared memory. VEC 2's [k][j] staging put each lane's 16 bytes at
+    // take consecutive 16 bytes in global AND shared memory. pairs16's [k][j] staging put each lane's 16 bytes at
     // shared stride LDA, and the L2 then served its cp.async reads at one sector per request, more than twice the
     // requests of the same global pattern with contiguous shared rows: the L2 became the limiter.
     constexpr int NC = BJ / 2;  // complex columns of the tile (Jr even: a column is all in or all out)
@@ -143,10 +157,10 @@ __device__ __forceinline__ void dmma_load(double* s, const double* base, std::in
         cp_async16(s + jc * LD + 2 * kk, src, bytes);
       }
     }
-  } else if constexpr (VEC == 3) {
+  } else if constexpr (COPY == InnerCopy::shifted_pairs16) {
     // Rows of odd length in global memory (a real matrix with an odd leading dimension): row r's 16-byte
     // aligned pairs start at element r & 1, so row r is stored shifted by r & 1 in shared memory, which keeps
-    // the pairs aligned there too; the odd rows' element 0 goes alone. Twice the copy width of VEC = 1, whose
+    // the pairs aligned there too; the odd rows' element 0 goes alone. Twice the copy width of copy8, whose
     // 8-byte copies made odd widths run at about half the speed of even ones.
     constexpr int NR = KMAJ ? BJ : KC, RL = KMAJ ? KC : BJ, NU = RL / 2 + 1;
 #pragma unroll 4
@@ -186,13 +200,13 @@ __device__ __forceinline__ void dmma_load(double* s, const double* base, std::in
 }
 
 // ColPairLoader: the KMAJ copy fast paths of column-major real operands, SHIFT = true for an odd leading
-// dimension (VEC = 3), false for an even one (VEC = 2).
+// dimension (shifted_pairs16), false for an even one (pairs16).
 //
-// SHIFT (VEC = 3; column-major real operand, odd leading dimension ld, 16-byte aligned base): the
-// generic VEC = 3 loop above spends ~30 instructions per 16-byte copy on index math (division by NU, two
+// SHIFT (shifted_pairs16; column-major real operand, odd leading dimension ld, 16-byte aligned base): the
+// generic shifted_pairs16 loop above spends ~30 instructions per 16-byte copy on index math (division by NU, two
 // 64-bit validity checks, the lone first element of odd columns) and made the odd-K column-major widths
 // issue-bound. Here every thread owns one fixed pair slot u (0..KC/2-1) of the rows r0, r0 + R, r0 + 2R, ...
-// (R = BT / (KC/2), even, so the row parity par = r0 & 1 is fixed per thread); the shared layout is the VEC = 3
+// (R = BT / (KC/2), even, so the row parity par = r0 & 1 is fixed per thread); the shared layout is the shifted_pairs16
 // one (row r shifted by r & 1: element e at r*LD + par + e), and the copy u of row r is the 16 bytes at shared
 // r*LD + 2u, i.e. elements 2u - par and 2u - par + 1 -- for an odd row u = 0 takes element -1 too (global
 // (k0 - 1, gj): gj odd, so the address lies between the starts of columns gj - 1 and gj, inside the matrix;
@@ -201,9 +215,9 @@ __device__ __forceinline__ void dmma_load(double* s, const double* base, std::in
 // a chunk adds k0, each further row adds the constant R*ld: per 16-byte copy a 64-bit add, a predicate and
 // the copy. The last, partial chunk (k0 + KC > K) runs the same copies with the byte counts checked (zero fill
 // of the rows k >= K). Rows r >= Jr - j0 (columns past the matrix) are never copied: the kernel zeroes them
-// once. Row-major VEC = 3 (and any shape where R would be odd) keeps the generic loop above.
+// once. Row-major shifted_pairs16 (and any shape where R would be odd) keeps the generic loop above.
 //
-// !SHIFT (VEC = 2; column-major real operand, even leading dimension ld, 16-byte aligned base): the generic
+// !SHIFT (pairs16; column-major real operand, even leading dimension ld, 16-byte aligned base): the generic
 // KMAJ loop above spends ~15-20 instructions per 16-byte copy (index division by KC / 2, two 64-bit bound checks,
 // the 8-byte fallback), several times the issue work of the DMMA it feeds. The same copies without the parity shift
 // and the tail copy: each thread owns pair slot u (elements 2u, 2u + 1 of the chunk) of rows r0, r0 + R, ...; rows
@@ -262,9 +276,9 @@ struct ColPairLoader {
   }
 };
 
-// VEC = 8: a dense row-major complex operand (row stride == real width J, J even) one tile wide (j0 == 0). A
+// dense_complex_rows: a dense row-major complex operand (row stride == real width J, J even) one tile wide (j0 == 0). A
 // chunk of KC rows is one contiguous run of KC*J doubles; it is copied with 16-byte cp.async into the padded
-// [k][j] rows of VEC 2 (row stride LD), so the fragment reads stay VEC 2's. VEC 2 spent ~20 instructions and
+// [k][j] rows of pairs16 (row stride LD), so the fragment reads stay pairs16's. pairs16 spent ~20 instructions and
 // three predicated cp.async per 16-byte copy (division by the row length, 64-bit index math, the 8-byte
 // fallback); here each thread walks its copies with a running (row, column) pair: per copy a 64-bit add, a few
 // integer adds and one cp.async. Columns J..LD-1 are never copied: the kernel zeroes them once. It pays most at the
@@ -302,10 +316,10 @@ struct DenseRowLoader {
   }
 };
 
-// VEC = 4 ("flat"): a dense row-major real operand (row stride == width J, J odd) whose whole width is one
+// flat_odd ("flat"): a dense row-major real operand (row stride == width J, J odd) whose whole width is one
 // tile (j0 == 0). A chunk of KC rows is then ONE contiguous run of KC*J doubles in global memory; it is copied
 // as such with 16-byte cp.async into shared memory with row stride J (no padding). Per 16 bytes this costs an
-// address increment, a compare and the copy, against VEC = 3's parity shift, two validity checks with 64-bit
+// address increment, a compare and the copy, against shifted_pairs16's parity shift, two validity checks with 64-bit
 // index math and a lone 8-byte copy per odd row, which left the odd D widths issue-bound, far below the even ones.
 // - Alignment: the chunk starts at element k0*J with k0 a multiple of KC (even), so at an even element: 16-byte
 //   aligned when the base pointer is. KC*J is even, so a chunk is whole 16-byte copies; only the end of the
@@ -333,10 +347,10 @@ __device__ __forceinline__ void dmma_load_flat(double* s, const double* base, st
   }
 }
 
-template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ, int VEC, bool G3>
-__global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G3>::BT, 1)
+template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ, InnerCopy COPY, bool G3>
+__global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, COPY, G3>::BT, 1)
     tsmttsm_dmma_kernel(const DmmaArgs p) {
-  using Sh = DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G3>;
+  using Sh = DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, COPY, G3>;
   constexpr int BT = Sh::BT, LDA = Sh::LDA, LDB = Sh::LDB;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   double* As = reinterpret_cast<double*>(smem_raw);  // [ST][SA]
@@ -358,25 +372,31 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
   constexpr bool SKIPN = ZV && !G3 && BN >= 128;
   const int nfn = SKIPN ? min(FN, max(0, (p.Nr - pn0 - wn * 8 * FN + 7) / 8)) : FN;
 
-  // flat staging (VEC 4, 5, 6: odd J, J = 2 mod 4, J = 4 mod 8): TS rows between the k rows of lanes t and t + 1
-  constexpr bool FLAT = VEC >= 4 && VEC <= 6;
-  constexpr int TS = VEC == 4 ? 4 : VEC == 5 ? 2 : 1;
+  // flat staging (flat_odd, flat_2mod4, flat_4mod8: odd J, J = 2 mod 4, J = 4 mod 8): TS rows between the k rows of
+  // lanes t and t + 1
+  constexpr bool FLAT = (COPY == InnerCopy::flat_odd || COPY == InnerCopy::flat_2mod4 || COPY == InnerCopy::flat_4mod8);
+  constexpr int TS = COPY == InnerCopy::flat_odd ? 4 : COPY == InnerCopy::flat_2mod4 ? 2 : 1;
   static_assert(!FLAT || (!KMAJ && KC % (4 * TS) == 0), "flat staging: [k][j], k groups of 4 TS");
-  static_assert(VEC != 7 || (ZV && !KMAJ && BM % 2 == 0 && BN % 2 == 0), "complex column rows: complex only");
-  static_assert(VEC != 8 || !KMAJ, "dense row loader: [k][j] staging");
-  static_assert(!G3 || (ZV && !KMAJ && (VEC == 2 || VEC == 7 || VEC == 8) && FM % 2 == 0),
+  static_assert(COPY != InnerCopy::complex_columns || (ZV && !KMAJ && BM % 2 == 0 && BN % 2 == 0),
+                "complex column rows: complex only");
+  static_assert(COPY != InnerCopy::dense_complex_rows || !KMAJ, "dense row loader: [k][j] staging");
+  static_assert(!G3 || (ZV && !KMAJ &&
+                         (COPY == InnerCopy::pairs16 || COPY == InnerCopy::complex_columns ||
+                          COPY == InnerCopy::dense_complex_rows) &&
+                         FM % 2 == 0),
                 "three-product complex: (re, im) pairs adjacent in shared memory, m16 fragment pairs");
-  // column-major real: odd leading dimension (VEC = 3, KMAJ; real view: rs = 1, c1 = ld, c2 = 2 ld) with the
-  // parity shift, even one (VEC = 2, KMAJ, real operands; c1 = ld) without
-  using CLA = ColPairLoader<BM, KC, BT, LDA, VEC == 3>;
-  using CLB = ColPairLoader<BN, KC, BT, LDB, VEC == 3>;
-  constexpr bool COLPAIR = KMAJ && (VEC == 3 || (VEC == 2 && !ZV)) && CLA::ok && CLB::ok;
+  // column-major real: odd leading dimension (shifted_pairs16, KMAJ; real view: rs = 1, c1 = ld, c2 = 2 ld) with the
+  // parity shift, even one (pairs16, KMAJ, real operands; c1 = ld) without
+  using CLA = ColPairLoader<BM, KC, BT, LDA, COPY == InnerCopy::shifted_pairs16>;
+  using CLB = ColPairLoader<BN, KC, BT, LDB, COPY == InnerCopy::shifted_pairs16>;
+  constexpr bool COLPAIR =
+      KMAJ && (COPY == InnerCopy::shifted_pairs16 || (COPY == InnerCopy::pairs16 && !ZV)) && CLA::ok && CLB::ok;
   CLA cla;
   CLB clb;
-  // dense one-tile row-major complex (VEC = 8)
+  // dense one-tile row-major complex (dense_complex_rows)
   DenseRowLoader<KC, BT, LDA> dra;
   DenseRowLoader<KC, BT, LDB> drb;
-  if constexpr (VEC == 8) {
+  if constexpr (COPY == InnerCopy::dense_complex_rows) {
     dra.init(p.Mr, tid);
     drb.init(p.Nr, tid);
     // columns J .. LD - 1 of every row are never copied: zero once (visible after the first barrier)
@@ -401,7 +421,7 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
     if constexpr (FLAT) {
       if (pa) dmma_load_flat<KC, BT>(As + st * Sh::SA, p.A, k0, K, p.Mr, tid);
       if (pb) dmma_load_flat<KC, BT>(Bs + st * Sh::SB, p.B, k0, K, p.Nr, tid);
-    } else if constexpr (VEC == 8) {
+    } else if constexpr (COPY == InnerCopy::dense_complex_rows) {
       if (pa) dra.load(As + st * Sh::SA, p.A, k0, K, tid);
       if (pb) drb.load(Bs + st * Sh::SB, p.B, k0, K, tid);
     } else if constexpr (COLPAIR) {
@@ -409,10 +429,10 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
       if (pb) clb.load(Bs + st * Sh::SB, k0, K, p.B);
     } else {
       if (pa)
-        dmma_load<BM, KC, BT, LDA, KMAJ, VEC>(As + st * Sh::SA, p.A, k0, pm0, K, p.Mr, p.ars, p.ac1, p.ac2,
+        dmma_load<BM, KC, BT, LDA, KMAJ, COPY>(As + st * Sh::SA, p.A, k0, pm0, K, p.Mr, p.ars, p.ac1, p.ac2,
                                               p.ajfast, tid);
       if (pb)
-        dmma_load<BN, KC, BT, LDB, KMAJ, VEC>(Bs + st * Sh::SB, p.B, k0, pn0, K, p.Nr, p.brs, p.bc1, p.bc2,
+        dmma_load<BN, KC, BT, LDB, KMAJ, COPY>(Bs + st * Sh::SB, p.B, k0, pn0, K, p.Nr, p.brs, p.bc1, p.bc2,
                                               p.bjfast, tid);
     }
   };
@@ -463,48 +483,52 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
       }
     };
     const int st = int(i % ST);
-    // VEC = 3 stores shared row r shifted by r & 1: the row index is k = 8 ks + 4 h + t (parity of t) or, KMAJ,
+    // shifted_pairs16 stores shared row r shifted by r & 1: the row index is k = 8 ks + 4 h + t (parity of t) or, KMAJ,
     // the column 8 (wm FM + ii) + g (parity of g)
-    const int shift = VEC == 3 ? (KMAJ ? (g & 1) : (t & 1)) : 0;
-    // KMAJ VEC = 3 (column-major, odd ld): with k = 8 ks + 4 h + t a half-warp (g 0..3, t 0..3) reads the double
-    // slots g LD + (g & 1) + t (mod 16), LD = 4 (mod 16): g = 1 and g = 2 (g = 3 and g = 0) share one slot, a
-    // 2-way bank conflict. The k order inside a chunk is free (summed; A and
-    // B read the same one), so lane t takes k = 8 ks + 2 t + h: slots g LD + (g & 1) + 2 t + h, even rows on
-    // {0, 2, .., 14} + h, odd rows on the odd slots: 16 distinct per half-warp (conflict-free). This halves the
-    // shared wavefronts but barely changes the time: the shared pipe was not the limiter (8 warps per SM).
-    constexpr bool PAIRK = KMAJ && VEC == 3;
+    const int shift = COPY == InnerCopy::shifted_pairs16 ? (KMAJ ? (g & 1) : (t & 1)) : 0;
+    // KMAJ shifted_pairs16 (column-major, odd ld): with k = 8 ks + 4 h + t a half-warp (g 0..3, t 0..3) reads the
+    // double slots g LD + (g & 1) + t (mod 16), LD = 4 (mod 16): g = 1 and g = 2 (g = 3 and g = 0) share one slot, a
+    // 2-way bank conflict. The k order inside a chunk is free (summed; A and B read the same one), so lane t takes k =
+    // 8 ks + 2 t + h: slots g LD + (g & 1) + 2 t + h, even rows on {0, 2, .., 14} + h, odd rows on the odd slots: 16
+    // distinct per half-warp (conflict-free). This halves the shared wavefronts but barely changes the time: the shared
+    // pipe was not the limiter (8 warps per SM).
+    constexpr bool PAIRK = KMAJ && COPY == InnerCopy::shifted_pairs16;
     const int tk = PAIRK ? 2 * t : t;
     const double* as = As + st * Sh::SA + (KMAJ ? (wm * 8 * FM + g) * LDA + tk : t * LDA + wm * 8 * FM + g) + shift;
     const double* bs = Bs + st * Sh::SB + (KMAJ ? (wn * 8 * FN + g) * LDB + tk : t * LDB + wn * 8 * FN + g) + shift;
-    // VEC = 7: real column j = 8 (w FM + ii) + g is part g & 1 of complex row (j >> 1) = 4 (w FM + ii) + (g >> 1),
-    // element k at 2 k. A half-warp (g < 4 or g >= 4, t 0..3) hits slots (g >> 1) LD + (g & 1) + 2 t: with
-    // LD = 8 (mod 16) the 16 lanes take 16 distinct 8-byte slots (conflict-free).
+    // complex_columns: real column j = 8 (w FM + ii) + g is part g & 1 of complex row (j >> 1) = 4 (w FM + ii) + (g >>
+    // 1), element k at 2 k. A half-warp (g < 4 or g >= 4, t 0..3) hits slots (g >> 1) LD + (g & 1) + 2 t: with LD = 8
+    // (mod 16) the 16 lanes take 16 distinct 8-byte slots (conflict-free).
     const double* ac = As + st * Sh::SA + (wm * 4 * FM + (g >> 1)) * LDA + (g & 1) + 2 * t;
     const double* bc = Bs + st * Sh::SB + (wn * 4 * FN + (g >> 1)) * LDB + (g & 1) + 2 * t;
-    // VEC = 4 (flat, runtime row stride J = Mr / Nr, odd): with the fixed order (k = 8 ks + 4 h + t) the
+    // flat_odd (flat, runtime row stride J = Mr / Nr, odd): with the fixed order (k = 8 ks + 4 h + t) the
     // half-warp of an 8-byte load (g in 4 values, t in 0..3) hits double slots t*J + g (mod 16), up to 4 lanes
     // on one slot for odd J (4-way bank conflicts). The k order inside a chunk is free (summed; A and B use the
     // same one), so lane t of k-group q = 2 ks + h reads row 4 t + (q & 3) + 16 (q >> 2): rows 4 t apart give
     // slots 4 (t J mod 4) + g, which are 16 distinct for odd J (conflict-free). Each of the KC rows is read
     // exactly once per chunk (q & 3 and q >> 2 over the KC / 4 groups, t over 0..3).
-    // Even J (VEC 5, 6; measured against VEC 2's padded per-row pairs): J = 2 mod 4 takes rows 2 t apart (slots
-    // 4 (t J / 2 mod 4) + g, J / 2 odd), J = 4 mod 8 rows t apart (slots 4 (t J / 4 mod 4) + g, J / 4 odd): in
-    // general lane t of group q reads row TS t + (q mod TS) + 4 TS (q / TS) (TS = 4, 2, 1), each row once per chunk.
+    // Even J (flat_2mod4, flat_4mod8; measured against pairs16's padded per-row pairs): J = 2 mod 4 takes rows 2 t
+    // apart (slots 4 (t J / 2 mod 4) + g, J / 2 odd), J = 4 mod 8 rows t apart (slots 4 (t J / 4 mod 4) + g, J / 4
+    // odd): in general lane t of group q reads row TS t + (q mod TS) + 4 TS (q / TS) (TS = 4, 2, 1), each row once per
+    // chunk.
     const double* af = As + st * Sh::SA + TS * t * p.Mr + wm * 8 * FM + g;
     const double* bf = Bs + st * Sh::SB + TS * t * p.Nr + wn * 8 * FN + g;
     if constexpr (G3) {
       // Three real products (Gauss): conj(a) b = (a_r b_r + a_i b_i) + i (a_r b_i - a_i b_r), and
       // (a_r + a_i)(b_r - b_i) = a_r b_r - a_i b_i - (a_r b_i - a_i b_r), so 3 real M x N products give it instead
       // of the 4 of the 2M x 2N real view: 3/4 of the DMMA work. A lane's (re, im) pair is one 16-byte shared load
-      // (adjacent in both layouts). Complex row mc = wm 8 FM + 8 ii + g of the block: [k][j] staging (VEC 2, 8)
-      // at k LDA + 2 mc, VEC 7 at mc LDA + 2 k. 8 lanes of a 16-byte load (g in 2 values, t 0..3) hit 8 distinct
-      // 16-byte slots: 4 t + 2 g (mod 16, LDA = 4 mod 16) or 8 g + 2 t (LDA = 8 mod 16). Rounding: the imaginary
-      // part is a difference of sums bounded by 2 sum |a| |b| (not by |result|), inside the raw test's normwise
-    // tolerance 4 (K + 8) eps sum |a| |b| (the measured error stays far inside it, as for the 4-product kernel).
+      // (adjacent in both layouts). Complex row mc = wm 8 FM + 8 ii + g of the block: [k][j] staging (pairs16,
+      // dense_complex_rows) at k LDA + 2 mc, complex_columns at mc LDA + 2 k. 8 lanes of a 16-byte load (g in 2 values,
+      // t 0..3) hit 8 distinct 16-byte slots: 4 t + 2 g (mod 16, LDA = 4 mod 16) or 8 g + 2 t (LDA = 8 mod 16).
+      // Rounding: the imaginary part is a difference of sums bounded by 2 sum |a| |b| (not by |result|), inside the
+      // raw test's normwise tolerance 4 (K + 8) eps sum |a| |b| (the measured error stays far inside it, as for the
+      // 4-product kernel).
       const double* a3 = As + st * Sh::SA +
-                         (VEC == 7 ? (wm * 8 * FM + g) * LDA + 2 * t : t * LDA + 2 * (wm * 8 * FM + g));
+                         (COPY == InnerCopy::complex_columns ? (wm * 8 * FM + g) * LDA + 2 * t
+                                                             : t * LDA + 2 * (wm * 8 * FM + g));
       const double* b3 = Bs + st * Sh::SB +
-                         (VEC == 7 ? (wn * 8 * FN + g) * LDB + 2 * t : t * LDB + 2 * (wn * 8 * FN + g));
+                         (COPY == InnerCopy::complex_columns ? (wn * 8 * FN + g) * LDB + 2 * t
+                                                             : t * LDB + 2 * (wn * 8 * FN + g));
 #pragma unroll
       for (int ks = 0; ks < KC / 8; ++ks) {
         double ar[FM][2], ai[FM][2], as3[FM][2], br[FN][2], bi[FN][2], bd[FN][2];
@@ -513,16 +537,16 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
           const int k = 8 * ks + 4 * h;
 #pragma unroll
           for (int ii = 0; ii < FM; ++ii) {
-            const double2 v =
-                *reinterpret_cast<const double2*>(a3 + (VEC == 7 ? 8 * ii * LDA + 2 * k : k * LDA + 16 * ii));
+            const double2 v = *reinterpret_cast<const double2*>(
+                a3 + (COPY == InnerCopy::complex_columns ? 8 * ii * LDA + 2 * k : k * LDA + 16 * ii));
             ar[ii][h] = v.x;
             ai[ii][h] = v.y;
             as3[ii][h] = v.x + v.y;
           }
 #pragma unroll
           for (int jj = 0; jj < FN; ++jj) {
-            const double2 v =
-                *reinterpret_cast<const double2*>(b3 + (VEC == 7 ? 8 * jj * LDB + 2 * k : k * LDB + 16 * jj));
+            const double2 v = *reinterpret_cast<const double2*>(
+                b3 + (COPY == InnerCopy::complex_columns ? 8 * jj * LDB + 2 * k : k * LDB + 16 * jj));
             br[jj][h] = v.x;
             bi[jj][h] = v.y;
             bd[jj][h] = v.x - v.y;
@@ -557,7 +581,7 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
             for (int ii = 0; ii < FM; ++ii) a[ii][h] = ar[8 * ii];
 #pragma unroll
             for (int jj = 0; jj < FN; ++jj) b[jj][h] = br[8 * jj];
-          } else if constexpr (VEC == 7) {
+          } else if constexpr (COPY == InnerCopy::complex_columns) {
             const int k = 8 * ks + 4 * h;
 #pragma unroll
             for (int ii = 0; ii < FM; ++ii) a[ii][h] = ac[4 * ii * LDA + 2 * k];
@@ -669,12 +693,12 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G
 }
 
 // Launch on a TsmttsmArgs (real or complex double), non-deterministic mode.
-template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ, int VEC, bool G3 = false>
+template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ, InnerCopy COPY, bool G3 = false>
 cudaError_t launch_tsmttsm_dmma_v(const TsmttsmArgs<double, ZV>& a, cudaStream_t stream) {
-  using Sh = DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, VEC, G3>;
+  using Sh = DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, COPY, G3>;
   constexpr int U = G3 ? 16 : 8;  // rows / columns of the real view per fragment
   static_assert(BM % (U * FM) == 0 && BN % (U * FN) == 0 && KC % 8 == 0, "bad DMMA shape");
-  auto kern = tsmttsm_dmma_kernel<ZV, BM, BN, FM, FN, KC, ST, KMAJ, VEC, G3>;
+  auto kern = tsmttsm_dmma_kernel<ZV, BM, BN, FM, FN, KC, ST, KMAJ, COPY, G3>;
   static int occ[kMaxDevices] = {0};
   const int dev = current_device();
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
@@ -730,15 +754,15 @@ cudaError_t launch_tsmttsm_dmma_v(const TsmttsmArgs<double, ZV>& a, cudaStream_t
 }
 
 // Picks the shared-memory layout and copy width: complex column-major stages one row per complex column
-// (VEC = 7); complex row-major dense one tile wide (lda == M, ldb == N) runs VEC 2's [k][j] staging with the
-// cheap DenseRowLoader copies (VEC = 8); other complex row-major and real row-major stage [k][j] with 16-byte
-// copies of column pairs (VEC = 2); column-major real stages [j][k] with 16-byte copies of row
-// pairs; row-major real operands that are both dense (leading dimension == width), of odd width and one tile
-// wide: flat 16-byte copies of whole chunks (VEC = 4, dmma_load_flat); other odd leading dimensions of a real
-// matrix (both operands) 16-byte copies of parity-shifted pairs (VEC = 3; column-major: ColPairLoader);
-// dense even widths one tile wide, both J = 2 mod 4 (VEC = 5) or both J = 4 mod 8 (VEC = 6): flat copies too;
-// 8-byte copies otherwise (misaligned pointers, one odd and one even leading dimension).
-// Mixed layouts are not taken here (cudaErrorNotSupported: the caller uses the SIMT kernel).
+// (complex_columns); complex row-major dense one tile wide (lda == M, ldb == N) runs pairs16's [k][j] staging with the
+// cheap DenseRowLoader copies (dense_complex_rows); other complex row-major and real row-major stage [k][j] with
+// 16-byte copies of column pairs (pairs16); column-major real stages [j][k] with 16-byte copies of row pairs; row-major
+// real operands that are both dense (leading dimension == width), of odd width and one tile wide: flat 16-byte copies
+// of whole chunks (flat_odd, dmma_load_flat); other odd leading dimensions of a real matrix (both operands) 16-byte
+// copies of parity-shifted pairs (shifted_pairs16; column-major: ColPairLoader); dense even widths one tile wide, both
+// J = 2 mod 4 (flat_2mod4) or both J = 4 mod 8 (flat_4mod8): flat copies too; 8-byte copies otherwise (misaligned
+// pointers, one odd and one even leading dimension). Mixed layouts are not taken here (cudaErrorNotSupported: the
+// caller uses the SIMT kernel).
 template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST, bool G3 = false>
 cudaError_t launch_tsmttsm_dmma(const TsmttsmArgs<double, ZV>& a, cudaStream_t stream) {
   const bool arow = a.asm_ == 1 && a.ask != 1, brow = a.bsm == 1 && a.bsk != 1;
@@ -748,33 +772,38 @@ cudaError_t launch_tsmttsm_dmma(const TsmttsmArgs<double, ZV>& a, cudaStream_t s
   if constexpr (ZV) {
     if (arow && brow) {
       if (a.ask == a.M && a.bsk == a.N && 2 * a.M <= BM && 2 * a.N <= BN)
-        return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 8, G3>(a, stream);
-      return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 2, G3>(a, stream);
+        return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, InnerCopy::dense_complex_rows, G3>(a, stream);
+      return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, InnerCopy::pairs16, G3>(a, stream);
     }
-    if (acol && bcol) return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 7, G3>(a, stream);
+    if (acol && bcol)
+      return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, InnerCopy::complex_columns, G3>(a, stream);
     return cudaErrorNotSupported;
   } else {
     const bool al = al16(a.A) && al16(a.B);
     if (arow && brow) {
       // dense even widths one tile wide, both in the same bank class: flat copies with a matching k order
-      // (measured faster than VEC 2 at widths 10-52)
+      // (measured faster than pairs16 at widths 10-52)
       if (al && a.ask == a.M && a.bsk == a.N && a.M <= BM && a.N <= BN) {
         if (a.M % 4 == 2 && a.N % 4 == 2 && KC % 8 == 0)
-          return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 5>(a, stream);
+          return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, InnerCopy::flat_2mod4>(a, stream);
         if (a.M % 8 == 4 && a.N % 8 == 4 && KC % 4 == 0)
-          return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 6>(a, stream);
+          return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, InnerCopy::flat_4mod8>(a, stream);
       }
-      if (al && a.ask % 2 == 0 && a.bsk % 2 == 0) return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 2>(a, stream);
-      // dense (leading dimension == width), odd, one tile wide (grid y = z = 1): flat chunk copies (VEC = 4)
+      if (al && a.ask % 2 == 0 && a.bsk % 2 == 0)
+        return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, InnerCopy::pairs16>(a, stream);
+      // dense (leading dimension == width), odd, one tile wide (grid y = z = 1): flat chunk copies (flat_odd)
       if (al && a.ask == a.M && a.bsk == a.N && a.M % 2 == 1 && a.N % 2 == 1 && a.M <= BM && a.N <= BN)
-        return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 4>(a, stream);
-      if (al && a.ask % 2 == 1 && a.bsk % 2 == 1) return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 3>(a, stream);
-      return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, 1>(a, stream);
+        return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, InnerCopy::flat_odd>(a, stream);
+      if (al && a.ask % 2 == 1 && a.bsk % 2 == 1)
+        return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, InnerCopy::shifted_pairs16>(a, stream);
+      return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, InnerCopy::copy8>(a, stream);
     }
     if (acol && bcol) {
-      if (al && a.asm_ % 2 == 0 && a.bsm % 2 == 0) return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, true, 2>(a, stream);
-      if (al && a.asm_ % 2 == 1 && a.bsm % 2 == 1) return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, true, 3>(a, stream);
-      return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, true, 1>(a, stream);
+      if (al && a.asm_ % 2 == 0 && a.bsm % 2 == 0)
+        return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, true, InnerCopy::pairs16>(a, stream);
+      if (al && a.asm_ % 2 == 1 && a.bsm % 2 == 1)
+        return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, true, InnerCopy::shifted_pairs16>(a, stream);
+      return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, true, InnerCopy::copy8>(a, stream);
     }
     return cudaErrorNotSupported;
   }
