@@ -10,13 +10,13 @@
 //   the N columns. Complex runs as the real product of the interleaved view A' (K x 2M) with the 2M x 2N matrix
 //   Ĉ[2p][2q] = Re C', Ĉ[2p+1][2q] = -Im C', Ĉ[2p][2q+1] = Im C', Ĉ[2p+1][2q+1] = Re C', C' = alpha C
 //   (out re = a_re c_re - a_im c_im, out im = a_re c_im + a_im c_re), so B' = A' Ĉ is B's interleaved view.
-//   W below is the class width in that real view (complex: 2x the complex width).
+//   WIDTH (W in these notes) is the class width in that real view (complex: 2x the complex width).
 // - alpha*C (Ĉ) lives in registers as B fragments for the whole run: warp (wn, wr) owns the 8*NT columns
 //   [8 NT wn, 8 NT (wn+1)) for all of the inner dimension (W/8 k-steps x NT x 2 doubles per lane); WN warps
 //   cover the W columns, WR warp rows split the rows of a chunk, so every output element has one owner.
-// - Chunks of R rows of A stream through ST shared-memory stages by cp.async (grid-stride over chunks, one
-//   block set that fills the GPU). A chunk's reads have all completed (wait_group + __syncthreads) before any of
-//   its rows is written, and chunks belong to one block each, so B == A (in place) is safe.
+// - Chunks of CHUNK_ROWS (R in these notes) rows of A stream through ST shared-memory stages by cp.async (grid-stride
+//   over chunks, one block set that fills the GPU). A chunk's reads have all completed (wait_group + __syncthreads)
+//   before any of its rows is written, and chunks belong to one block each, so B == A (in place) is safe.
 // - Fragment permutations (free, since the inner index is summed and rows are independent) make every A
 //   fragment two 16-byte shared loads: mma row g -> physical row 2g, row g+8 -> 2g+1; inner t / t+4 ->
 //   2t / 2t+1 for the [k][j] staging (row-major, real and complex), identity for the [m][k] staging (real
@@ -31,27 +31,27 @@
 // - Widths below the class: k-steps past roundup8(M') and n-tiles past N' are skipped (warp-uniform), so the
 //   mma work follows the data width, not the class; the inner padding up to roundup8(M') is zero-filled by the
 //   copies (0 * NaN would spread), rows past K are zero-filled and never stored.
-// - VEC = 2: 16-byte copies / stores (pointers 16-byte aligned, leading dimensions even for D); VEC = 1: real
-//   column-major at any lda: 8-byte copies into the VEC 6 layout, staged column stores (see the launch; row-major
-//   8-byte copies measured slower than the SIMT kernel and were removed); VEC = 3 and 4 (flat):
-//   row-major D with A dense (lda == M) of odd width, or of width 2 (mod 4) with B dense, and complex of odd width
-//   (real view 2 mod 4) with B dense: a chunk of R rows is one contiguous run, copied flat with 16-byte cp.async into
-//   rows of stride Mr (dmma_load_flat, inner_dmma.cuh), fragments by 8-byte loads with a row permutation that keeps
-//   them conflict-free (tsmm_flat_row). VEC = 3 stores B from the registers with 8-byte stores (any ldb); VEC = 4 (B dense,
-//   ldb == N, 16-byte aligned) stages the chunk's B rows in the consumed A stage (flat, row stride N) and writes them
-//   back as one contiguous run of 16-byte stores: the direct 8-byte stores of odd-width rows (rows at 8-byte offsets,
-//   two stores per column pair, each half-filling its sectors) were the limiter.
-//   VEC = 5: row-major D of even width with B dense (ldb == N) and N not a multiple of 8: the A staging of
-//   VEC 2, the staged B stores of VEC 4 (rows of N doubles at 16-byte offsets split the direct stores' 64-byte
-//   runs over partial sectors). The classes W 16, 24 (D 9-23) run only VEC 4 / 5 (VEC 5: widths 10, 12).
-//   VEC = 7: complex row-major with odd lda and A 32-byte aligned: the odd rows of A start at 16 (mod 32) bytes and
-//   are copied shifted by one element (see the kernel).
-//   VEC = 6: column-major with the odd columns of A at 16 (mod 32) bytes (real: lda = 2 mod 4, complex: lda odd;
-//   A 32-byte aligned): the VEC 2 copies into columns of stride 2 (mod 16) doubles, so that every 16-byte
-//   cp.async has the same offset (mod 32) in shared memory as in global memory; the inner k of the fragments is
-//   permuted (real: 2 t + h; complex: even columns in even k-steps) to keep the fragment loads conflict-free.
-//   Staged stores (SO) also serve real column-major VEC 1, complex row-major VEC 7 with odd N and B dense (classes
-//   up to W 96), and complex column-major VEC 6 with odd ldb (classes up to W 96, see the launch).
+// - pairs16: 16-byte copies / stores (pointers 16-byte aligned, leading dimensions even for D); copy8_columns: real
+//   column-major at any lda: 8-byte copies into the offset_matched16 layout, staged column stores (see the launch;
+//   row-major 8-byte copies measured slower than the SIMT kernel and were removed); flat_direct_stores and
+//   flat_staged_stores (flat): row-major D with A dense (lda == M) of odd width, or of width 2 (mod 4) with B dense,
+//   and complex of odd width (real view 2 mod 4) with B dense: a chunk of R rows is one contiguous run, copied flat
+//   with 16-byte cp.async into rows of stride Mr (dmma_load_flat, inner_dmma.cuh), fragments by 8-byte loads with a row
+//   permutation that keeps them conflict-free (tsmm_flat_row). flat_direct_stores stores B from the registers with
+//   8-byte stores (any ldb); flat_staged_stores (B dense, ldb == N, 16-byte aligned) stages the chunk's B rows in the
+//   consumed A stage (flat, row stride N) and writes them back as one contiguous run of 16-byte stores: the direct
+//   8-byte stores of odd-width rows (rows at 8-byte offsets, two stores per column pair, each half-filling its sectors)
+//   were the limiter. pairs16_staged_stores: row-major D of even width with B dense (ldb == N) and N not a multiple of
+//   8: the A staging of pairs16, the staged B stores of flat_staged_stores (rows of N doubles at 16-byte offsets split
+//   the direct stores' 64-byte runs over partial sectors). The classes W 16, 24 (D 9-23) run only flat_staged_stores /
+//   pairs16_staged_stores (pairs16_staged_stores: widths 10, 12). shifted_rows16: complex row-major with odd lda and A
+//   32-byte aligned: the odd rows of A start at 16 (mod 32) bytes and are copied shifted by one element (see the
+//   kernel). offset_matched16: column-major with the odd columns of A at 16 (mod 32) bytes (real: lda = 2 mod 4,
+//   complex: lda odd; A 32-byte aligned): the pairs16 copies into columns of stride 2 (mod 16) doubles, so that every
+//   16-byte cp.async has the same offset (mod 32) in shared memory as in global memory; the inner k of the fragments is
+//   permuted (real: 2 t + h; complex: even columns in even k-steps) to keep the fragment loads conflict-free. Staged
+//   stores (SO) also serve real column-major copy8_columns, complex row-major shifted_rows16 with odd N and B dense
+//   (classes up to W 96), and complex column-major offset_matched16 with odd ldb (classes up to W 96, see the launch).
 // Mixed layouts (A row-major, B column-major or the reverse) return cudaErrorNotSupported: the SIMT kernel runs.
 #pragma once
 #include <cstdlib>
@@ -77,23 +77,49 @@ struct TsmmDmmaArgs {
   bool beta_zero;
 };
 
-// W real-view class width (multiple of 8 NT), NT 8-column mma tiles per warp, WR warp rows, R rows per chunk
-// (multiple of 16 WR), ST stages; KM: staging, 0 [k][j] (row-major), 1 [m][k] (real column-major), 2 [m][k][re,im]
-// (complex column-major: W/2 complex columns, each a run of R 16-byte elements), 5 the [m][k] of 1 with a row stride
-// of 2 (mod 16) doubles (real VEC 6 and VEC 1); 6 the [m][k][re,im] of 2 with a row stride of 2 (mod 16) doubles
-// (complex VEC 6).
-template <int W, int NT, int WR, int R, int ST, int KM>
+// Which operands the kernel takes (LAY): A and B both row-major or both column-major.
+enum class UpdateLayout { row_major, column_major };
+
+// How a chunk of A is copied into shared memory and B written back (COPY); the launch picks it from the layouts,
+// leading dimensions, alignment and widths (see the design notes at the top of this file).
+enum class UpdateCopy {
+  copy8_columns,          // real column-major at any lda: 8-byte copies, staged column stores
+  pairs16,                // 16-byte copies and stores (16-byte aligned pointers, even leading dimensions for D)
+  flat_direct_stores,     // row-major D, A dense: flat chunk copies, B by 8-byte stores from the registers
+  flat_staged_stores,     // the flat copies, B dense: B staged in the consumed A stage, one run of 16-byte stores
+  pairs16_staged_stores,  // row-major D of even width, B dense: pairs16's copies with flat_staged_stores' stores
+  offset_matched16,       // column-major, odd columns of A at 16 (mod 32) bytes: shared offsets match global ones
+  shifted_rows16,         // complex row-major, odd lda: the odd rows copied shifted by one element
+};
+
+// Shared-memory layout of a stage (KM of TsmmDmmaShape, chosen by TsmmStaging below).
+enum class UpdateStaging {
+  rows_kj,               // [k][j] (row-major)
+  columns_mk,            // [m][k] (real column-major)
+  complex_columns,       // [m][k][re,im] (complex column-major: W/2 complex columns, each R 16-byte elements)
+  columns_mk_pad2,       // columns_mk with a row stride of 2 (mod 16) doubles (real offset_matched16, copy8_columns)
+  complex_columns_pad2,  // complex_columns with a row stride of 2 (mod 16) doubles (complex offset_matched16)
+};
+
+// WIDTH real-view class width (multiple of 8 NT), NT 8-column mma tiles per warp, WR warp rows, CHUNK_ROWS rows per
+// chunk (multiple of 16 WR), ST stages, KM the staging.
+template <int WIDTH, int NT, int WR, int CHUNK_ROWS, int ST, UpdateStaging KM>
 struct TsmmDmmaShape {
-  static constexpr int KT = W / 8;         // k-steps
-  static constexpr int WN = W / (8 * NT);  // warps across the columns
+  static constexpr int KT = WIDTH / 8;         // k-steps
+  static constexpr int WN = WIDTH / (8 * NT);  // warps across the columns
   static constexpr int NW = WN * WR, BT = 32 * NW;
-  static constexpr int RT = R / (16 * WR);  // 16-row tiles per warp and chunk
+  static constexpr int RT = CHUNK_ROWS / (16 * WR);                          // 16-row tiles per warp and chunk
   static constexpr int pad4(int x) { return x + ((4 - x % 16) + 16) % 16; }  // 4 (mod 16) doubles
   static constexpr int pad2(int x) { return x + ((2 - x % 16) + 16) % 16; }  // 2 (mod 16) doubles
-  static_assert(KM >= 0 && KM <= 6 && KM != 3 && KM != 4, "staging");
-  static constexpr int LD = KM == 1 ? pad4(R) : KM == 2 ? pad4(2 * R) : KM == 5 ? pad2(R) : KM == 6 ? pad2(2 * R)
-                                                                                               : pad4(W);
-  static constexpr int SS = KM == 1 || KM == 5 ? W * LD : KM >= 2 ? W / 2 * LD : R * LD;  // per stage
+  static constexpr int LD = KM == UpdateStaging::columns_mk             ? pad4(CHUNK_ROWS)
+                            : KM == UpdateStaging::complex_columns      ? pad4(2 * CHUNK_ROWS)
+                            : KM == UpdateStaging::columns_mk_pad2      ? pad2(CHUNK_ROWS)
+                            : KM == UpdateStaging::complex_columns_pad2 ? pad2(2 * CHUNK_ROWS)
+                                                                        : pad4(WIDTH);
+  static constexpr int SS =  // per stage
+      KM == UpdateStaging::columns_mk || KM == UpdateStaging::columns_mk_pad2             ? WIDTH * LD
+      : KM == UpdateStaging::complex_columns || KM == UpdateStaging::complex_columns_pad2 ? WIDTH / 2 * LD
+                                                                                          : CHUNK_ROWS * LD;
   static constexpr std::size_t smem = std::size_t(ST) * SS * sizeof(double);
 };
 
@@ -194,13 +220,13 @@ __device__ __forceinline__ void tsmm_zt_chunk(const TsmmDmmaArgs& p, const doubl
   }
 }
 
-// Flat staging (VEC 3 / 4): the 16 rows of a tile sit at stride Mr in shared memory, and a half-warp's 8-byte
-// fragment loads (g = 0..3 or 4..7, t = 0..3) read rows rho(g) at column t: conflict-free when the four rows of a
-// half-warp start in four different 4-double slot groups (mod 16). Odd Mr: mma row g -> rho = 4 (g & 3) + (g >> 2),
-// row g + 8 -> rho + 2 (slots 4 (g Mr mod 4) + t). Mr = 2 (mod 4), where that order puts two rows in one group
-// (4 Mr = 8 mod 16): rho = 2 (g & 3) + 8 (g >> 2), row g + 8 -> rho + 1 (rows 2 j: 2 Mr = 4 mod 8). Other even
-// widths are not launched flat (4 mod 8 has such an order too, rho = (g & 3) + 8 (g >> 2), row g + 8 -> rho + 4,
-// but measured no faster). Returns rho; dr is the offset of row g + 8.
+// Flat staging (flat_direct_stores / flat_staged_stores): the 16 rows of a tile sit at stride Mr in shared memory, and
+// a half-warp's 8-byte fragment loads (g = 0..3 or 4..7, t = 0..3) read rows rho(g) at column t: conflict-free when the
+// four rows of a half-warp start in four different 4-double slot groups (mod 16). Odd Mr: mma row g -> rho = 4 (g & 3)
+// + (g >> 2), row g + 8 -> rho + 2 (slots 4 (g Mr mod 4) + t). Mr = 2 (mod 4), where that order puts two rows in one
+// group (4 Mr = 8 mod 16): rho = 2 (g & 3) + 8 (g >> 2), row g + 8 -> rho + 1 (rows 2 j: 2 Mr = 4 mod 8). Other even
+// widths are not launched flat (4 mod 8 has such an order too, rho = (g & 3) + 8 (g >> 2), row g + 8 -> rho + 4, but
+// measured no faster). Returns rho; dr is the offset of row g + 8.
 __device__ __forceinline__ int tsmm_flat_row(int g, int Mr, int& dr) {
   if (Mr % 2 == 1) {
     dr = 2;
@@ -213,62 +239,78 @@ __device__ __forceinline__ int tsmm_flat_row(int g, int Mr, int& dr) {
 __host__ __device__ inline bool tsmm_flat_width(int Mr) { return Mr % 2 == 1 || Mr % 4 == 2; }
 
 // the staging KM of TsmmDmmaShape for a kernel variant
-template <bool ZV, int LAY, int VEC>
+template <bool ZV, UpdateLayout LAY, UpdateCopy COPY>
 struct TsmmStaging {
-  static constexpr int value =
-      LAY == 1 ? (ZV ? (VEC == 6 ? 6 : 2) : (VEC == 6 || VEC == 1 ? 5 : 1)) : 0;
+  static constexpr UpdateStaging value =
+      LAY == UpdateLayout::column_major
+          ? (ZV ? (COPY == UpdateCopy::offset_matched16 ? UpdateStaging::complex_columns_pad2
+                                                        : UpdateStaging::complex_columns)
+                : (COPY == UpdateCopy::offset_matched16 || COPY == UpdateCopy::copy8_columns
+                       ? UpdateStaging::columns_mk_pad2
+                       : UpdateStaging::columns_mk))
+          : UpdateStaging::rows_kj;
 };
 
-// LAY 0: A and B row-major, 1: both column-major.
-// SO: staged B stores for complex row-major with odd N and B dense (VEC 7), complex column-major with odd ldb (VEC 6)
-// and real column-major VEC 1: see the staged store below and the launch.
-// ZT (complex, class W 128, direct stores): the transposed product Bᵀ = Ĉᵀ A'ᵀ, A' in the mma's B operand (see the
-// kernel).
-template <bool ZV, int W, int NT, int WR, int TU, int R, int ST, int MINB, int LAY, int VEC, bool SO = false,
-          bool ZT = false>
-__global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV, LAY, VEC>::value>::BT, MINB)
-    tsmm_dmma_kernel(const TsmmDmmaArgs p) {
-  constexpr bool KMAJ = !ZV && LAY == 1, ZCOL = ZV && LAY == 1;
-  using Sh = TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV, LAY, VEC>::value>;
+// SO: staged B stores for complex row-major with odd N and B dense (shifted_rows16), complex column-major with odd ldb
+// (offset_matched16) and real column-major copy8_columns: see the staged store below and the launch. ZT (complex, class
+// W 128, direct stores): the transposed product Bᵀ = Ĉᵀ A'ᵀ, A' in the mma's B operand (see the kernel).
+template <bool ZV, int WIDTH, int NT, int WR, int TU, int CHUNK_ROWS, int ST, int MINB, UpdateLayout LAY,
+          UpdateCopy COPY, bool SO = false, bool ZT = false>
+__global__ void __launch_bounds__(TsmmDmmaShape<WIDTH, NT, WR, CHUNK_ROWS, ST, TsmmStaging<ZV, LAY, COPY>::value>::BT,
+                                  MINB) tsmm_dmma_kernel(const TsmmDmmaArgs p) {
+  constexpr bool KMAJ = !ZV && LAY == UpdateLayout::column_major, ZCOL = ZV && LAY == UpdateLayout::column_major;
+  using Sh = TsmmDmmaShape<WIDTH, NT, WR, CHUNK_ROWS, ST, TsmmStaging<ZV, LAY, COPY>::value>;
   constexpr int KT = Sh::KT, WN = Sh::WN, BT = Sh::BT, RT = Sh::RT, LD = Sh::LD, SS = Sh::SS;
-  static_assert(W % (8 * NT) == 0 && R % (16 * WR) == 0 && RT % TU == 0 && ST >= 2, "bad TSMM DMMA shape");
-  constexpr bool FLAT = VEC == 3 || VEC == 4;  // flat A staging (dense odd-width row-major D)
-  constexpr bool CSTG = SO && KMAJ;             // staged column-major B stores (real, VEC 1)
-  constexpr bool ZCSTG = SO && ZCOL;            // staged column-major B stores (complex, VEC 6, odd ldb)
-  constexpr bool STG = VEC == 4 || VEC == 5 || SO;  // staged B stores (VEC 5: padded 16-byte A staging as VEC 2)
-  // VEC 4 / 5 keep the accumulators of the whole chunk (all RT tiles) in registers: the B tile is written to the
-  // stage after every warp has read the stage's A fragments
+  static_assert(WIDTH % (8 * NT) == 0 && CHUNK_ROWS % (16 * WR) == 0 && RT % TU == 0 && ST >= 2, "bad TSMM DMMA shape");
+  // flat A staging (dense odd-width row-major D)
+  constexpr bool FLAT = COPY == UpdateCopy::flat_direct_stores || COPY == UpdateCopy::flat_staged_stores;
+  constexpr bool CSTG = SO && KMAJ;   // staged column-major B stores (real, copy8_columns)
+  constexpr bool ZCSTG = SO && ZCOL;  // staged column-major B stores (complex, offset_matched16, odd ldb)
+  // staged B stores (pairs16_staged_stores: padded 16-byte A staging as pairs16)
+  constexpr bool STG = COPY == UpdateCopy::flat_staged_stores || COPY == UpdateCopy::pairs16_staged_stores || SO;
+  // flat_staged_stores / pairs16_staged_stores keep the accumulators of the whole chunk (all RT tiles) in registers:
+  // the B tile is written to the stage after every warp has read the stage's A fragments
   constexpr int TUE = STG ? RT : TU;
-  static_assert(!ZV || VEC == 2 || VEC == 4 || VEC == 6 || VEC == 7, "complex elements are 16-byte aligned");
-  static_assert(VEC != 7 || (ZV && LAY == 0), "VEC 7: complex row-major");
-  static_assert(VEC != 1 || (!ZV && LAY == 1), "VEC 1: real column-major");
-  static_assert(VEC != 6 || LAY == 1, "VEC 6: column-major");
-  // VEC 6 (real column-major, lda = 2 mod 4, A 32-byte aligned): column m of A starts at 16 m (mod 32) bytes, and
-  // so does its shared column (stride LD = 2 mod 16 doubles): each 16-byte cp.async then lands at the offset
-  // (mod 32) it has in global memory. With the stride 4 (mod 16) of VEC 2 (or the shifted VEC 7, stride 6) the odd
-  // columns' copies straddle sectors and read 2x their data from the L2; matching offsets read 1x. The same rule
-  // explains Z R odd widths (VEC 7 matches the offsets: 1x) and Z C odd K (VEC 7 with stride 6 does not: ~1.5x).
-  // Fragments take inner k t -> column 2 t, t + 4 ->
-  // 2 t + 1 (16-byte slots m + g (mod 8) at LD = 2 (mod 16): conflict-free); Ĉ follows the same order.
-  // Complex (ZCOL, lda odd): k-step ks takes the complex columns 8 (ks / 2) + 2 t + (ks & 1) (even columns in
-  // even k-steps: slots 2 t + (ks & 1) + g, conflict-free); the copies zero-fill up to a multiple of 8 complex
-  // columns (the k-step pair that holds column M - 1), the k-step skip tests its first column.
-  // VEC 1 (real column-major, any lda: 8-byte copies): the same stride 2 (mod 16) and k order as VEC 6. A warp's
-  // copies are 32 consecutive rows of one column, contiguous in global and in shared memory (conflict-free
-  // whatever the column's offset), so the shared layout no longer depends on lda.
-  constexpr bool KPERM = KMAJ && (VEC == 6 || VEC == 1), KPZ = ZCOL && VEC == 6;
-  // VEC 7 (complex row-major, odd lda, A 32-byte aligned): every other row of A starts at 16 (mod 32) bytes. Those
-  // rows are copied one element early (from a sector boundary; the copy that would fall before the run takes its
+  static_assert(!ZV || COPY == UpdateCopy::pairs16 || COPY == UpdateCopy::flat_staged_stores ||
+                    COPY == UpdateCopy::offset_matched16 || COPY == UpdateCopy::shifted_rows16,
+                "complex elements are 16-byte aligned");
+  static_assert(COPY != UpdateCopy::shifted_rows16 || (ZV && LAY == UpdateLayout::row_major),
+                "shifted_rows16: complex row-major");
+  static_assert(COPY != UpdateCopy::copy8_columns || (!ZV && LAY == UpdateLayout::column_major),
+                "copy8_columns: real column-major");
+  static_assert(COPY != UpdateCopy::offset_matched16 || LAY == UpdateLayout::column_major,
+                "offset_matched16: column-major");
+  // offset_matched16 (real column-major, lda = 2 mod 4, A 32-byte aligned): column m of A starts at 16 m (mod 32)
+  // bytes, and so does its shared column (stride LD = 2 mod 16 doubles): each 16-byte cp.async then lands at the offset
+  // (mod 32) it has in global memory. With the stride 4 (mod 16) of pairs16 (or the shifted shifted_rows16, stride 6)
+  // the odd columns' copies straddle sectors and read 2x their data from the L2; matching offsets read 1x. The same
+  // rule explains Z R odd widths (shifted_rows16 matches the offsets: 1x) and Z C odd K (shifted_rows16 with stride 6
+  // does not: ~1.5x). Fragments take inner k t -> column 2 t, t + 4 -> 2 t + 1 (16-byte slots m + g (mod 8) at LD = 2
+  // (mod 16): conflict-free); Ĉ follows the same order. Complex (ZCOL, lda odd): k-step ks takes the complex columns 8
+  // (ks / 2) + 2 t + (ks & 1) (even columns in even k-steps: slots 2 t + (ks & 1) + g, conflict-free); the copies
+  // zero-fill up to a multiple of 8 complex columns (the k-step pair that holds column M - 1), the k-step skip tests
+  // its first column. copy8_columns (real column-major, any lda: 8-byte copies): the same stride 2 (mod 16) and k order
+  // as offset_matched16. A warp's copies are 32 consecutive rows of one column, contiguous in global and in shared
+  // memory (conflict-free whatever the column's offset), so the shared layout no longer depends on lda.
+  constexpr bool KPERM = KMAJ && (COPY == UpdateCopy::offset_matched16 || COPY == UpdateCopy::copy8_columns),
+                 KPZ = ZCOL && COPY == UpdateCopy::offset_matched16;
+  // shifted_rows16 (complex row-major, odd lda, A 32-byte aligned): every other row of A starts at 16 (mod 32) bytes.
+  // Those rows are copied one element early (from a sector boundary; the copy that would fall before the run takes its
   // last element instead) and stored one element (SH = 1) later in shared memory; the fragment loads add the shift.
-  // This brings the L2 read sectors down to the data. (Column-major at odd lda, complex, or lda = 2 mod 4, real,
-  // takes VEC 6, which matches the global offsets; the shifted column form was neutral for complex and only a little
-  // faster than VEC 2 for real, and was removed.)
-  constexpr int SHV = VEC == 7 ? 1 : 0;
-  static_assert(!FLAT || LAY == 0, "flat staging: row-major");
-  static_assert(VEC != 5 || (!ZV && LAY == 0), "VEC 5 staged stores: real row-major");
-  static_assert(!ZV || VEC != 3, "complex flat staging: staged stores (VEC 4) only");
-  static_assert(!SO || (ZV ? (LAY == 0 && VEC == 7) || (LAY == 1 && VEC == 6) : LAY == 1 && VEC == 1),
-                "SO: complex row-major VEC 7 / column-major VEC 6, real column-major VEC 1");
+  // This brings the L2 read sectors down to the data. (Column-major at odd lda, complex, or lda = 2 mod 4, real, takes
+  // offset_matched16, which matches the global offsets; the shifted column form was neutral for complex and only a
+  // little faster than pairs16 for real, and was removed.)
+  constexpr int SHV = COPY == UpdateCopy::shifted_rows16 ? 1 : 0;
+  static_assert(!FLAT || LAY == UpdateLayout::row_major, "flat staging: row-major");
+  static_assert(COPY != UpdateCopy::pairs16_staged_stores || (!ZV && LAY == UpdateLayout::row_major),
+                "pairs16_staged_stores: real row-major");
+  static_assert(!ZV || COPY != UpdateCopy::flat_direct_stores,
+                "complex flat staging: staged stores (flat_staged_stores) only");
+  static_assert(
+      !SO || (ZV ? (LAY == UpdateLayout::row_major && COPY == UpdateCopy::shifted_rows16) ||
+                       (LAY == UpdateLayout::column_major && COPY == UpdateCopy::offset_matched16)
+                 : LAY == UpdateLayout::column_major && COPY == UpdateCopy::copy8_columns),
+      "SO: complex row-major shifted_rows16 / column-major offset_matched16, real column-major copy8_columns");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   double* As = reinterpret_cast<double*>(smem_raw);  // [ST][SS]
 
@@ -306,19 +348,20 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   // evenly), so a copy costs a pointer increment, a compare and the cp.async (few live registers).
   auto load_stage = [&](std::int64_t chunk, int st) {
     double* s = As + st * SS;
-    const std::int64_t k0 = chunk * R;
+    const std::int64_t k0 = chunk * CHUNK_ROWS;
     if constexpr (FLAT) {  // dense odd-width row-major D: the chunk is one run of R * Mr doubles
-      dmma_load_flat<R, BT>(s, p.A, k0, K, Mr, tid);
-    } else if constexpr (KMAJ && (VEC == 2 || VEC == 6)) {  // [m][k], 16-byte copies of row pairs
-      constexpr int PK = R / 2, TPC = BT / PK;
-      static_assert(BT % PK == 0 && W % TPC == 0, "copy mapping");
+      dmma_load_flat<CHUNK_ROWS, BT>(s, p.A, k0, K, Mr, tid);
+    } else if constexpr (KMAJ && (COPY == UpdateCopy::pairs16 || COPY == UpdateCopy::offset_matched16)) {
+      // [m][k], 16-byte copies of row pairs
+      constexpr int PK = CHUNK_ROWS / 2, TPC = BT / PK;
+      static_assert(BT % PK == 0 && WIDTH % TPC == 0, "copy mapping");
       const int mc = tid / PK, kp = tid % PK;
       const std::int64_t k = k0 + 2 * kp;
       const int rbytes = k + 1 < K ? 16 : (k < K ? 8 : 0);
       const double* src = p.A + k + std::int64_t(mc) * p.acs;
       const std::int64_t step = std::int64_t(TPC) * p.acs;
 #pragma unroll
-      for (int l = 0; l < W / TPC; ++l) {
+      for (int l = 0; l < WIDTH / TPC; ++l) {
         const int m = mc + l * TPC;
         if (m < Mr8) {
           const int bytes = m < Mr ? rbytes : 0;
@@ -327,14 +370,14 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
         src += step;
       }
     } else if constexpr (KMAJ) {  // [m][k], 8-byte copies
-      constexpr int TPC = BT / R;
-      static_assert(BT % R == 0 && W % TPC == 0, "copy mapping");
-      const int kk = tid % R, mc = tid / R;
+      constexpr int TPC = BT / CHUNK_ROWS;
+      static_assert(BT % CHUNK_ROWS == 0 && WIDTH % TPC == 0, "copy mapping");
+      const int kk = tid % CHUNK_ROWS, mc = tid / CHUNK_ROWS;
       const std::int64_t k = k0 + kk;
       const double* src = p.A + k + std::int64_t(mc) * p.acs;
       const std::int64_t step = std::int64_t(TPC) * p.acs;
 #pragma unroll
-      for (int l = 0; l < W / TPC; ++l) {
+      for (int l = 0; l < WIDTH / TPC; ++l) {
         const int m = mc + l * TPC;
         if (m < Mr8) {
           const bool v = k < K && m < Mr;
@@ -347,14 +390,14 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
       // shared memory, so a warp copies 512 contiguous bytes (4 full lines) into 512 contiguous shared bytes.
       // (The [k][j] staging of this case took 4-row patches of 8 columns per warp, 64-byte runs: 2 sectors per
       // L2 request.)
-      constexpr int TPC = BT / R;  // columns per pass
-      static_assert(BT % R == 0 && (W / 2) % TPC == 0, "copy mapping");
-      const int mc = tid / R, kk = tid % R;  // kk: row of the chunk
+      constexpr int TPC = BT / CHUNK_ROWS;  // columns per pass
+      static_assert(BT % CHUNK_ROWS == 0 && (WIDTH / 2) % TPC == 0, "copy mapping");
+      const int mc = tid / CHUNK_ROWS, kk = tid % CHUNK_ROWS;  // kk: row of the chunk
       const bool kv = k0 + kk < K;
       const double* src = p.A + (k0 + kk) * p.ars + std::int64_t(mc) * p.acs;
       const std::int64_t step = std::int64_t(TPC) * p.acs;
 #pragma unroll
-      for (int l = 0; l < W / 2 / TPC; ++l) {
+      for (int l = 0; l < WIDTH / 2 / TPC; ++l) {
         const int m = mc + l * TPC;
         if (2 * m < MrZ) {
           const int bytes = (kv && 2 * m < Mr) ? 16 : 0;
@@ -362,17 +405,17 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
         }
         src += step;
       }
-    } else {  // row-major (D or complex; VEC 2, 5, 7): pairs of columns, j fastest
-      constexpr int PR = W / 2, RPP = BT / PR;
-      static_assert(BT % PR == 0 && R % RPP == 0 && (SHV == 0 || RPP % 2 == 0), "copy mapping");
-      const int jp = tid % PR, kr = tid / PR, sh = SHV & kr;  // VEC 7: odd rows (RPP even: fixed parity)
+    } else {  // row-major (D or complex; pairs16, pairs16_staged_stores, shifted_rows16): pairs of columns, j fastest
+      constexpr int PR = WIDTH / 2, RPP = BT / PR;
+      static_assert(BT % PR == 0 && CHUNK_ROWS % RPP == 0 && (SHV == 0 || RPP % 2 == 0), "copy mapping");
+      const int jp = tid % PR, kr = tid / PR, sh = SHV & kr;  // shifted_rows16: odd rows (RPP even: fixed parity)
       const int gj = 2 * (sh ? (jp == 0 ? Mr8 / 2 - 1 : jp - 1) : jp);  // jp < Mr8 / 2: each pair copied once
       if (2 * jp < Mr8) {
         const int cbytes = gj + 1 < Mr ? 16 : (gj < Mr ? 8 : 0);
         const double* src = p.A + (k0 + kr) * p.ars + gj;  // row-major: real column j at +j
         const std::int64_t step = RPP * p.ars;
 #pragma unroll
-        for (int l = 0; l < R / RPP; ++l) {
+        for (int l = 0; l < CHUNK_ROWS / RPP; ++l) {
           const int kk = kr + l * RPP;
           const int bytes = k0 + kk < K ? cbytes : 0;
           cp_async_pair(s + kk * LD + gj + 2 * sh, bytes ? src : p.A, bytes);
@@ -387,7 +430,8 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   auto store_pair = [&](double* d, double v0, double v1, bool two) {
     const bool bz = p.beta_zero;
     const double br = p.be_re;
-    if ((VEC == 2 || VEC == 6) && two) {  // VEC 6 (real column-major, ldb even): as VEC 2
+    if ((COPY == UpdateCopy::pairs16 || COPY == UpdateCopy::offset_matched16) && two) {
+      // offset_matched16 (real column-major, ldb even): as pairs16
       if (!bz) {
         const double2 o = *reinterpret_cast<const double2*>(d);
         v0 += br * o.x;
@@ -423,7 +467,8 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
           *reinterpret_cast<double2*>(d) = v;
         }
       }
-    } else if constexpr (LAY == 0) {  // row-major: (c0, c1) in row kA, (c2, c3) in row kA + 1 (flat: kA + 2)
+    } else if constexpr (LAY == UpdateLayout::row_major) {
+      // row-major: (c0, c1) in row kA, (c2, c3) in row kA + 1 (flat: kA + 2)
       if (n >= p.N) return;
       const bool two = n + 1 < p.N;
 #pragma unroll
@@ -447,7 +492,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   };
 
   // chunks of this block: blockIdx.x + i * gridDim.x
-  const std::int64_t nchunks = (K + R - 1) / R;
+  const std::int64_t nchunks = (K + CHUNK_ROWS - 1) / CHUNK_ROWS;
   const std::int64_t my = nchunks > blockIdx.x ? (nchunks - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
 #pragma unroll
   for (int s = 0; s < ST - 1; ++s) {
@@ -462,11 +507,12 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
       if (nx < my) load_stage(blockIdx.x + nx * gridDim.x, int(nx % ST));
       cp_async_commit();
     }
-    if (!STG && !active) continue;  // VEC 4 / 5: every warp takes part in the staged store (barriers)
+    // flat_staged_stores / pairs16_staged_stores: every warp takes part in the staged store (barriers)
+    if (!STG && !active) continue;
     double* s = As + int(i % ST) * SS;
-    const std::int64_t k0 = (blockIdx.x + i * gridDim.x) * R;
+    const std::int64_t k0 = (blockIdx.x + i * gridDim.x) * CHUNK_ROWS;
     if constexpr (ZT) {
-      tsmm_zt_chunk<KT, RT, LD, LAY == 1, KPZ, SHV>(p, s, k0, nw0, g, t, bf);
+      tsmm_zt_chunk<KT, RT, LD, LAY == UpdateLayout::column_major, KPZ, SHV>(p, s, k0, nw0, g, t, bf);
     }
 #pragma unroll 1
     for (int r0 = 0; r0 < (ZT ? 0 : RT); r0 += TUE) {
@@ -520,14 +566,14 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
               a[u][1] = x.y;
               a[u][2] = y.x;
               a[u][3] = y.y;
-            } else if constexpr (KMAJ) {  // VEC 2: columns 8 ks + t (a0, a1) and 8 ks + t + 4 (a2, a3)
+            } else if constexpr (KMAJ) {  // pairs16: columns 8 ks + t (a0, a1) and 8 ks + t + 4 (a2, a3)
               const double2 x = lds2(s + (8 * ks + t) * LD + rb + 2 * g);      // (a0, a1)
               const double2 y = lds2(s + (8 * ks + t + 4) * LD + rb + 2 * g);  // (a2, a3)
               a[u][0] = x.x;
               a[u][1] = x.y;
               a[u][2] = y.x;
               a[u][3] = y.y;
-            } else {  // VEC 7: the odd row 2g + 1 shifted by one element (all lanes of the load: no conflicts)
+            } else {  // shifted_rows16: the odd row 2g + 1 shifted by one element (all lanes of the load: no conflicts)
               const double2 x = lds2(s + (rb + 2 * g) * LD + 8 * ks + 2 * t);                  // (a0, a2)
               const double2 y = lds2(s + (rb + 2 * g + 1) * LD + 8 * ks + 2 * t + 2 * SHV);  // (a1, a3)
               a[u][0] = x.x;
@@ -552,18 +598,18 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
         // no cp.async is in flight into this stage: those target the other stages); (3) barrier; (4) 16-byte
         // copies of the run to B (beta: old B read by the same thread first). The next iteration's barrier comes
         // before the stage is refilled. In place: the chunk's A rows were all read (wait_group + barrier) before
-        // this, and no other block writes or reads them. VEC 5 (even Nr, padded A staging): mma rows 2g / 2g + 1,
-        // (c0, c1) / (c2, c3) as 16-byte shared stores (n even, Nr even: n < Nr implies n + 1 < Nr); the columns
-        // past Mr8 of the padded A rows, which this overwrites, are never copied and only meet skipped k-steps.
-        // SO, complex row-major (odd N, B dense): as VEC 5 in the real view; every other B row starts at 16 (mod
-        // 32) bytes, so the direct stores (4 complex per row and store) split into 3 partial sectors there.
-        // CSTG (real column-major, ldb = 2 mod 4): the tile goes to the stage as [n][k] (column stride LD = 2
-        // mod 16 doubles: the (c0, c2) / (c1, c3) row-pair stores of a quarter-warp hit slots 2 t + g, distinct)
-        // and leaves as one run of R rows per column (16-byte stores): the direct stores wrote 128-byte runs at
-        // 16 (mod 32) bytes in every odd column, each split over partial sectors.
-        // ZCSTG (complex column-major, odd ldb): the tile goes to the stage as [q][k][re,im] (the A layout of VEC 6)
-        // and leaves as one run of R 16-byte elements per column, 512 contiguous bytes per warp store; the direct
-        // stores wrote 4 columns x 128 bytes per warp store, in every odd column at 16 (mod 32) bytes.
+        // this, and no other block writes or reads them. pairs16_staged_stores (even Nr, padded A staging): mma rows 2g
+        // / 2g + 1, (c0, c1) / (c2, c3) as 16-byte shared stores (n even, Nr even: n < Nr implies n + 1 < Nr); the
+        // columns past Mr8 of the padded A rows, which this overwrites, are never copied and only meet skipped k-steps.
+        // SO, complex row-major (odd N, B dense): as pairs16_staged_stores in the real view; every other B row starts
+        // at 16 (mod 32) bytes, so the direct stores (4 complex per row and store) split into 3 partial sectors there.
+        // CSTG (real column-major, ldb = 2 mod 4): the tile goes to the stage as [n][k] (column stride LD = 2 mod 16
+        // doubles: the (c0, c2) / (c1, c3) row-pair stores of a quarter-warp hit slots 2 t + g, distinct) and leaves as
+        // one run of R rows per column (16-byte stores): the direct stores wrote 128-byte runs at 16 (mod 32) bytes in
+        // every odd column, each split over partial sectors. ZCSTG (complex column-major, odd ldb): the tile goes to
+        // the stage as [q][k][re,im] (the A layout of offset_matched16) and leaves as one run of R 16-byte elements per
+        // column, 512 contiguous bytes per warp store; the direct stores wrote 4 columns x 128 bytes per warp store, in
+        // every odd column at 16 (mod 32) bytes.
         __syncthreads();
         if constexpr (ZCSTG) {
           if (active) {
@@ -634,14 +680,15 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
         __syncthreads();
         const bool bz = p.beta_zero;
         const double br = p.be_re;
-        // VEC 1 with an odd ldb (or B not 16-byte aligned): column n's R rows as 8-byte stores, a warp's 32 lanes
-        // on 32 consecutive rows (256 contiguous bytes; the direct stores wrote every other 8 bytes per store)
-        const bool pairs8 = VEC == 1 && (p.bcs % 2 != 0 || reinterpret_cast<std::uintptr_t>(p.B) % 16 != 0);
+        // copy8_columns with an odd ldb (or B not 16-byte aligned): column n's R rows as 8-byte stores, a warp's 32
+        // lanes on 32 consecutive rows (256 contiguous bytes; the direct stores wrote every other 8 bytes per store)
+        const bool pairs8 =
+            COPY == UpdateCopy::copy8_columns && (p.bcs % 2 != 0 || reinterpret_cast<std::uintptr_t>(p.B) % 16 != 0);
         if constexpr (ZCSTG) {  // column q: rows k0 .. k0 + R - 1, one complex element per lane
-          const int rows = K - k0 < R ? int(K - k0) : R;
+          const int rows = K - k0 < CHUNK_ROWS ? int(K - k0) : CHUNK_ROWS;
 #pragma unroll 1
-          for (int e = tid; e < p.N * R; e += BT) {
-            const int q = e / R, k = e % R;
+          for (int e = tid; e < p.N * CHUNK_ROWS; e += BT) {
+            const int q = e / CHUNK_ROWS, k = e % CHUNK_ROWS;
             if (k < rows) {
               double* d = p.B + (k0 + k) * p.brs + std::int64_t(q) * p.bcs;
               double2 v = lds2(s + q * LD + 2 * k);
@@ -657,14 +704,14 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
           // a thread keeps row k of the chunk and walks the columns CPP apart; CSB shared loads are issued before
           // their stores (B is a generic pointer, so the compiler keeps each load behind the previous store), which
           // measured faster at odd K. The same batching of the 16-byte loop below (K = 2 mod 4) did not pay.
-          constexpr int CPP = BT / R, CSB = 4;
-          static_assert(BT % R == 0, "staged column stores: whole columns per pass");
-          const int rows = K - k0 < R ? int(K - k0) : R, k = tid % R;
+          constexpr int CPP = BT / CHUNK_ROWS, CSB = 4;
+          static_assert(BT % CHUNK_ROWS == 0, "staged column stores: whole columns per pass");
+          const int rows = K - k0 < CHUNK_ROWS ? int(K - k0) : CHUNK_ROWS, k = tid % CHUNK_ROWS;
           if (k < rows) {
             const std::int64_t step = std::int64_t(CPP) * p.bcs;
-            double* d = p.B + k0 + k + std::int64_t(tid / R) * p.bcs;
+            double* d = p.B + k0 + k + std::int64_t(tid / CHUNK_ROWS) * p.bcs;
 #pragma unroll 1
-            for (int n = tid / R; n < Nr; n += CSB * CPP) {
+            for (int n = tid / CHUNK_ROWS; n < Nr; n += CSB * CPP) {
               double v[CSB];
 #pragma unroll
               for (int j = 0; j < CSB; ++j) v[j] = n + j * CPP < Nr ? s[(n + j * CPP) * LD + k] : 0.0;
@@ -675,8 +722,8 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
             }
           }
         } else if constexpr (CSTG) {  // column n: rows k0 .. k0 + R - 1, R / 2 16-byte pairs (ldb even, B 16-aligned)
-          constexpr int PR = R / 2;
-          const int rows = K - k0 < R ? int(K - k0) : R;
+          constexpr int PR = CHUNK_ROWS / 2;
+          const int rows = K - k0 < CHUNK_ROWS ? int(K - k0) : CHUNK_ROWS;
 #pragma unroll 1
           for (int e = tid; e < Nr * PR; e += BT) {
             const int n = e / PR, kp = 2 * (e % PR);
@@ -696,7 +743,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
           }
         } else {
           const std::int64_t left = (K - k0) * Nr;
-          const int nv = left < std::int64_t(R) * Nr ? int(left) : R * Nr;
+          const int nv = left < std::int64_t(CHUNK_ROWS) * Nr ? int(left) : CHUNK_ROWS * Nr;
           double* dst = p.B + k0 * Nr;
 #pragma unroll 1
           for (int e = 2 * tid; e < nv; e += 2 * BT) {
@@ -734,11 +781,11 @@ __global__ void __launch_bounds__(TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV
   cp_async_wait<0>();
 }
 
-template <bool ZV, int W, int NT, int WR, int TU, int R, int ST, int MINB, int LAY, int VEC, bool SO = false,
-          bool ZT = false>
+template <bool ZV, int WIDTH, int NT, int WR, int TU, int CHUNK_ROWS, int ST, int MINB, UpdateLayout LAY,
+          UpdateCopy COPY, bool SO = false, bool ZT = false>
 cudaError_t launch_tsmm_dmma_v(const TsmmDmmaArgs& d, cudaStream_t stream) {
-  using Sh = TsmmDmmaShape<W, NT, WR, R, ST, TsmmStaging<ZV, LAY, VEC>::value>;
-  auto kern = tsmm_dmma_kernel<ZV, W, NT, WR, TU, R, ST, MINB, LAY, VEC, SO, ZT>;
+  using Sh = TsmmDmmaShape<WIDTH, NT, WR, CHUNK_ROWS, ST, TsmmStaging<ZV, LAY, COPY>::value>;
+  auto kern = tsmm_dmma_kernel<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, LAY, COPY, SO, ZT>;
   static int occ[kMaxDevices] = {0};
   const int dev = current_device();
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
@@ -751,7 +798,7 @@ cudaError_t launch_tsmm_dmma_v(const TsmmDmmaArgs& d, cudaStream_t stream) {
       (void)cudaGetLastError();
     occ[dev] = blocks_per_sm(kern, Sh::BT, Sh::smem);
   }
-  const std::int64_t nchunks = (d.K + R - 1) / R;
+  const std::int64_t nchunks = (d.K + CHUNK_ROWS - 1) / CHUNK_ROWS;
   std::int64_t gx = std::int64_t(sm_count()) * occ[dev];
   if (gx > nchunks) gx = nchunks;
   if (gx < 1) gx = 1;
@@ -788,15 +835,16 @@ TsmmDmmaArgs tsmm_dmma_args(const TsmmArgs<double, ZV>& a, bool row) {
   return d;
 }
 
-// Column-major double at an odd lda or ldb through a KBLA_TSMM_DMMA_D_ODDLONG row: VEC 1 (8-byte copies, staged
+// Column-major double at an odd lda or ldb through a KBLA_TSMM_DMMA_D_ODDLONG row: copy8_columns (8-byte copies, staged
 // column stores) with the row's chunk of R rows; cudaErrorNotSupported otherwise (other widths / layouts, 16-byte
 // aligned even leading dimensions: the rows of launch_tsmm_dmma).
-template <int W, int NT, int WR, int R, int ST, int MINB>
+template <int WIDTH, int NT, int WR, int CHUNK_ROWS, int ST, int MINB>
 cudaError_t launch_tsmm_dmma_oddlong(const TsmmArgs<double, false>& a, cudaStream_t stream) {
   auto al16 = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
-  if (a.M > W || a.N > W) return cudaErrorNotSupported;
+  if (a.M > WIDTH || a.N > WIDTH) return cudaErrorNotSupported;
   if (al16(a.A) && al16(a.B) && a.asm_ % 2 == 0 && a.bsn % 2 == 0) return cudaErrorNotSupported;
-  return launch_tsmm_dmma_v<false, W, NT, WR, 1, R, ST, MINB, 1, 1, true>(tsmm_dmma_args<false>(a, false), stream);
+  return launch_tsmm_dmma_v<false, WIDTH, NT, WR, 1, CHUNK_ROWS, ST, MINB, UpdateLayout::column_major,
+                            UpdateCopy::copy8_columns, true>(tsmm_dmma_args<false>(a, false), stream);
 }
 
 // widths of KBLA_TSMM_DMMA_D_ODD (column-major D on the tensor cores at an odd leading dimension)
@@ -808,7 +856,7 @@ inline bool tsmm_dmma_odd_width(int w) {
   return false;
 }
 
-// widths of KBLA_TSMM_DMMA_D_ALIGNED_V1 (column-major D, lda = 0 mod 4, on VEC 1)
+// widths of KBLA_TSMM_DMMA_D_ALIGNED_V1 (column-major D, lda = 0 mod 4, on copy8_columns)
 inline bool tsmm_dmma_aligned_v1(int w) {
 #define KBLA_TM_X_AV1(WMIN, WMAX) \
   if (w >= WMIN && w <= WMAX) return true;
@@ -817,56 +865,68 @@ inline bool tsmm_dmma_aligned_v1(int w) {
   return false;
 }
 
-// Flat staging only (VEC 4: A and B row-major and dense, 16-byte aligned, the real-view width Mr odd or 2 (mod 4)),
-// one 16-row tile per warp row; anything else returns cudaErrorNotSupported. The narrow complex rows
-// (KBLA_TSMM_DMMA_Z_RR_NARROW: odd widths, Mr = 2 mod 4) take it: faster there than both the SIMT kernel and VEC 7
-// with staged stores. Even widths stay on the SIMT kernel, which is as fast there.
-template <bool ZV, int W, int NT, int WR, int R, int ST, int MINB>
+// Flat staging only (flat_staged_stores: A and B row-major and dense, 16-byte aligned, the real-view width Mr odd or 2
+// (mod 4)), one 16-row tile per warp row; anything else returns cudaErrorNotSupported. The narrow complex rows
+// (KBLA_TSMM_DMMA_Z_RR_NARROW: odd widths, Mr = 2 mod 4) take it: faster there than both the SIMT kernel and
+// shifted_rows16 with staged stores. Even widths stay on the SIMT kernel, which is as fast there.
+template <bool ZV, int WIDTH, int NT, int WR, int CHUNK_ROWS, int ST, int MINB>
 cudaError_t launch_tsmm_dmma_flat(const TsmmArgs<double, ZV>& a, int lay, cudaStream_t stream) {
-  static_assert(R == 16 * WR, "flat staging: one 16-row tile per warp row");
+  static_assert(CHUNK_ROWS == 16 * WR, "flat staging: one 16-row tile per warp row");
   const int f = ZV ? 2 : 1, Mr = f * a.M;
   auto al16 = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
-  if (lay != kLayRR || a.M > W / f || a.N > W / f || a.ask != a.M || a.bsk != a.N || !al16(a.A) || !al16(a.B) ||
+  if (lay != kLayRR || a.M > WIDTH / f || a.N > WIDTH / f || a.ask != a.M || a.bsk != a.N || !al16(a.A) || !al16(a.B) ||
       !tsmm_flat_width(Mr))
     return cudaErrorNotSupported;
-  return launch_tsmm_dmma_v<ZV, W, NT, WR, 1, R, ST, MINB, 0, 4>(tsmm_dmma_args<ZV>(a, true), stream);
+  return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, 1, CHUNK_ROWS, ST, MINB, UpdateLayout::row_major,
+                            UpdateCopy::flat_staged_stores>(tsmm_dmma_args<ZV>(a, true), stream);
 }
 
 // Complex double (launch_tsmm_dmma): picks the copies and stores of one row's configuration.
-template <int W, int NT, int WR, int TU, int R, int ST, int MINB>
+template <int WIDTH, int NT, int WR, int TU, int CHUNK_ROWS, int ST, int MINB>
 cudaError_t launch_tsmm_dmma_cplx(const TsmmArgs<double, true>& a, const TsmmDmmaArgs& d, bool row, std::int64_t lda,
                                   std::int64_t ldb, cudaStream_t stream) {
   constexpr bool ZV = true;
   // odd lda with A 32-byte aligned (e.g. cudaMalloc, column-major odd K, row-major odd width): the odd rows
-  // (row-major) / odd columns (column-major) of A start at 16 (mod 32) bytes. Column-major takes VEC 6 (shared column
-  // offsets matching the global ones), row-major VEC 7 (shifted copies of the rows).
+  // (row-major) / odd columns (column-major) of A start at 16 (mod 32) bytes. Column-major takes offset_matched16
+  // (shared column offsets matching the global ones), row-major shifted_rows16 (shifted copies of the rows).
   const bool odd32 = lda % 2 == 1 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0;
   // class W 128: the transposed product (ZT, see the kernel) for row-major 57-64 and column-major 58-64, same
   // copies as below, direct stores. ZT issues far fewer instructions (no register moves to build the A fragments)
   // and measured faster there, in bursts and at the power cap. Below those widths it lost (ZT spends whole 16-column
   // tiles: 49-52 do 14 where the [k][j] form does 13).
-  if constexpr (W == 128 && NT == 2 && WR == 1) {
+  if constexpr (WIDTH == 128 && NT == 2 && WR == 1) {
     if (std::max(a.M, a.N) >= (row ? 57 : 58)) {
-      if (!row && odd32) return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6, false, true>(d, stream);
-      if (row && odd32) return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 7, false, true>(d, stream);
-      return row ? launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 2, false, true>(d, stream)
-                 : launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 2, false, true>(d, stream);
+      if (!row && odd32)
+        return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::column_major,
+                                  UpdateCopy::offset_matched16, false, true>(d, stream);
+      if (row && odd32)
+        return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::row_major,
+                                  UpdateCopy::shifted_rows16, false, true>(d, stream);
+      return row ? launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::row_major,
+                                      UpdateCopy::pairs16, false, true>(d, stream)
+                 : launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::column_major,
+                                      UpdateCopy::pairs16, false, true>(d, stream);
     }
   }
   if (!row && odd32) {
     // odd ldb: staged column stores (ZCSTG, see the kernel) for the classes up to W 96. Rows whose chunk is two tiles
     // per warp row (W 64, 96) run the chunk in one block of RT x the warp rows, one block per SM with MINB x the
     // stages (W 96: 12 warps, 152 KB; W 64: 16 warps, 200 KB): the same warps per SM and the chunk length kept
-    // (shorter chunks split more sectors of the odd columns, see VEC 6, and were slower; the whole chunk in registers
-    // spilled). W 128 (49-64) keeps the direct stores, which were faster there.
-    if constexpr (W <= 96) {
+    // (shorter chunks split more sectors of the odd columns, see offset_matched16, and were slower; the whole chunk in
+    // registers spilled). W 128 (49-64) keeps the direct stores, which were faster there.
+    if constexpr (WIDTH <= 96) {
       if (ldb % 2 == 1) {
-        constexpr int RT = R / (16 * WR);
-        if constexpr (TU == RT) return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6, true>(d, stream);
-        else return launch_tsmm_dmma_v<ZV, W, NT, WR * RT, 1, R, ST * MINB, 1, 1, 6, true>(d, stream);
+        constexpr int RT = CHUNK_ROWS / (16 * WR);
+        if constexpr (TU == RT)
+          return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::column_major,
+                                    UpdateCopy::offset_matched16, true>(d, stream);
+        else
+          return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR * RT, 1, CHUNK_ROWS, ST * MINB, 1, UpdateLayout::column_major,
+                                    UpdateCopy::offset_matched16, true>(d, stream);
       }
     }
-    return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6>(d, stream);
+    return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::column_major,
+                              UpdateCopy::offset_matched16>(d, stream);
   }
   if (row && odd32) {
     // N odd and B dense: staged B stores (SO): every other B row starts at 16 (mod 32) bytes, and the direct stores
@@ -874,97 +934,113 @@ cudaError_t launch_tsmm_dmma_cplx(const TsmmArgs<double, true>& a, const TsmmDmm
     // Classes up to W 96 only (W 128, 49-63, lost). The staged store holds a chunk's accumulators at once: the rows
     // with two 16-row tiles per warp row (W 64, 96) take one tile per warp row and twice the stages (the whole chunk
     // in registers spilled).
-    if constexpr (W <= 96) {
+    if constexpr (WIDTH <= 96) {
       if (a.N % 2 == 1 && ldb == a.N) {
-        constexpr bool keep = TU == R / (16 * WR);
-        constexpr int RZ = keep ? R : 16 * WR, STZ = keep ? ST : (ST * (R / RZ) < 8 ? ST * (R / RZ) : 8);
-        return launch_tsmm_dmma_v<ZV, W, NT, WR, keep ? TU : 1, RZ, STZ, MINB, 0, 7, true>(d, stream);
+        constexpr bool keep = TU == CHUNK_ROWS / (16 * WR);
+        constexpr int RZ = keep ? CHUNK_ROWS : 16 * WR,
+                      STZ = keep ? ST : (ST * (CHUNK_ROWS / RZ) < 8 ? ST * (CHUNK_ROWS / RZ) : 8);
+        return launch_tsmm_dmma_v < ZV, WIDTH, NT, WR, keep ? TU : 1, RZ, STZ, MINB, UpdateLayout::row_major,
+               UpdateCopy::shifted_rows16, true > (d, stream);
       }
     }
-    return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 7>(d, stream);
+    return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::row_major,
+                              UpdateCopy::shifted_rows16>(d, stream);
   }
-  return row ? launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 2>(d, stream)
-             : launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 2>(d, stream);
+  return row ? launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::row_major,
+                                  UpdateCopy::pairs16>(d, stream)
+             : launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::column_major,
+                                  UpdateCopy::pairs16>(d, stream);
 }
 
 // Real double (launch_tsmm_dmma): picks the copies and stores of one row's configuration.
-template <int W, int NT, int WR, int TU, int R, int ST, int MINB>
-cudaError_t launch_tsmm_dmma_real(const TsmmArgs<double, false>& a, const TsmmDmmaArgs& d, bool row,
-                                  std::int64_t lda, std::int64_t ldb, cudaStream_t stream) {
+template <int WIDTH, int NT, int WR, int TU, int CHUNK_ROWS, int ST, int MINB>
+cudaError_t launch_tsmm_dmma_real(const TsmmArgs<double, false>& a, const TsmmDmmaArgs& d, bool row, std::int64_t lda,
+                                  std::int64_t ldb, cudaStream_t stream) {
   constexpr bool ZV = false;
   auto al16 = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
   const bool v2 = al16(a.A) && al16(a.B) && lda % 2 == 0 && ldb % 2 == 0;
   const int w = std::max(a.M, a.N);
   // 8-byte copies (odd leading dimension) measured slower than the SIMT kernel at every such width (row-major odd
-  // widths and column-major odd K alike): those shapes go to the SIMT kernel, except for the flat and VEC 1 cases
-  // below.
-  // Row-major A dense (lda == M) of odd width: flat chunk copies (VEC = 4: one run of R * M doubles per chunk,
-  // 16-byte cp.async), B stored with 8-byte stores (any ldb); the 8-byte copies were the slow part.
-  // B dense (ldb == N) and 16-byte aligned: staged B stores (VEC 4, one contiguous run of 16-byte stores per
-  // chunk); otherwise 8-byte stores from the registers (VEC 3).
-  // Even widths (16-byte copies, padded A staging as VEC 2) with B dense: staged B stores too (VEC 5) when
-  // N is not a multiple of 8 -- rows of N doubles then start at 16-byte, not 64-byte, offsets and the direct
-  // 16-byte stores of a warp (8 rows x 64 bytes) split into partial sectors (several times the L2 write requests).
-  // Multiples of 8 keep the direct stores (already near the roofline; staged, they were no faster).
-  // The classes W 16, 24 (D 9-23) exist only for the staged paths (row-major, B dense): anything else there
-  // returns cudaErrorNotSupported, i.e. the SIMT kernel.
-  constexpr bool small = W <= 24;  // the classes W 16, 24 (D 9-23)
-  // VEC 4 / 5 hold a whole chunk's accumulators, so their chunk is one 16-row tile per warp row (R4 = 16 WR4),
-  // with the stages multiplied so that about the same shared memory stays in flight. Rows with 2+ tiles per
-  // warp row (W 64: R 64, WR 2) spilled that way at 128 registers: they take one warp row (4 warps, 16-row
+  // widths and column-major odd K alike): those shapes go to the SIMT kernel, except for the flat and copy8_columns
+  // cases below. Row-major A dense (lda == M) of odd width: flat chunk copies (flat_staged_stores: one run of R * M
+  // doubles per chunk, 16-byte cp.async), B stored with 8-byte stores (any ldb); the 8-byte copies were the slow part.
+  // B dense (ldb == N) and 16-byte aligned: staged B stores (flat_staged_stores, one contiguous run of 16-byte stores
+  // per chunk); otherwise 8-byte stores from the registers (flat_direct_stores). Even widths (16-byte copies, padded A
+  // staging as pairs16) with B dense: staged B stores too (pairs16_staged_stores) when N is not a multiple of 8 -- rows
+  // of N doubles then start at 16-byte, not 64-byte, offsets and the direct 16-byte stores of a warp (8 rows x 64
+  // bytes) split into partial sectors (several times the L2 write requests). Multiples of 8 keep the direct stores
+  // (already near the roofline; staged, they were no faster). The classes W 16, 24 (D 9-23) exist only for the staged
+  // paths (row-major, B dense): anything else there returns cudaErrorNotSupported, i.e. the SIMT kernel.
+  constexpr bool small = WIDTH <= 24;  // the classes W 16, 24 (D 9-23)
+  // flat_staged_stores / pairs16_staged_stores hold a whole chunk's accumulators, so their chunk is one 16-row tile per
+  // warp row (R4 = 16 WR4), with the stages multiplied so that about the same shared memory stays in flight. Rows with
+  // 2+ tiles per warp row (W 64: R 64, WR 2) spilled that way at 128 registers: they take one warp row (4 warps, 16-row
   // chunks) and 3 blocks/SM (170 registers).
-  constexpr bool one = R / (16 * WR) > 1;
-  constexpr int WR4 = one ? 1 : WR, R4 = 16 * WR4, ST4 = ST * (R / R4) < 8 ? ST * (R / R4) : 8;
+  constexpr bool one = CHUNK_ROWS / (16 * WR) > 1;
+  constexpr int WR4 = one ? 1 : WR, R4 = 16 * WR4, ST4 = ST * (CHUNK_ROWS / R4) < 8 ? ST * (CHUNK_ROWS / R4) : 8;
   constexpr int MINB4 = one ? 3 : MINB;
   const bool bdense = row && al16(a.B) && ldb == a.N;
   // Even widths with A and B dense: the flat copies and staged stores too (fragment rows as in tsmm_flat_row),
-  // widths 2 (mod 4) in the classes up to W 48: faster than VEC 5 and the SIMT kernel there, at many rows and at
-  // few. The class W 64 lost (its flat chunk is one 16-row tile of 4 warps, see WR4 above). Widths 4 (mod 8) gained
-  // nothing: not taken.
-  const bool flat_even = bdense && W <= 48 && tsmm_flat_width(a.M);
+  // widths 2 (mod 4) in the classes up to W 48: faster than pairs16_staged_stores and the SIMT kernel there, at many
+  // rows and at few. The class W 64 lost (its flat chunk is one 16-row tile of 4 warps, see WR4 above). Widths 4 (mod
+  // 8) gained nothing: not taken.
+  const bool flat_even = bdense && WIDTH <= 48 && tsmm_flat_width(a.M);
   if (row && al16(a.A) && lda == a.M && (a.M % 2 == 1 || flat_even)) {
-    if (bdense) return launch_tsmm_dmma_v<ZV, W, NT, WR4, 1, R4, ST4, MINB4, 0, 4>(d, stream);
+    if (bdense)
+      return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR4, 1, R4, ST4, MINB4, UpdateLayout::row_major,
+                                UpdateCopy::flat_staged_stores>(d, stream);
     if constexpr (small) return cudaErrorNotSupported;
-    else return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 3>(d, stream);
+    else
+      return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::row_major,
+                                UpdateCopy::flat_direct_stores>(d, stream);
   }
-  // Not kept for column-major with odd lda (odd K): a VEC 8 of this kernel (odd columns copied one row early with
-  // 16-byte cp.async, fragments of the odd column by 8-byte loads, staged 8-byte column stores) lost to the SIMT
-  // kernel at nearly every width (shared bank conflicts, 2.4x the L2 read requests of the SIMT kernel).
-  // Column-major at an odd lda or ldb (odd K), and in the class W 16 at lda = 2 (mod 4) (no VEC 6 there), for the
-  // widths of KBLA_TSMM_DMMA_D_ODD: VEC 1, 8-byte copies into the VEC 6 layout and staged column stores (8-byte
-  // stores when ldb is odd), chunks of two 16-row tiles per warp row (R = 32 WR: half the chunk boundaries and
-  // barriers per row of one tile; R = 16 WR was slower). VEC 1 reads barely more DRAM than the data and runs about
-  // twice the warps per SM of the SIMT kernel; other widths keep the SIMT kernel, which won or tied there.
+  // Not kept for column-major with odd lda (odd K): a further copy form of this kernel (odd columns copied one row
+  // early with 16-byte cp.async, fragments of the odd column by 8-byte loads, staged 8-byte column stores) lost to the
+  // SIMT kernel at nearly every width (shared bank conflicts, 2.4x the L2 read requests of the SIMT kernel).
+  // Column-major at an odd lda or ldb (odd K), and in the class W 16 at lda = 2 (mod 4) (no offset_matched16 there),
+  // for the widths of KBLA_TSMM_DMMA_D_ODD: copy8_columns, 8-byte copies into the offset_matched16 layout and staged
+  // column stores (8-byte stores when ldb is odd), chunks of two 16-row tiles per warp row (R = 32 WR: half the chunk
+  // boundaries and barriers per row of one tile; R = 16 WR was slower). copy8_columns reads barely more DRAM than the
+  // data and runs about twice the warps per SM of the SIMT kernel; other widths keep the SIMT kernel, which won or tied
+  // there.
   constexpr int RL = 32 * WR;  // two 16-row tiles per warp row
   if (!row && tsmm_dmma_odd_width(w) && (!v2 || (small && lda % 4 != 0)))
-    return launch_tsmm_dmma_v<ZV, W, NT, WR, 1, RL, ST, MINB, 1, 1, true>(d, stream);
+    return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, 1, RL, ST, MINB, UpdateLayout::column_major, UpdateCopy::copy8_columns,
+                              true>(d, stream);
   if (!v2) return cudaErrorNotSupported;
-  if constexpr (W > 24) {
+  if constexpr (WIDTH > 24) {
     if (!row && lda % 4 == 0 && tsmm_dmma_aligned_v1(w))
-      return launch_tsmm_dmma_v<ZV, W, NT, WR, 1, RL, ST, MINB, 1, 1, true>(d, stream);
-    // Column-major with lda = 2 (mod 4) and A 32-byte aligned: VEC 6 (shared column offsets matching the global
-    // ones, see the kernel).
+      return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, 1, RL, ST, MINB, UpdateLayout::column_major,
+                                UpdateCopy::copy8_columns, true>(d, stream);
+    // Column-major with lda = 2 (mod 4) and A 32-byte aligned: offset_matched16 (shared column offsets matching the
+    // global ones, see the kernel).
     if (!row && lda % 4 == 2 && reinterpret_cast<std::uintptr_t>(a.A) % 32 == 0) {
-      // B with ldb = 2 (mod 4) as well: VEC 1 (8-byte copies, the odd-K path above, whose DRAM reads are barely
+      // B with ldb = 2 (mod 4) as well: copy8_columns (8-byte copies, the odd-K path above, whose DRAM reads are barely
       // above the data) with staged column stores (SO: fewer L2 write requests) and chunks of two 16-row tiles per
       // warp row (each chunk boundary of an odd column splits a sector that both chunks fetch, so longer chunks
-      // read less DRAM): faster than VEC 6 with staged or direct stores.
+      // read less DRAM): faster than offset_matched16 with staged or direct stores.
       if (ldb % 4 == 2 && reinterpret_cast<std::uintptr_t>(a.B) % 32 == 0)
-        return launch_tsmm_dmma_v<ZV, W, NT, WR, 1, RL, ST, MINB, 1, 1, true>(d, stream);
-      return launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 6>(d, stream);
+        return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, 1, RL, ST, MINB, UpdateLayout::column_major,
+                                  UpdateCopy::copy8_columns, true>(d, stream);
+      return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::column_major,
+                                UpdateCopy::offset_matched16>(d, stream);
     }
   }
   // (Widths 2 mod 4 take the flat staging above.)
-  // VEC 5 beat the SIMT kernel only at even widths up to 12 in the classes W 16, 24 (the rest take the SIMT
-  // kernel).
-  if constexpr (W != 24) {
+  // pairs16_staged_stores beat the SIMT kernel only at even widths up to 12 in the classes W 16, 24 (the rest take the
+  // SIMT kernel).
+  if constexpr (WIDTH != 24) {
     const bool st5 = small ? w <= 12 : a.N % 8 != 0;
-    if (row && bdense && st5) return launch_tsmm_dmma_v<ZV, W, NT, WR4, 1, R4, ST4, MINB4, 0, 5>(d, stream);
+    if (row && bdense && st5)
+      return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR4, 1, R4, ST4, MINB4, UpdateLayout::row_major,
+                                UpdateCopy::pairs16_staged_stores>(d, stream);
   }
   if constexpr (small) return cudaErrorNotSupported;
   else
-    return row ? launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 0, 2>(d, stream)
-               : launch_tsmm_dmma_v<ZV, W, NT, WR, TU, R, ST, MINB, 1, 2>(d, stream);
+    return row ? launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::row_major,
+                                    UpdateCopy::pairs16>(d, stream)
+               : launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::column_major,
+                                    UpdateCopy::pairs16>(d, stream);
 }
 
 // Launch on a TsmmArgs (double or complex double); lay: kLayRR / kLayCC (others: cudaErrorNotSupported).
@@ -972,16 +1048,18 @@ cudaError_t launch_tsmm_dmma_real(const TsmmArgs<double, false>& a, const TsmmDm
 // dimensions even, 8-byte ones otherwise; complex elements are always 16-byte aligned (checked by the entry).
 // Complex column-major takes this kernel from width 12 (the first Z row): with the [m][k][re,im] staging it beats
 // the SIMT kernel there.
-template <bool ZV, int W, int NT, int WR, int TU, int R, int ST, int MINB>
+template <bool ZV, int WIDTH, int NT, int WR, int TU, int CHUNK_ROWS, int ST, int MINB>
 cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_t stream) {
   if (lay != kLayRR && lay != kLayCC) return cudaErrorNotSupported;
   const bool row = lay == kLayRR;
   const int f = ZV ? 2 : 1;
-  if (a.M > W / f || a.N > W / f) return cudaErrorNotSupported;
+  if (a.M > WIDTH / f || a.N > WIDTH / f) return cudaErrorNotSupported;
   const std::int64_t lda = row ? a.ask : a.asm_, ldb = row ? a.bsk : a.bsn;
   const TsmmDmmaArgs d = tsmm_dmma_args<ZV>(a, row);
-  if constexpr (ZV) return launch_tsmm_dmma_cplx<W, NT, WR, TU, R, ST, MINB>(a, d, row, lda, ldb, stream);
-  else return launch_tsmm_dmma_real<W, NT, WR, TU, R, ST, MINB>(a, d, row, lda, ldb, stream);
+  if constexpr (ZV)
+    return launch_tsmm_dmma_cplx<WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB>(a, d, row, lda, ldb, stream);
+  else
+    return launch_tsmm_dmma_real<WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB>(a, d, row, lda, ldb, stream);
 }
 
 }  // namespace detail
