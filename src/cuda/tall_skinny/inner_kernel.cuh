@@ -33,22 +33,22 @@ namespace detail {
 
 enum : int { kLayRR = 0, kLayCC = 1, kLayGEN = 2 };
 
-template <class S, bool CPLX>
+template <class Scalar, bool CPLX>
 struct TsmttsmArgs {
-  using E = Elem<S, CPLX>;
-  const E* A;
-  const E* B;
-  E* C;
+  using Element = Elem<Scalar, CPLX>;
+  const Element* A;
+  const Element* B;
+  Element* C;
   std::int64_t ask, asm_, bsk, bsm;  // element (k, m) of A at A[k*ask + m*asm_]
   std::int64_t ldc;
   std::int64_t K;
   int M, N;
   bool crow;  // C row-major
-  Coef<S, CPLX> alpha, beta;
+  Coef<Scalar, CPLX> alpha, beta;
   bool beta_zero;
   bool deterministic;
   bool complex_3m;      // the caller allows the three-product complex DMMA rows (dispatch only)
-  S* W;                 // default: ncopies x M*N accumulators (kept zero); deterministic: gridDim.x * M*N partials
+  Scalar* W;            // default: ncopies x M*N accumulators (kept zero); deterministic: gridDim.x * M*N partials
   unsigned* counters;   // per column tile (kept zero)
   int ncopies;          // default mode: block b adds into copy b % ncopies of the accumulators (SIMT kernel)
   std::int64_t wcopy;   // scalars from one copy to the next (M*N*NS, or more: see tsmttsm_copy_stride)
@@ -79,12 +79,12 @@ __device__ __forceinline__ void st_release_gpu(std::uint64_t* p, std::uint64_t v
   asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
-template <class S>
-__device__ __forceinline__ void fma_conj(S& acc, S a, S b) {
+template <class Scalar>
+__device__ __forceinline__ void fma_conj(Scalar& acc, Scalar a, Scalar b) {
   acc = fma(a, b, acc);
 }
-template <class S>
-__device__ __forceinline__ void fma_conj(cpx<S>& acc, cpx<S> a, cpx<S> b) {
+template <class Scalar>
+__device__ __forceinline__ void fma_conj(cpx<Scalar>& acc, cpx<Scalar> a, cpx<Scalar> b) {
   // acc += conj(a) * b
   acc.x = fma(a.x, b.x, acc.x);
   acc.x = fma(a.y, b.y, acc.x);
@@ -92,71 +92,71 @@ __device__ __forceinline__ void fma_conj(cpx<S>& acc, cpx<S> a, cpx<S> b) {
   acc.y = fma(-a.y, b.x, acc.y);
 }
 
-template <class S>
-__device__ __forceinline__ void add_to(S& d, S v) {
+template <class Scalar>
+__device__ __forceinline__ void add_to(Scalar& d, Scalar v) {
   d += v;
 }
-template <class S>
-__device__ __forceinline__ void add_to(cpx<S>& d, cpx<S> v) {
+template <class Scalar>
+__device__ __forceinline__ void add_to(cpx<Scalar>& d, cpx<Scalar> v) {
   d.x += v.x;
   d.y += v.y;
 }
-template <class S>
-__device__ __forceinline__ S shfl_xor(S v, int o) {
+template <class Scalar>
+__device__ __forceinline__ Scalar shfl_xor(Scalar v, int o) {
   return __shfl_xor_sync(0xffffffffu, v, o);
 }
-template <class S>
-__device__ __forceinline__ cpx<S> shfl_xor(cpx<S> v, int o) {
+template <class Scalar>
+__device__ __forceinline__ cpx<Scalar> shfl_xor(cpx<Scalar> v, int o) {
   return {__shfl_xor_sync(0xffffffffu, v.x, o), __shfl_xor_sync(0xffffffffu, v.y, o)};
 }
 
 // out = alpha * w + beta * c  (beta_zero: c is not read)
-template <class S, bool CPLX>
-__device__ __forceinline__ void epilogue_store(Elem<S, CPLX>* c, const S* w, const Coef<S, CPLX>& alpha,
-                                               const Coef<S, CPLX>& beta, bool beta_zero) {
+template <class Scalar, bool CPLX>
+__device__ __forceinline__ void epilogue_store(Elem<Scalar, CPLX>* c, const Scalar* w, const Coef<Scalar, CPLX>& alpha,
+                                               const Coef<Scalar, CPLX>& beta, bool beta_zero) {
   if constexpr (CPLX) {
-    S wr = w[0], wi = w[1];
-    S r = alpha.re * wr - alpha.im * wi, i = alpha.re * wi + alpha.im * wr;
+    Scalar wr = w[0], wi = w[1];
+    Scalar r = alpha.re * wr - alpha.im * wi, i = alpha.re * wi + alpha.im * wr;
     if (!beta_zero) {
-      cpx<S> o = *c;
+      cpx<Scalar> o = *c;
       r += beta.re * o.x - beta.im * o.y;
       i += beta.re * o.y + beta.im * o.x;
     }
-    *c = cpx<S>{r, i};
+    *c = cpx<Scalar>{r, i};
   } else {
-    S r = alpha.re * w[0];
+    Scalar r = alpha.re * w[0];
     if (!beta_zero) r += beta.re * (*c);
     *c = r;
   }
 }
 
 // entry (gm, gn) of C (row- or column-major)
-template <class E>
-__device__ __forceinline__ E* c_entry(E* C, std::int64_t ldc, bool crow, int gm, int gn) {
+template <class Element>
+__device__ __forceinline__ Element* c_entry(Element* C, std::int64_t ldc, bool crow, int gm, int gn) {
   return C + (crow ? std::int64_t(gm) * ldc + gn : gm + std::int64_t(gn) * ldc);
 }
 
 // c = beta * c (beta_zero: c is not read)
-template <class S, bool CPLX>
-__device__ __forceinline__ void scale_by_beta(Elem<S, CPLX>* c, const Coef<S, CPLX>& beta, bool beta_zero) {
-  const S zero[2] = {S(0), S(0)};
-  const Coef<S, CPLX> a0{S(0), S(0)};
-  epilogue_store<S, CPLX>(c, zero, a0, beta, beta_zero);
+template <class Scalar, bool CPLX>
+__device__ __forceinline__ void scale_by_beta(Elem<Scalar, CPLX>* c, const Coef<Scalar, CPLX>& beta, bool beta_zero) {
+  const Scalar zero[2] = {Scalar(0), Scalar(0)};
+  const Coef<Scalar, CPLX> a0{Scalar(0), Scalar(0)};
+  epilogue_store<Scalar, CPLX>(c, zero, a0, beta, beta_zero);
 }
 
-// One level L of warp_reduce_scatter; the levels are a compile-time recursion so that every index into v is a constant
+// One LEVEL of warp_reduce_scatter; the levels are a compile-time recursion so that every index into v is a constant
 // (a run-time loop over the levels puts v in local memory, which slows the call down).
-template <int L, int NVP, int FIRST, int SH, class S>
-__device__ __forceinline__ void reduce_scatter_level(S (&v)[NVP], int lane, int& first, bool& writer) {
-  if constexpr ((SH >> (L + 1)) > 0) {
-    constexpr int o = FIRST * (SH >> (L + 1));
-    constexpr int n = NVP >> L;  // scalars held before this level
+template <int LEVEL, int NVP, int FIRST, int SH, class Scalar>
+__device__ __forceinline__ void reduce_scatter_level(Scalar (&v)[NVP], int lane, int& first, bool& writer) {
+  if constexpr ((SH >> (LEVEL + 1)) > 0) {
+    constexpr int o = FIRST * (SH >> (LEVEL + 1));
+    constexpr int n = NVP >> LEVEL;  // scalars held before this level
     const bool upper = (lane & o) != 0;
     if constexpr (n > 1) {
 #pragma unroll
       for (int h = 0; h < n / 2; ++h) {
-        const S send = upper ? v[h] : v[h + n / 2];
-        const S keep = upper ? v[h + n / 2] : v[h];
+        const Scalar send = upper ? v[h] : v[h + n / 2];
+        const Scalar keep = upper ? v[h + n / 2] : v[h];
         v[h] = keep + __shfl_xor_sync(0xffffffffu, send, o);
       }
       if (upper) first += n / 2;
@@ -164,18 +164,17 @@ __device__ __forceinline__ void reduce_scatter_level(S (&v)[NVP], int lane, int&
       v[0] += __shfl_xor_sync(0xffffffffu, v[0], o);
       if (upper) writer = false;
     }
-    reduce_scatter_level<L + 1, NVP, FIRST, SH>(v, lane, first, writer);
+    reduce_scatter_level<LEVEL + 1, NVP, FIRST, SH>(v, lane, first, writer);
   }
 }
 // Warp step of the block reduction by recursive halving (a reduce-scatter): the lanes that share a tile (xor offsets
-// FIRST, 2 FIRST, ..., FIRST * SH / 2) sum NVP scalars (a power of two; padding is zero). At each level a lane keeps one
-// half of what it still holds and sends the other half to its partner, so D 4 x 4 (16 scalars, SH 32) takes
-// 8 + 4 + 2 + 1 + 1 = 16 shuffles instead of the xor tree's 5 x 16 (a shuffle issues once per clock per SM; 16 warps
-// per SM), which pays at few rows. Afterwards v[0, NF) holds the sums of scalars
-// [first, first + NF), NF = max(NVP / SH, 1); where NVP < SH several lanes hold the same sums and only the one whose
-// remaining offset bits are zero is the writer.
-template <int NVP, int FIRST, int SH, class S>
-__device__ __forceinline__ void warp_reduce_scatter(S (&v)[NVP], int lane, int& first, bool& writer) {
+// FIRST, 2 FIRST, ..., FIRST * SH / 2) sum NVP scalars (a power of two; padding is zero). At each level a lane keeps
+// one half of what it still holds and sends the other half to its partner, so D 4 x 4 (16 scalars, SH 32) takes 8 + 4 +
+// 2 + 1 + 1 = 16 shuffles instead of the xor tree's 5 x 16 (a shuffle issues once per clock per SM; 16 warps per SM),
+// which pays at few rows. Afterwards v[0, NF) holds the sums of scalars [first, first + NF), NF = max(NVP / SH, 1);
+// where NVP < SH several lanes hold the same sums and only the one whose remaining offset bits are zero is the writer.
+template <int NVP, int FIRST, int SH, class Scalar>
+__device__ __forceinline__ void warp_reduce_scatter(Scalar (&v)[NVP], int lane, int& first, bool& writer) {
   static_assert((NVP & (NVP - 1)) == 0 && (SH & (SH - 1)) == 0, "powers of two");
   first = 0;
   writer = true;
@@ -190,11 +189,12 @@ __host__ __device__ constexpr int pow2_ceil(int n) {
 
 // The warp step of the block reduction into this group's slot of shared memory (slot[i * TN + j], as the xor tree's
 // leaders write it for one thread per tile row, P = 1), by warp_reduce_scatter over the tile's scalars.
-template <class S, bool CPLX, int TM, int TN, int SH>
-__device__ __forceinline__ void warp_sums_to_slot(const Elem<S, CPLX> (&acc)[TM][TN], Elem<S, CPLX>* slot, int lane) {
+template <class Scalar, bool CPLX, int TM, int TN, int SH>
+__device__ __forceinline__ void warp_sums_to_slot(const Elem<Scalar, CPLX> (&acc)[TM][TN], Elem<Scalar, CPLX>* slot,
+                                                  int lane) {
   constexpr int NS = CPLX ? 2 : 1;
   constexpr int NV = TM * TN * NS, NVP = pow2_ceil(NV), NF = NVP / SH > 1 ? NVP / SH : 1;
-  S v[NVP];
+  Scalar v[NVP];
 #pragma unroll
   for (int i = 0; i < TM; ++i)
 #pragma unroll
@@ -207,12 +207,12 @@ __device__ __forceinline__ void warp_sums_to_slot(const Elem<S, CPLX> (&acc)[TM]
       }
     }
 #pragma unroll
-  for (int q = NV; q < NVP; ++q) v[q] = S(0);
+  for (int q = NV; q < NVP; ++q) v[q] = Scalar(0);
   int first;
   bool writer;
   warp_reduce_scatter<NVP, 1, SH>(v, lane, first, writer);  // P = 1: the lanes of a tile are adjacent
   if (!writer) return;
-  S* out = reinterpret_cast<S*>(slot);  // the slot's scalars in v's order
+  Scalar* out = reinterpret_cast<Scalar*>(slot);  // the slot's scalars in v's order
 #pragma unroll
   for (int t = 0; t < NF; ++t)
     if (first + t < NV) out[first + t] = v[t];
@@ -228,10 +228,9 @@ struct TsmttsmShape {
 };
 
 // ST > 0: the rows stream through warp-private cp.async rings of ST stages (inner_ring.cuh; dynamic shared memory)
-template <class S, bool CPLX, int TM, int TN, int PM, int PN, int LAY, int ST = 0>
-__global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
-    tsmttsm_kernel(const TsmttsmArgs<S, CPLX> p) {
-  using E = Elem<S, CPLX>;
+template <class Scalar, bool CPLX, int TM, int TN, int PM, int PN, int LAY, int ST = 0>
+__global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT) tsmttsm_kernel(const TsmttsmArgs<Scalar, CPLX> p) {
+  using Element = Elem<Scalar, CPLX>;
   using Sh = TsmttsmShape<TM, TN, PM, PN>;
   constexpr int P = Sh::P, R = Sh::R, BT = Sh::BT, MT = Sh::MT, NT = Sh::NT;
   constexpr int NS = CPLX ? 2 : 1;  // scalars per element
@@ -242,8 +241,8 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
   // ONE: every group writes its own slot, one barrier, then each entry sums the G slots in group order (the same
   // order, so the same bits, as G barriers of one slot). Only where G slots fit in 8 KB.
   constexpr int PTT = P * TM * TN;
-  constexpr bool ONE = G > 1 && G * PTT * int(sizeof(E)) <= 8192;
-  __shared__ E red[G > 1 ? (ONE ? G : 1) * PTT : 1];
+  constexpr bool ONE = G > 1 && G * PTT * int(sizeof(Element)) <= 8192;
+  __shared__ Element red[G > 1 ? (ONE ? G : 1) * PTT : 1];
   __shared__ bool s_last;
 
   const int tid = threadIdx.x;
@@ -253,7 +252,7 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
   auto scale_tile = [&](int first, int step) {  // C = beta * C on this column tile
     for (int e = first; e < MT * NT; e += step) {
       const int gm = blockIdx.y * MT + e % MT, gn = blockIdx.z * NT + e / MT;
-      if (gm < p.M && gn < p.N) scale_by_beta<S, CPLX>(c_entry(p.C, p.ldc, p.crow, gm, gn), p.beta, p.beta_zero);
+      if (gm < p.M && gn < p.N) scale_by_beta<Scalar, CPLX>(c_entry(p.C, p.ldc, p.crow, gm, gn), p.beta, p.beta_zero);
     }
   };
   const bool extra = p.direct && p.scaler_block;
@@ -306,7 +305,7 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
     bsm = p.bsm;
   }
 
-  E acc[TM][TN];
+  Element acc[TM][TN];
 #pragma unroll
   for (int i = 0; i < TM; ++i)
 #pragma unroll
@@ -321,18 +320,18 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
     uint4* ts_ring = reinterpret_cast<uint4*>((reinterpret_cast<std::uintptr_t>(ts_ring_raw) + 127) & ~std::uintptr_t(127));
     constexpr int NWB = BT / 32;
     const int lane = tid & 31, wid = tid >> 5;
-    tsmttsm_ring_rows<E, TM, TN, LAY == kLayCC, ST>(
-        acc, ts_ring + std::size_t(wid) * ST * TsmttsmRingStage<E, TM, TN>::PIECES, p.A, p.B, K,
+    tsmttsm_ring_rows<Element, TM, TN, LAY == kLayCC, ST>(
+        acc, ts_ring + std::size_t(wid) * ST * TsmttsmRingStage<Element, TM, TN>::PIECES, p.A, p.B, K,
         LAY == kLayCC ? p.asm_ : p.ask, LAY == kLayCC ? p.bsm : p.bsk, std::int64_t(xb) * NWB + wid,
-        std::int64_t(nxb) * NWB, lane, [](E& c, const E& a, const E& b) { fma_conj(c, a, b); });
+        std::int64_t(nxb) * NWB, lane, [](Element& c, const Element& a, const Element& b) { fma_conj(c, a, b); });
   } else {
     const std::int64_t gstride = std::int64_t(nxb) * R;
     std::int64_t k = std::int64_t(xb) * R + r;
-    const E* pa = p.A + k * ask + std::int64_t(m0) * asm_;
-    const E* pb = p.B + k * bsk + std::int64_t(n0) * bsm;
+    const Element* pa = p.A + k * ask + std::int64_t(m0) * asm_;
+    const Element* pb = p.B + k * bsk + std::int64_t(n0) * bsm;
     const std::int64_t adv_a = gstride * ask, adv_b = gstride * bsk;
 
-    E a[TM], b[TN];
+    Element a[TM], b[TN];
     {
       const bool kv = k < K;
 #pragma unroll
@@ -351,7 +350,7 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
       pa += adv_a;
       pb += adv_b;
       const bool kv = (k + gstride) < K;
-      E an[TM], bn[TN];
+      Element an[TM], bn[TN];
 #pragma unroll
       for (int i = 0; i < TM; ++i) {
         if (kv && mv[i]) an[i] = ldg(pa + std::int64_t(i * PM) * asm_);
@@ -384,7 +383,7 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
   // P 4 120 -> 137, i.e. a block less per SM); the others take the xor tree.
   constexpr bool HALVING = ONE && SH > 1 && P == 1 && TM * TN * NS <= 32;
   if constexpr (HALVING) {
-    warp_sums_to_slot<S, CPLX, TM, TN, SH>(acc, red + grp * PTT, tid & 31);
+    warp_sums_to_slot<Scalar, CPLX, TM, TN, SH>(acc, red + grp * PTT, tid & 31);
     __syncthreads();
   } else {
     if constexpr (SH > 1) {  // xor tree per value: every lane that shares the tile ends with its sums
@@ -411,7 +410,7 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
           for (int i = 0; i < TM; ++i)
 #pragma unroll
             for (int j = 0; j < TN; ++j) {
-              E& d = red[(i * TN + j) * P + pidx];
+              Element& d = red[(i * TN + j) * P + pidx];
               if (s == 0) d = acc[i][j];
               else add_to(d, acc[i][j]);
             }
@@ -430,7 +429,8 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
     gm = blockIdx.y * MT + (pi % PM) + i * PM;
     gn = blockIdx.z * NT + (pi / PM) + j * PN;
   };
-  S* dst = p.W + (p.deterministic ? std::int64_t(blockIdx.x) * MN * NS : std::int64_t(blockIdx.x % p.ncopies) * p.wcopy);
+  Scalar* dst =
+      p.W + (p.deterministic ? std::int64_t(blockIdx.x) * MN * NS : std::int64_t(blockIdx.x % p.ncopies) * p.wcopy);
   if (p.direct) {  // wait for beta * C (thread 0; the barrier orders the other threads' atomics after it)
     if (tid == 0 && flag != done) {
       if (atomicMax(reinterpret_cast<unsigned long long*>(p.flags + tile), claimed) < claimed) {
@@ -445,9 +445,9 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
     if (tid == 0) asm volatile("fence.acq_rel.gpu;" ::: "memory");
     __syncthreads();
   }
-  auto put = [&](int gm, int gn, const E& v) {
+  auto put = [&](int gm, int gn, const Element& v) {
     if (p.direct) {
-      E* c = c_entry(p.C, p.ldc, p.crow, gm, gn);
+      Element* c = c_entry(p.C, p.ldc, p.crow, gm, gn);
       if constexpr (CPLX) {
         atomicAdd(&c->x, p.alpha.re * v.x - p.alpha.im * v.y);
         atomicAdd(&c->y, p.alpha.re * v.y + p.alpha.im * v.x);
@@ -456,7 +456,7 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
       }
       return;
     }
-    S* w = dst + (std::int64_t(gm) * N + gn) * NS;
+    Scalar* w = dst + (std::int64_t(gm) * N + gn) * NS;
     if (p.deterministic) {
       if constexpr (CPLX) {
         w[0] = v.x;
@@ -478,7 +478,7 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
       int gm, gn;
       entry(e, gm, gn);
       if (gm < M && gn < N) {
-        E v = red[e];
+        Element v = red[e];
         if constexpr (ONE) {
           for (int s = 1; s < G; ++s) add_to(v, red[s * PTT + e]);
         }
@@ -510,34 +510,34 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
     entry(e, gm, gn);
     if (gm < M && gn < N) {
       // the copies summed in copy order, then zeroed for the next call
-      S* w = p.W + (std::int64_t(gm) * N + gn) * NS;
-      S wv[NS];
+      Scalar* w = p.W + (std::int64_t(gm) * N + gn) * NS;
+      Scalar wv[NS];
 #pragma unroll
-      for (int s = 0; s < NS; ++s) wv[s] = S(0);
+      for (int s = 0; s < NS; ++s) wv[s] = Scalar(0);
       for (int cp = 0; cp < p.ncopies; ++cp, w += p.wcopy)
 #pragma unroll
         for (int s = 0; s < NS; ++s) {
           wv[s] += __ldcg(w + s);
-          __stcg(w + s, S(0));
+          __stcg(w + s, Scalar(0));
         }
-      E* c = c_entry(p.C, p.ldc, p.crow, gm, gn);
-      epilogue_store<S, CPLX>(c, wv, p.alpha, p.beta, p.beta_zero);
+      Element* c = c_entry(p.C, p.ldc, p.crow, gm, gn);
+      epilogue_store<Scalar, CPLX>(c, wv, p.alpha, p.beta, p.beta_zero);
     }
   }
   if (tid == 0) p.counters[tile] = 0u;
 }
 
 // Deterministic second pass: one warp per entry of C, blocks summed lane-strided then by a fixed xor tree.
-template <class S, bool CPLX>
-__global__ void __launch_bounds__(256) tsmttsm_reduce_kernel(const TsmttsmArgs<S, CPLX> p, int nparts) {
+template <class Scalar, bool CPLX>
+__global__ void __launch_bounds__(256) tsmttsm_reduce_kernel(const TsmttsmArgs<Scalar, CPLX> p, int nparts) {
   constexpr int NS = CPLX ? 2 : 1;
   const std::int64_t MN = std::int64_t(p.M) * p.N;
   const std::int64_t e = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const int lane = threadIdx.x % 32;
   if (e >= MN) return;
-  S s[NS];
+  Scalar s[NS];
 #pragma unroll
-  for (int q = 0; q < NS; ++q) s[q] = S(0);
+  for (int q = 0; q < NS; ++q) s[q] = Scalar(0);
   for (int b = lane; b < nparts; b += 32)
 #pragma unroll
     for (int q = 0; q < NS; ++q) s[q] += p.W[(std::int64_t(b) * MN + e) * NS + q];
@@ -547,27 +547,27 @@ __global__ void __launch_bounds__(256) tsmttsm_reduce_kernel(const TsmttsmArgs<S
     for (int q = 0; q < NS; ++q) s[q] += __shfl_xor_sync(0xffffffffu, s[q], o);
   if (lane == 0) {
     const int gm = int(e / p.N), gn = int(e % p.N);
-    Elem<S, CPLX>* c = c_entry(p.C, p.ldc, p.crow, gm, gn);
-    epilogue_store<S, CPLX>(c, s, p.alpha, p.beta, p.beta_zero);
+    Elem<Scalar, CPLX>* c = c_entry(p.C, p.ldc, p.crow, gm, gn);
+    epilogue_store<Scalar, CPLX>(c, s, p.alpha, p.beta, p.beta_zero);
   }
 }
 
 // C = beta * C (K == 0)
-template <class S, bool CPLX>
-__global__ void scale_kernel(Elem<S, CPLX>* C, std::int64_t ldc, bool crow, int M, int N, Coef<S, CPLX> beta,
+template <class Scalar, bool CPLX>
+__global__ void scale_kernel(Elem<Scalar, CPLX>* C, std::int64_t ldc, bool crow, int M, int N, Coef<Scalar, CPLX> beta,
                              bool beta_zero) {
   const std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (e >= std::int64_t(M) * N) return;
-  scale_by_beta<S, CPLX>(c_entry(C, ldc, crow, int(e / N), int(e % N)), beta, beta_zero);
+  scale_by_beta<Scalar, CPLX>(c_entry(C, ldc, crow, int(e / N), int(e % N)), beta, beta_zero);
 }
 
 // Copies of the accumulators for the default (atomic) combine: with g blocks adding into one M x N array, the
 // atomics of a short call queue up on the same L2 addresses; block b adds into copy b % copies, and the last block
 // sums the copies. Complex double takes 8 copies (padded, see tsmttsm_copy_stride; 16 were no faster). Others:
 // blocks / 256.
-template <class S, bool CPLX>
+template <class Scalar, bool CPLX>
 int tsmttsm_copies(std::int64_t blocks) {
-  constexpr bool zd = CPLX && std::is_same<S, double>::value;
+  constexpr bool zd = CPLX && std::is_same<Scalar, double>::value;
   std::int64_t n = zd ? 8 : blocks / 256;
   if (n > 16) n = 16;
   if (n > blocks) n = blocks;
@@ -577,18 +577,18 @@ int tsmttsm_copies(std::int64_t blocks) {
 // Scalars between two copies: M*N*NS rounded up to a multiple of 2 KB. Copies packed back to back (128 bytes apart
 // for D 4x4) were slower than one array: the L2 spreads addresses over its slices in larger units, so copies only
 // spread the atomics when they are 2 KB apart.
-template <class S>
+template <class Scalar>
 std::int64_t tsmttsm_copy_stride(std::int64_t scalars) {
-  constexpr std::int64_t unit = 2048 / std::int64_t(sizeof(S));
+  constexpr std::int64_t unit = 2048 / std::int64_t(sizeof(Scalar));
   return (scalars + unit - 1) / unit * unit;
 }
 
 // Direct combine (see TsmttsmArgs::direct) for double, where it beat the copies at few rows; complex double keeps the
 // accumulator copies and the last block: its 32 atomics per block from ~2-4x more blocks queue on the same addresses
 // of C, and the direct combine lost there. The float types were not measured with it.
-template <class S, bool CPLX>
+template <class Scalar, bool CPLX>
 constexpr bool tsmttsm_direct_combine() {
-  return std::is_same<S, double>::value && !CPLX;
+  return std::is_same<Scalar, double>::value && !CPLX;
 }
 // Epochs of the direct combine: unique and increasing per call in this process, so a tile's flag never needs
 // resetting. Taken and launched under one lock, so that launches on one stream from several host threads still run
@@ -613,13 +613,13 @@ inline bool stream_capturing(cudaStream_t stream) {
 }
 
 // Host launcher for one configuration.
-template <class S, bool CPLX, int TM, int TN, int PM, int PN, int LAY, int ST = 0>
-cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_blocks_override = 0) {
+template <class Scalar, bool CPLX, int TM, int TN, int PM, int PN, int LAY, int ST = 0>
+cudaError_t launch_tsmttsm(TsmttsmArgs<Scalar, CPLX> a, cudaStream_t stream, int max_blocks_override = 0) {
   using Sh = TsmttsmShape<TM, TN, PM, PN>;
   constexpr int NS = CPLX ? 2 : 1;
-  auto kern = tsmttsm_kernel<S, CPLX, TM, TN, PM, PN, LAY, ST>;
+  auto kern = tsmttsm_kernel<Scalar, CPLX, TM, TN, PM, PN, LAY, ST>;
   constexpr std::size_t ring_smem =
-      ST > 0 ? std::size_t(Sh::BT / 32) * ST * TsmttsmRingStage<Elem<S, CPLX>, TM, TN>::BYTES + 128 : 0;
+      ST > 0 ? std::size_t(Sh::BT / 32) * ST * TsmttsmRingStage<Elem<Scalar, CPLX>, TM, TN>::BYTES + 128 : 0;
   static int occ[kMaxDevices] = {0};
   const int dev = current_device();
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
@@ -634,7 +634,7 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
   const int ty = (a.M + Sh::MT - 1) / Sh::MT, tz = (a.N + Sh::NT - 1) / Sh::NT;
   std::int64_t fill = std::int64_t(sm_count()) * occ[dev];
   if (max_blocks_override > 0) fill = max_blocks_override;
-  const bool direct = !a.deterministic && tsmttsm_direct_combine<S, CPLX>() && !stream_capturing(stream);
+  const bool direct = !a.deterministic && tsmttsm_direct_combine<Scalar, CPLX>() && !stream_capturing(stream);
   // direct (leap-frog): one scaling block per column tile comes on top of the row blocks, which give up one block to it
   // The ring runs one block per SM, where the extra block leaves an SM idle, so its launches have none and the first
   // row block to finish claims the scaling (faster than the extra block there). Row block 0 claiming at its start was
@@ -669,25 +669,25 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
     kern<<<dim3(unsigned(gx + (scaler_block ? 1 : 0)), unsigned(ty), unsigned(tz)), Sh::BT, ring_smem, stream>>>(a);
     return cudaGetLastError();
   } else if (a.deterministic) {  // scratch: gx partial results
-    err = workspace(stream, 1, std::size_t(gx) * MN * NS * sizeof(S), &ws);
+    err = workspace(stream, 1, std::size_t(gx) * MN * NS * sizeof(Scalar), &ws);
     if (err != cudaSuccess) return err;
     a.counters = nullptr;
-    a.W = static_cast<S*>(ws);
+    a.W = static_cast<Scalar*>(ws);
   } else {  // zero-kept: [counters: ty*tz, rounded to 256 B][W: ncopies x M*N accumulators]
-    a.ncopies = tsmttsm_copies<S, CPLX>(gx);
-    if (a.ncopies > 1) a.wcopy = tsmttsm_copy_stride<S>(MN * NS);
+    a.ncopies = tsmttsm_copies<Scalar, CPLX>(gx);
+    if (a.ncopies > 1) a.wcopy = tsmttsm_copy_stride<Scalar>(MN * NS);
     const std::size_t cnt_bytes = ((std::size_t(ty) * tz * sizeof(unsigned) + 255) / 256) * 256;
-    err = workspace(stream, 0, cnt_bytes + std::size_t(a.ncopies) * a.wcopy * sizeof(S), &ws);
+    err = workspace(stream, 0, cnt_bytes + std::size_t(a.ncopies) * a.wcopy * sizeof(Scalar), &ws);
     if (err != cudaSuccess) return err;
     a.counters = static_cast<unsigned*>(ws);
-    a.W = reinterpret_cast<S*>(static_cast<char*>(ws) + cnt_bytes);
+    a.W = reinterpret_cast<Scalar*>(static_cast<char*>(ws) + cnt_bytes);
   }
   kern<<<dim3(unsigned(gx), unsigned(ty), unsigned(tz)), Sh::BT, ring_smem, stream>>>(a);
   err = cudaGetLastError();
   if (err != cudaSuccess) return err;
   if (a.deterministic) {
     const std::int64_t threads = MN * 32;
-    tsmttsm_reduce_kernel<S, CPLX><<<unsigned((threads + 255) / 256), 256, 0, stream>>>(a, int(gx));
+    tsmttsm_reduce_kernel<Scalar, CPLX><<<unsigned((threads + 255) / 256), 256, 0, stream>>>(a, int(gx));
     err = cudaGetLastError();
   }
   return err;
@@ -696,9 +696,9 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<S, CPLX> a, cudaStream_t stream, int max_
 // Warp-private cp.async rings (inner_ring.cuh) for the one-thread-per-row classes: ST stages of ~14 KB in flight per
 // warp (D 4 x 4: 8 stages of 2 KB, the best of the stage counts tried), at most 16 stages and ~200 KB per block of
 // 8 warps.
-template <class E, int TM, int TN>
+template <class Element, int TM, int TN>
 constexpr int tsmttsm_ring_stages() {
-  constexpr int b = TsmttsmRingStage<E, TM, TN>::BYTES;
+  constexpr int b = TsmttsmRingStage<Element, TM, TN>::BYTES;
   constexpr int want = 1 + (14336 + b - 1) / b, cap = 204800 / (8 * b);
   constexpr int st = want < cap ? want : cap;
   return st > 16 ? 16 : st < 2 ? 2 : st;
@@ -714,9 +714,9 @@ constexpr bool tsmttsm_ring_class() {
 // What the ring needs: the class's own widths (M == TM, N == TN: compile-time piece counts), operands larger than the
 // L2, 16-byte aligned operands, row-major rows dense (ld == width: a chunk is one run) or column-major columns
 // starting at 16-byte multiples.
-template <class S, bool CPLX, int TM, int TN, int LAY>
-bool tsmttsm_ring_fits(const TsmttsmArgs<S, CPLX>& a) {
-  constexpr std::int64_t EB = sizeof(Elem<S, CPLX>);
+template <class Scalar, bool CPLX, int TM, int TN, int LAY>
+bool tsmttsm_ring_fits(const TsmttsmArgs<Scalar, CPLX>& a) {
+  constexpr std::int64_t EB = sizeof(Elem<Scalar, CPLX>);
   if (a.M != TM || a.N != TN || a.K < 1) return false;
   if (a.K * (a.M + a.N) * EB <= l2_bytes()) return false;
   if ((reinterpret_cast<std::uintptr_t>(a.A) | reinterpret_cast<std::uintptr_t>(a.B)) % 16 != 0) return false;
@@ -725,14 +725,15 @@ bool tsmttsm_ring_fits(const TsmttsmArgs<S, CPLX>& a) {
 }
 // The square tables' launch: the ring where it fits and pays (real double, one thread per row, the ring classes),
 // else the leap-frog.
-template <class S, bool CPLX, int TM, int TN, int PM, int PN, int LAY>
-cudaError_t launch_tsmttsm_square(const TsmttsmArgs<S, CPLX>& a, cudaStream_t stream) {
-  if constexpr (PM * PN == 1 && LAY != kLayGEN && std::is_same<S, double>::value && !CPLX &&
+template <class Scalar, bool CPLX, int TM, int TN, int PM, int PN, int LAY>
+cudaError_t launch_tsmttsm_square(const TsmttsmArgs<Scalar, CPLX>& a, cudaStream_t stream) {
+  if constexpr (PM * PN == 1 && LAY != kLayGEN && std::is_same<Scalar, double>::value && !CPLX &&
                 tsmttsm_ring_class<TM, LAY>()) {
-    if (tsmttsm_ring_fits<S, CPLX, TM, TN, LAY>(a))
-      return launch_tsmttsm<S, CPLX, TM, TN, PM, PN, LAY, tsmttsm_ring_stages<Elem<S, CPLX>, TM, TN>()>(a, stream);
+    if (tsmttsm_ring_fits<Scalar, CPLX, TM, TN, LAY>(a))
+      return launch_tsmttsm<Scalar, CPLX, TM, TN, PM, PN, LAY, tsmttsm_ring_stages<Elem<Scalar, CPLX>, TM, TN>()>(
+          a, stream);
   }
-  return launch_tsmttsm<S, CPLX, TM, TN, PM, PN, LAY>(a, stream);
+  return launch_tsmttsm<Scalar, CPLX, TM, TN, PM, PN, LAY>(a, stream);
 }
 
 }  // namespace detail

@@ -51,32 +51,34 @@ struct TsmmBulkArgs {
   double alpha, alpha_im;
 };
 
-// W class width (multiple of 16; complex: of the real view, 2 per element), R rows per chunk (multiple of 16), ST
+// WIDTH (W) class width (multiple of 16; complex: of the real view, 2 per element), CHUNK_ROWS (R) rows per chunk
+// (multiple of 16), ST
 // stages of A, NCW compute warps, NO output buffers (1 or 2; with one, the compute warps still run the next chunk's
 // mma while it drains). Complex (ZV): COLS = W / 2 columns of R 16-byte elements each, column stride 2 R + 4 doubles
 // (4 mod 16: the 16-byte fragment loads and stores of a quarter-warp hit 8 distinct 16-byte slots).
-template <int W, int R, int ST, int NCW, int NO, bool ZV = false>
+template <int WIDTH, int CHUNK_ROWS, int ST, int NCW, int NO, bool ZV = false>
 struct TsmmBulkShape {
-  static constexpr int COLS = ZV ? W / 2 : W;
-  static constexpr int LD = ZV ? 2 * R + 4 : R + 2;  // column stride in doubles: 4 / 2 (mod 16)
-  static constexpr int CG = W / 16;           // column groups (16 real-view output columns each)
-  static constexpr int RT = R / 16;           // 16-row tiles per chunk
+  static constexpr int COLS = ZV ? WIDTH / 2 : WIDTH;
+  static constexpr int LD = ZV ? 2 * CHUNK_ROWS + 4 : CHUNK_ROWS + 2;  // column stride in doubles: 4 / 2 (mod 16)
+  static constexpr int CG = WIDTH / 16;       // column groups (16 real-view output columns each)
+  static constexpr int RT = CHUNK_ROWS / 16;  // 16-row tiles per chunk
   static constexpr int RS = NCW / CG;         // compute warps per column group
   static constexpr int TPW = RT / RS;         // tiles per compute warp and chunk
   static constexpr int BT = 32 * (NCW + 2);   // + loader + storer
   static constexpr std::size_t buf = std::size_t(COLS) * LD * sizeof(double);
   static constexpr std::size_t bars = 128;    // mbarriers: full[ST], empty[ST], out_full[NO], out_free[NO]
   static constexpr std::size_t smem = bars + (ST + NO) * buf;
-  static_assert(W % 16 == 0 && R % 16 == 0 && NCW % CG == 0 && RT % RS == 0, "bad bulk TSMM shape");
+  static_assert(WIDTH % 16 == 0 && CHUNK_ROWS % 16 == 0 && NCW % CG == 0 && RT % RS == 0, "bad bulk TSMM shape");
   static_assert(8 * (2 * ST + 2 * NO) <= int(bars) && (NO == 1 || NO == 2), "mbarrier area / output buffers");
 };
 
 // SQ: a block takes SQ consecutive chunks at a time (grid stride over runs of SQ chunks), so that the 32-byte sector
 // which an odd column splits at a chunk boundary is read and written by one block close together in time.
-template <int W, int R, int ST, int NCW, int NO, int SQ, bool ZV = false>
-__global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW, NO, ZV>::BT, 1) tsmm_bulk_kernel(const TsmmBulkArgs p) {
+template <int WIDTH, int CHUNK_ROWS, int ST, int NCW, int NO, int SQ, bool ZV = false>
+__global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, ST, NCW, NO, ZV>::BT, 1)
+    tsmm_bulk_kernel(const TsmmBulkArgs p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  using Sh = TsmmBulkShape<W, R, ST, NCW, NO, ZV>;
+  using Sh = TsmmBulkShape<WIDTH, CHUNK_ROWS, ST, NCW, NO, ZV>;
   constexpr int LD = Sh::LD, COLS = Sh::COLS;
   extern __shared__ __align__(128) unsigned char smem_raw[];
   const unsigned bar0 = smem_addr(smem_raw);
@@ -106,7 +108,7 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW, NO, ZV>::BT, 1) t
     for (int e = tid; e < (Mp - p.M) * LD; e += blockDim.x) stages[(s * COLS + p.M) * LD + e] = 0.0;
   __syncthreads();
 
-  const BulkRuns<R, SQ> chunks(p.chunks);  // this block's chunks
+  const BulkRuns<CHUNK_ROWS, SQ> chunks(p.chunks);  // this block's chunks
   const std::int64_t my = chunks.count();
   auto row0 = [&](std::int64_t i) { return chunks.row0(i); };
   // misalignment in elements of a column's chunk start (R is even): base parity + column parity x ld parity
@@ -123,12 +125,12 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW, NO, ZV>::BT, 1) t
     // ends 16-byte aligned; rows -1 and R land in slots nobody reads), except where that would reach outside the
     // matrix (row -1 of column 0, row K of column M - 1): there its first and last element come by 8-byte cp.async.
     unsigned tx = 0;  // bulk bytes of a chunk away from the matrix ends
-    for (int c = 0; c < p.M; ++c) tx += a_shift(c) ? (R + 2) * 8 : R * 8 * ES;
+    for (int c = 0; c < p.M; ++c) tx += a_shift(c) ? (CHUNK_ROWS + 2) * 8 : CHUNK_ROWS * 8 * ES;
     for (std::int64_t i = 0; i < my; ++i) {
       const int s = int(i % ST);
       if (i >= ST) mbar_wait(empty(s), unsigned((i / ST - 1) & 1));
       const std::int64_t r0 = row0(i);
-      const bool at_top = r0 == 0, at_end = r0 + R >= p.K;
+      const bool at_top = r0 == 0, at_end = r0 + CHUNK_ROWS >= p.K;
       double* const st = stages + s * COLS * LD;
       if (lane == 0) {  // the narrower copies of the columns at the matrix ends
         unsigned ex = at_top && a_shift(0) ? 32u : 0u;
@@ -140,13 +142,13 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW, NO, ZV>::BT, 1) t
         const double* g = p.A + (std::int64_t(c) * p.lda + r0) * ES;
         double* d = st + c * LD;
         if (a_shift(c) == 0) {
-          bulk_to_shared(smem_addr(d), g, R * 8 * ES, full(s));
+          bulk_to_shared(smem_addr(d), g, CHUNK_ROWS * 8 * ES, full(s));
         } else if (!(c == 0 && at_top) && !(c == p.M - 1 && at_end)) {
-          bulk_to_shared(smem_addr(d), g - 1, (R + 2) * 8, full(s));
+          bulk_to_shared(smem_addr(d), g - 1, (CHUNK_ROWS + 2) * 8, full(s));
         } else {
-          bulk_to_shared(smem_addr(d + 2), g + 1, (R - 2) * 8, full(s));
+          bulk_to_shared(smem_addr(d + 2), g + 1, (CHUNK_ROWS - 2) * 8, full(s));
           cp_async<8>(d + 1, g, true);
-          cp_async<8>(d + R, g + R - 1, true);
+          cp_async<8>(d + CHUNK_ROWS, g + CHUNK_ROWS - 1, true);
         }
       }
       cp_async_arrive_noinc(full(s));
@@ -172,19 +174,21 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW, NO, ZV>::BT, 1) t
         double* g = p.B + (std::int64_t(n) * p.ldb + r0) * ES;
         double* src = o + n * LD;
         if (b_shift(n) == 0) {
-          bulk_to_global(g, smem_addr(src), R * 8 * ES);
+          bulk_to_global(g, smem_addr(src), CHUNK_ROWS * 8 * ES);
           continue;
         }
         if (first) {
           g[0] = src[1];
-          bulk_to_global(g + 1, smem_addr(src + 2), (R - 2) * 8);
+          bulk_to_global(g + 1, smem_addr(src + 2), (CHUNK_ROWS - 2) * 8);
         } else {
           src[0] = carry[j];
           fence_proxy_async_shared();
-          bulk_to_global(g - 1, smem_addr(src), R * 8);
+          bulk_to_global(g - 1, smem_addr(src), CHUNK_ROWS * 8);
         }
-        if (last) g[R - 1] = src[R];
-        else carry[j] = src[R];
+        if (last)
+          g[CHUNK_ROWS - 1] = src[CHUNK_ROWS];
+        else
+          carry[j] = src[CHUNK_ROWS];
       }
       bulk_commit();
       if (i >= NO - 1) {  // chunk i - (NO - 1)'s buffer has been read by this lane's bulk copies: give it back
@@ -200,7 +204,7 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW, NO, ZV>::BT, 1) t
     const bool active = n0 < Nr;
     const bool nt1 = n0 + 8 < Nr;     // the second 8-column tile holds output columns
     const int kmax = ZV ? (p.M + 3) / 4 : 2 * ((p.M + 15) / 16);  // k-steps holding columns of A
-    constexpr int KS = W / 8;
+    constexpr int KS = WIDTH / 8;
     // alpha * C as B fragments (k-step ks, n-tile nt, j = 0 / 1 for k = t / t + 4), column n0 + 8 nt + g:
     // real: row 16 (ks / 2) + ks % 2 + 2 (t + 4 j); complex: real-view row 2 (4 ks + t) + j (re / im of element
     // 4 ks + t)
@@ -296,13 +300,13 @@ __global__ void __launch_bounds__(TsmmBulkShape<W, R, ST, NCW, NO, ZV>::BT, 1) t
 // Column-major double or complex double, beta == 0, M and N <= the class (W, complex W / 2): runs the whole chunks of R
 // rows of `a` and leaves `a` holding the last K mod R rows (K = 0 when none are left) for the caller's other kernels;
 // cudaErrorNotSupported (nothing run, `a` unchanged) when the device is older than sm_90 or there is no whole chunk.
-template <int W, int R, int ST, int NCW, int NO, int SQ, bool ZV>
+template <int WIDTH, int CHUNK_ROWS, int ST, int NCW, int NO, int SQ, bool ZV>
 cudaError_t launch_tsmm_bulk(TsmmArgs<double, ZV>& a, cudaStream_t stream) {
-  using Sh = TsmmBulkShape<W, R, ST, NCW, NO, ZV>;
-  const std::int64_t chunks = a.K / R;
+  using Sh = TsmmBulkShape<WIDTH, CHUNK_ROWS, ST, NCW, NO, ZV>;
+  const std::int64_t chunks = a.K / CHUNK_ROWS;
   if (chunks < 1 || a.M > Sh::COLS || a.N > Sh::COLS) return cudaErrorNotSupported;
   static int ready[kMaxDevices] = {0};
-  const cudaError_t ok = bulk_kernel_ready(tsmm_bulk_kernel<W, R, ST, NCW, NO, SQ, ZV>, Sh::smem, ready);
+  const cudaError_t ok = bulk_kernel_ready(tsmm_bulk_kernel<WIDTH, CHUNK_ROWS, ST, NCW, NO, SQ, ZV>, Sh::smem, ready);
   if (ok != cudaSuccess) return ok;
   TsmmBulkArgs p{};
   p.A = reinterpret_cast<const double*>(a.A);
@@ -319,10 +323,10 @@ cudaError_t launch_tsmm_bulk(TsmmArgs<double, ZV>& a, cudaStream_t stream) {
   p.alpha = a.alpha.re;
   p.alpha_im = ZV ? a.alpha.im : 0.0;
   const std::int64_t gx = std::min<std::int64_t>((chunks + SQ - 1) / SQ, sm_count());
-  tsmm_bulk_kernel<W, R, ST, NCW, NO, SQ, ZV><<<unsigned(gx), Sh::BT, Sh::smem, stream>>>(p);
+  tsmm_bulk_kernel<WIDTH, CHUNK_ROWS, ST, NCW, NO, SQ, ZV><<<unsigned(gx), Sh::BT, Sh::smem, stream>>>(p);
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
-  const std::int64_t done = chunks * R;
+  const std::int64_t done = chunks * CHUNK_ROWS;
   a.A += done;
   a.B += done;
   a.K -= done;

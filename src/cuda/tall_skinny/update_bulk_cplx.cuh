@@ -48,32 +48,34 @@ struct TsmmBulkCplxArgs {
   double alpha, alpha_im;
 };
 
-// COLS complex columns (class width), R rows per chunk, ST stages of A, NP pairs of n-tiles (8 complex columns each)
-// and TU 16-row tiles per compute warp, RS warps along the rows of a chunk (R = 16 RS TU), ROW: row-major A and B.
-template <int COLS, int R, int ST, int NP, int TU, int RS, bool ROW>
+// COLS complex columns (class width), CHUNK_ROWS (R) rows per chunk, ST stages of A, NP pairs of n-tiles (8 complex
+// columns each) and TU 16-row tiles per compute warp, RS warps along the rows of a chunk (R = 16 RS TU), ROW: row-major
+// A and B.
+template <int COLS, int CHUNK_ROWS, int ST, int NP, int TU, int RS, bool ROW>
 struct TsmmBulkCplxShape {
   static constexpr int CG = COLS / (8 * NP);  // column groups
   static constexpr int NCW = CG * RS;         // compute warps
   static constexpr int BT = 32 * (NCW + 2);   // + loader + storer
   static constexpr int KS = COLS / 4;         // k-steps (4 complex elements of A each)
   // stage / output strides in doubles: per column (column-major) or per row (row-major)
-  static constexpr int LDS = ROW ? 2 * COLS + 8 : 2 * R + 4;
-  static constexpr int LDO = ROW ? 2 * COLS + 2 : 2 * R + 2;
-  static constexpr int NS = ROW ? R : COLS;  // strided lines per stage / output buffer
+  static constexpr int LDS = ROW ? 2 * COLS + 8 : 2 * CHUNK_ROWS + 4;
+  static constexpr int LDO = ROW ? 2 * COLS + 2 : 2 * CHUNK_ROWS + 2;
+  static constexpr int NS = ROW ? CHUNK_ROWS : COLS;  // strided lines per stage / output buffer
   static constexpr std::size_t stage_bytes = std::size_t(NS) * LDS * sizeof(double);
   static constexpr std::size_t out_bytes = std::size_t(NS) * LDO * sizeof(double);
   static constexpr std::size_t c_bytes = std::size_t(COLS) * COLS * 2 * sizeof(double);
   static constexpr std::size_t bars = 64;  // full[ST], empty[ST], out_full, out_free
   static constexpr std::size_t smem = bars + c_bytes + ST * stage_bytes + out_bytes;
-  static_assert(COLS % (8 * NP) == 0 && R == 16 * RS * TU && R % 8 == 0 && 8 * (2 * ST + 2) <= int(bars),
+  static_assert(COLS % (8 * NP) == 0 && CHUNK_ROWS == 16 * RS * TU && CHUNK_ROWS % 8 == 0 &&
+                    8 * (2 * ST + 2) <= int(bars),
                 "bad complex bulk TSMM shape");
 };
 
-template <int COLS, int R, int ST, int NP, int TU, int RS, int SQ, bool ROW>
-__global__ void __launch_bounds__(TsmmBulkCplxShape<COLS, R, ST, NP, TU, RS, ROW>::BT, 1)
+template <int COLS, int CHUNK_ROWS, int ST, int NP, int TU, int RS, int SQ, bool ROW>
+__global__ void __launch_bounds__(TsmmBulkCplxShape<COLS, CHUNK_ROWS, ST, NP, TU, RS, ROW>::BT, 1)
     tsmm_bulk_cplx_kernel(const TsmmBulkCplxArgs p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  using Sh = TsmmBulkCplxShape<COLS, R, ST, NP, TU, RS, ROW>;
+  using Sh = TsmmBulkCplxShape<COLS, CHUNK_ROWS, ST, NP, TU, RS, ROW>;
   constexpr int LDS = Sh::LDS, LDO = Sh::LDO;
   extern __shared__ __align__(128) unsigned char smem_raw[];
   const unsigned bar0 = smem_addr(smem_raw);
@@ -109,18 +111,18 @@ __global__ void __launch_bounds__(TsmmBulkCplxShape<COLS, R, ST, NP, TU, RS, ROW
   }
   const int Mp = (p.M + 3) / 4 * 4;
   for (int s = 0; s < ST; ++s)
-    for (int e = tid; e < (Mp - p.M) * R; e += blockDim.x) {
-      double* d = stages + s * (Sh::stage_bytes / sizeof(double)) + at_s(e % R, p.M + e / R);
+    for (int e = tid; e < (Mp - p.M) * CHUNK_ROWS; e += blockDim.x) {
+      double* d = stages + s * (Sh::stage_bytes / sizeof(double)) + at_s(e % CHUNK_ROWS, p.M + e / CHUNK_ROWS);
       d[0] = d[1] = 0.0;
     }
   __syncthreads();
 
-  const BulkRuns<R, SQ> chunks(p.chunks);  // this block's chunks
+  const BulkRuns<CHUNK_ROWS, SQ> chunks(p.chunks);  // this block's chunks
   const std::int64_t my = chunks.count();
   auto row0 = [&](std::int64_t i) { return chunks.row0(i); };
 
   if (warp == 0) {  // ---- loader ----
-    const unsigned tx = unsigned(p.M) * R * 16u;
+    const unsigned tx = unsigned(p.M) * CHUNK_ROWS * 16u;
     for (std::int64_t i = 0; i < my; ++i) {
       const int s = int(i % ST);
       if (i >= ST) mbar_wait(empty(s), unsigned((i / ST - 1) & 1));
@@ -129,11 +131,12 @@ __global__ void __launch_bounds__(TsmmBulkCplxShape<COLS, R, ST, NP, TU, RS, ROW
       if (lane == 0) mbar_arrive_expect_tx(full(s), tx);
       __syncwarp();
       if constexpr (ROW) {
-        for (int r = lane; r < R; r += 32)
+        for (int r = lane; r < CHUNK_ROWS; r += 32)
           bulk_to_shared(smem_addr(st + at_s(r, 0)), p.A + 2 * (r0 + r) * p.lda, unsigned(p.M) * 16u, full(s));
       } else {
         for (int c = lane; c < p.M; c += 32)
-          bulk_to_shared(smem_addr(st + at_s(0, c)), p.A + 2 * (std::int64_t(c) * p.lda + r0), R * 16u, full(s));
+          bulk_to_shared(smem_addr(st + at_s(0, c)), p.A + 2 * (std::int64_t(c) * p.lda + r0), CHUNK_ROWS * 16u,
+                         full(s));
       }
     }
   } else if (warp == 1) {  // ---- storer ----
@@ -141,11 +144,11 @@ __global__ void __launch_bounds__(TsmmBulkCplxShape<COLS, R, ST, NP, TU, RS, ROW
       mbar_wait(out_full, unsigned(i & 1));
       const std::int64_t r0 = row0(i);
       if constexpr (ROW) {
-        for (int r = lane; r < R; r += 32)
+        for (int r = lane; r < CHUNK_ROWS; r += 32)
           bulk_to_global(p.B + 2 * (r0 + r) * p.ldb, smem_addr(out + at_o(r, 0)), unsigned(p.N) * 16u);
       } else {
         for (int n = lane; n < p.N; n += 32)
-          bulk_to_global(p.B + 2 * (std::int64_t(n) * p.ldb + r0), smem_addr(out + at_o(0, n)), R * 16u);
+          bulk_to_global(p.B + 2 * (std::int64_t(n) * p.ldb + r0), smem_addr(out + at_o(0, n)), CHUNK_ROWS * 16u);
       }
       bulk_commit();
       bulk_wait_read<0>();  // the buffer has been read by this lane's copies: give it back
@@ -221,13 +224,14 @@ __global__ void __launch_bounds__(TsmmBulkCplxShape<COLS, R, ST, NP, TU, RS, ROW
 // of R rows of `a` and leaves `a` holding the last K mod R rows (K = 0 when none are left) for the caller's other
 // kernels; cudaErrorNotSupported (nothing run, `a` unchanged) when the device is older than sm_90, lacks the shared
 // memory, or there is no whole chunk.
-template <int COLS, int R, int ST, int NP, int TU, int RS, int SQ, bool ROW>
+template <int COLS, int CHUNK_ROWS, int ST, int NP, int TU, int RS, int SQ, bool ROW>
 cudaError_t launch_tsmm_bulk_cplx(TsmmArgs<double, true>& a, cudaStream_t stream) {
-  using Sh = TsmmBulkCplxShape<COLS, R, ST, NP, TU, RS, ROW>;
-  const std::int64_t chunks = a.K / R;
+  using Sh = TsmmBulkCplxShape<COLS, CHUNK_ROWS, ST, NP, TU, RS, ROW>;
+  const std::int64_t chunks = a.K / CHUNK_ROWS;
   if (chunks < 1 || a.M > COLS || a.N > COLS) return cudaErrorNotSupported;
   static int ready[kMaxDevices] = {0};
-  const cudaError_t ok = bulk_kernel_ready(tsmm_bulk_cplx_kernel<COLS, R, ST, NP, TU, RS, SQ, ROW>, Sh::smem, ready);
+  const cudaError_t ok =
+      bulk_kernel_ready(tsmm_bulk_cplx_kernel<COLS, CHUNK_ROWS, ST, NP, TU, RS, SQ, ROW>, Sh::smem, ready);
   if (ok != cudaSuccess) return ok;
   TsmmBulkCplxArgs p{};
   p.A = reinterpret_cast<const double*>(a.A);
@@ -243,10 +247,10 @@ cudaError_t launch_tsmm_bulk_cplx(TsmmArgs<double, true>& a, cudaStream_t stream
   p.alpha = a.alpha.re;
   p.alpha_im = a.alpha.im;
   const std::int64_t gx = std::min<std::int64_t>((chunks + SQ - 1) / SQ, sm_count());
-  tsmm_bulk_cplx_kernel<COLS, R, ST, NP, TU, RS, SQ, ROW><<<unsigned(gx), Sh::BT, Sh::smem, stream>>>(p);
+  tsmm_bulk_cplx_kernel<COLS, CHUNK_ROWS, ST, NP, TU, RS, SQ, ROW><<<unsigned(gx), Sh::BT, Sh::smem, stream>>>(p);
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
-  const std::int64_t done = chunks * R;
+  const std::int64_t done = chunks * CHUNK_ROWS;
   a.A += done * a.ask;
   a.B += done * a.bsk;
   a.K -= done;

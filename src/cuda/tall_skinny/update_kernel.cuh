@@ -5,13 +5,12 @@
 // tensor-core row applies (the KBLA_TSMM_D_COL rows first). No Kokkos.
 
 // Following Ernst et al. 2020: alpha*C is staged once per block in shared memory; the rows are walked by a
-// grid-stride loop over chunks of KB = RK*U rows (only enough blocks to fill the GPU); the chunk of A is
-// staged in shared memory by cp.async (double buffered: the next chunk is in flight while this one is used),
-// which also makes in-place X <- X*C safe (a row is fully read before any of it is written); PN threads share
-// an output row and each computes U rows x TN columns with the transposed mapping (n = pn + j*PN), so that
-// neighbouring threads write neighbouring elements (full 32-byte sectors); each C value read from shared
-// memory is used for U rows (the K loop unrolled U times).
-// Widths above the tile: N by grid.y column tiles, M by a loop over M chunks inside the block.
+// grid-stride loop over chunks of KB = RK*U rows (U: ROWS_PER_THREAD) (only enough blocks to fill the GPU); the chunk
+// of A is staged in shared memory by cp.async (double buffered: the next chunk is in flight while this one is used),
+// which also makes in-place X <- X*C safe (a row is fully read before any of it is written); PN threads share an output
+// row and each computes U rows x TN columns with the transposed mapping (n = pn + j*PN), so that neighbouring threads
+// write neighbouring elements (full 32-byte sectors); each C value read from shared memory is used for U rows (the K
+// loop unrolled U times). Widths above the tile: N by grid.y column tiles, M by a loop over M chunks inside the block.
 #pragma once
 #include "tall_skinny_common.cuh"
 
@@ -19,61 +18,62 @@ namespace kbla {
 namespace cuda {
 namespace detail {
 
-template <class S, bool CPLX>
+template <class Scalar, bool CPLX>
 struct TsmmArgs {
-  using E = Elem<S, CPLX>;
-  const E* A;
+  using Element = Elem<Scalar, CPLX>;
+  const Element* A;
   std::int64_t ask, asm_;
-  const E* C;
+  const Element* C;
   std::int64_t ldc;
   bool crow;
-  E* B;
+  Element* B;
   std::int64_t bsk, bsn;
   std::int64_t K;
   int M, N;
-  Coef<S, CPLX> alpha, beta;
+  Coef<Scalar, CPLX> alpha, beta;
   bool beta_zero;
 };
 
-template <int MT, int NT, int TN, int U, int RK>
+template <int MT, int NT, int TN, int ROWS_PER_THREAD, int RK>
 struct TsmmShape {
   static constexpr int PN = NT / TN;
   static constexpr int BT = RK * PN;
-  static constexpr int KB = RK * U;
+  static constexpr int KB = RK * ROWS_PER_THREAD;
   static constexpr int AS = MT + ((MT % 2 == 0) ? 1 : 0);  // odd row stride: conflict-free column reads
-  template <class E>
+  template <class Element>
   static constexpr std::size_t smem_bytes() {
-    return (std::size_t(MT) * NT + 2 * std::size_t(KB) * AS) * sizeof(E);
+    return (std::size_t(MT) * NT + 2 * std::size_t(KB) * AS) * sizeof(Element);
   }
 };
 
-template <class S>
-__device__ __forceinline__ void fma_plain(S& acc, S a, S c) {
+template <class Scalar>
+__device__ __forceinline__ void fma_plain(Scalar& acc, Scalar a, Scalar c) {
   acc = fma(a, c, acc);
 }
-template <class S>
-__device__ __forceinline__ void fma_plain(cpx<S>& acc, cpx<S> a, cpx<S> c) {
+template <class Scalar>
+__device__ __forceinline__ void fma_plain(cpx<Scalar>& acc, cpx<Scalar> a, cpx<Scalar> c) {
   acc.x = fma(a.x, c.x, acc.x);
   acc.x = fma(-a.y, c.y, acc.x);
   acc.y = fma(a.x, c.y, acc.y);
   acc.y = fma(a.y, c.x, acc.y);
 }
-template <class S, bool CPLX>
-__device__ __forceinline__ Elem<S, CPLX> scale(const Coef<S, CPLX>& s, const Elem<S, CPLX>& v) {
+template <class Scalar, bool CPLX>
+__device__ __forceinline__ Elem<Scalar, CPLX> scale(const Coef<Scalar, CPLX>& s, const Elem<Scalar, CPLX>& v) {
   if constexpr (CPLX) return {s.re * v.x - s.im * v.y, s.re * v.y + s.im * v.x};
   else return s.re * v;
 }
 
 // MINB: blocks per SM for __launch_bounds__, a register cap (0: none; ptxas then picks its own count, e.g. 191 for
 // W 32 column-major and 172 for W 48, 8 warps per SM; MINB 1 is not the same as 0: it let W 24 grow to 206).
-template <class S, bool CPLX, int MT, int NT, int TN, int U, int RK, int LAY, int MINB = 0>
-__global__ void __launch_bounds__(TsmmShape<MT, NT, TN, U, RK>::BT, MINB) tsmm_kernel(const TsmmArgs<S, CPLX> p) {
-  using E = Elem<S, CPLX>;
-  using Sh = TsmmShape<MT, NT, TN, U, RK>;
+template <class Scalar, bool CPLX, int MT, int NT, int TN, int ROWS_PER_THREAD, int RK, int LAY, int MINB = 0>
+__global__ void __launch_bounds__(TsmmShape<MT, NT, TN, ROWS_PER_THREAD, RK>::BT, MINB)
+    tsmm_kernel(const TsmmArgs<Scalar, CPLX> p) {
+  using Element = Elem<Scalar, CPLX>;
+  using Sh = TsmmShape<MT, NT, TN, ROWS_PER_THREAD, RK>;
   constexpr int PN = Sh::PN, BT = Sh::BT, KB = Sh::KB, AS = Sh::AS;
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  E* Cs = reinterpret_cast<E*>(smem_raw);  // [MT][NT]
-  E* As = Cs + MT * NT;                    // [2][KB][AS]
+  Element* Cs = reinterpret_cast<Element*>(smem_raw);  // [MT][NT]
+  Element* As = Cs + MT * NT;                          // [2][KB][AS]
 
   const int tid = threadIdx.x;
   const bool arow = (LAY == 0) || (LAY == 2 && p.asm_ == 1 && p.ask != 1);
@@ -107,17 +107,17 @@ __global__ void __launch_bounds__(TsmmShape<MT, NT, TN, U, RK>::BT, MINB) tsmm_k
     for (int idx = tid; idx < MT * NT; idx += BT) {
       const int m = idx / NT, n = idx % NT;
       const int gm = mc * MT + m, gn = n0 + n;
-      E v;
+      Element v;
       set_zero(v);
       if (gm < M && gn < N) {
-        const E* src = p.C + (p.crow ? std::int64_t(gm) * p.ldc + gn : gm + std::int64_t(gn) * p.ldc);
-        v = scale<S, CPLX>(p.alpha, *src);
+        const Element* src = p.C + (p.crow ? std::int64_t(gm) * p.ldc + gn : gm + std::int64_t(gn) * p.ldc);
+        v = scale<Scalar, CPLX>(p.alpha, *src);
       }
       Cs[idx] = v;
     }
   };
   auto load_a = [&](std::int64_t chunk, int mc, int buf) {
-    E* dst = As + buf * (KB * AS);
+    Element* dst = As + buf * (KB * AS);
     const std::int64_t k0 = chunk * KB;
     constexpr int NL = (KB * MT + BT - 1) / BT;
 #pragma unroll
@@ -135,23 +135,23 @@ __global__ void __launch_bounds__(TsmmShape<MT, NT, TN, U, RK>::BT, MINB) tsmm_k
         const std::int64_t k = k0 + row;
         const int m = mc * MT + col;
         const bool v = (k < K) && (m < M);
-        const E* src = v ? p.A + k * ask + std::int64_t(m) * asm_ : p.A;
-        cp_async<sizeof(E)>(dst + row * AS + col, src, v);
+        const Element* src = v ? p.A + k * ask + std::int64_t(m) * asm_ : p.A;
+        cp_async<sizeof(Element)>(dst + row * AS + col, src, v);
       }
     }
   };
 
-  E acc[U][TN];
+  Element acc[ROWS_PER_THREAD][TN];
   auto compute = [&](int buf) {
-    const E* a_s = As + buf * (KB * AS);
+    const Element* a_s = As + buf * (KB * AS);
 #pragma unroll
     for (int m = 0; m < MT; ++m) {
-      E cv[TN];
+      Element cv[TN];
 #pragma unroll
       for (int j = 0; j < TN; ++j) cv[j] = Cs[m * NT + pn + j * PN];
 #pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const E av = a_s[(rk + u * RK) * AS + m];
+      for (int u = 0; u < ROWS_PER_THREAD; ++u) {
+        const Element av = a_s[(rk + u * RK) * AS + m];
 #pragma unroll
         for (int j = 0; j < TN; ++j) fma_plain(acc[u][j], av, cv[j]);
       }
@@ -160,19 +160,19 @@ __global__ void __launch_bounds__(TsmmShape<MT, NT, TN, U, RK>::BT, MINB) tsmm_k
   auto store = [&](std::int64_t chunk) {
     const std::int64_t k0 = chunk * KB;
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
+    for (int u = 0; u < ROWS_PER_THREAD; ++u) {
       const std::int64_t k = k0 + rk + u * RK;
       if (k < K) {
-        E* row = p.B + k * bsk;
+        Element* row = p.B + k * bsk;
 #pragma unroll
         for (int j = 0; j < TN; ++j) {
           const int n = n0 + pn + j * PN;
           if (n < N) {
-            E* d = row + std::int64_t(n) * bsn;
-            E o = acc[u][j];
+            Element* d = row + std::int64_t(n) * bsn;
+            Element o = acc[u][j];
             if (!p.beta_zero) {
-              const E old = *d;
-              const E bo = scale<S, CPLX>(p.beta, old);
+              const Element old = *d;
+              const Element bo = scale<Scalar, CPLX>(p.beta, old);
               if constexpr (CPLX) {
                 o.x += bo.x;
                 o.y += bo.y;
@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(TsmmShape<MT, NT, TN, U, RK>::BT, MINB) tsmm_k
   };
   auto zero_acc = [&]() {
 #pragma unroll
-    for (int u = 0; u < U; ++u)
+    for (int u = 0; u < ROWS_PER_THREAD; ++u)
 #pragma unroll
       for (int j = 0; j < TN; ++j) set_zero(acc[u][j]);
   };
@@ -231,13 +231,13 @@ __global__ void __launch_bounds__(TsmmShape<MT, NT, TN, U, RK>::BT, MINB) tsmm_k
 
 // min_l1: the kernel's carveout policy (blocks_per_sm_pinned; a kernel instance must always get the same one: the
 // KBLA_TSMM_D_COL rows, the only ones with min_l1, are instances no other row uses)
-template <class S, bool CPLX, int MT, int NT, int TN, int U, int RK, int LAY, int MINB = 0>
-cudaError_t launch_tsmm(const TsmmArgs<S, CPLX>& a, cudaStream_t stream, int max_blocks_override = 0,
+template <class Scalar, bool CPLX, int MT, int NT, int TN, int ROWS_PER_THREAD, int RK, int LAY, int MINB = 0>
+cudaError_t launch_tsmm(const TsmmArgs<Scalar, CPLX>& a, cudaStream_t stream, int max_blocks_override = 0,
                         bool min_l1 = false) {
-  using Sh = TsmmShape<MT, NT, TN, U, RK>;
-  using E = Elem<S, CPLX>;
-  auto kern = tsmm_kernel<S, CPLX, MT, NT, TN, U, RK, LAY, MINB>;
-  constexpr std::size_t smem = Sh::template smem_bytes<E>();
+  using Sh = TsmmShape<MT, NT, TN, ROWS_PER_THREAD, RK>;
+  using Element = Elem<Scalar, CPLX>;
+  auto kern = tsmm_kernel<Scalar, CPLX, MT, NT, TN, ROWS_PER_THREAD, RK, LAY, MINB>;
+  constexpr std::size_t smem = Sh::template smem_bytes<Element>();
   static int occ[kMaxDevices] = {0};
   const int dev = current_device();
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;

@@ -8,9 +8,9 @@
 // rows, so each warp's loads and stores cover whole 32-byte sectors, and nothing is staged in shared memory (the
 // staged kernel's bank conflicts and cp.async round trip were its limit at these widths).
 // In place (B == A, M == N) is safe: a thread reads all of its row before it writes it, and no other thread
-// touches that row. Rows are walked grid-stride, U rows per thread in flight. Up to W = 6 alpha*C fits in
-// registers at 2 blocks of 256 threads per SM (ptxas: 113 registers); W = 8 needs ~200 (C alone is 128 registers),
-// and widths 7 and 8 run on the tensor-core kernel (KBLA_TSMM_DMMA_D_RR_NARROW).
+// touches that row. Rows are walked grid-stride, ROWS_PER_THREAD (U) rows per thread in flight. Up to WIDTH (W) = 6
+// alpha*C fits in registers at 2 blocks of 256 threads per SM (ptxas: 113 registers); W = 8 needs ~200 (C alone is 128
+// registers), and widths 7 and 8 run on the tensor-core kernel (KBLA_TSMM_DMMA_D_RR_NARROW).
 #pragma once
 #include <cstdlib>
 #include <type_traits>
@@ -20,7 +20,7 @@ namespace kbla {
 namespace cuda {
 namespace detail {
 
-template <class S>
+template <class Scalar>
 struct Pair;
 template <>
 struct Pair<double> {
@@ -32,30 +32,30 @@ struct Pair<float> {
 };
 
 // elements [0, n) of a row into v[0, W) (zeros past n); PAIRS: p is 2-element aligned, read in pairs
-template <class S, int W, bool PAIRS>
-__device__ __forceinline__ void load_row(const S* p, int n, S (&v)[W]) {
+template <class Scalar, int WIDTH, bool PAIRS>
+__device__ __forceinline__ void load_row(const Scalar* p, int n, Scalar (&v)[WIDTH]) {
 #pragma unroll
-  for (int j = 0; j < W; j += 2) {
-    if (PAIRS && j + 1 < W && j + 1 < n) {
-      const typename Pair<S>::type q = *reinterpret_cast<const typename Pair<S>::type*>(p + j);
+  for (int j = 0; j < WIDTH; j += 2) {
+    if (PAIRS && j + 1 < WIDTH && j + 1 < n) {
+      const typename Pair<Scalar>::type q = *reinterpret_cast<const typename Pair<Scalar>::type*>(p + j);
       v[j] = q.x;
       v[j + 1] = q.y;
     } else {
-      v[j] = j < n ? p[j] : S(0);
-      if (j + 1 < W) v[j + 1] = j + 1 < n ? p[j + 1] : S(0);
+      v[j] = j < n ? p[j] : Scalar(0);
+      if (j + 1 < WIDTH) v[j + 1] = j + 1 < n ? p[j + 1] : Scalar(0);
     }
   }
 }
 
-template <class S, int W, bool PAIRS>
-__device__ __forceinline__ void store_row(S* p, int n, const S (&v)[W]) {
+template <class Scalar, int WIDTH, bool PAIRS>
+__device__ __forceinline__ void store_row(Scalar* p, int n, const Scalar (&v)[WIDTH]) {
 #pragma unroll
-  for (int j = 0; j < W; j += 2) {
-    if (PAIRS && j + 1 < W && j + 1 < n) {
-      *reinterpret_cast<typename Pair<S>::type*>(p + j) = {v[j], v[j + 1]};
+  for (int j = 0; j < WIDTH; j += 2) {
+    if (PAIRS && j + 1 < WIDTH && j + 1 < n) {
+      *reinterpret_cast<typename Pair<Scalar>::type*>(p + j) = {v[j], v[j + 1]};
     } else {
       if (j < n) p[j] = v[j];
-      if (j + 1 < W && j + 1 < n) p[j + 1] = v[j + 1];
+      if (j + 1 < WIDTH && j + 1 < n) p[j + 1] = v[j + 1];
     }
   }
 }
@@ -70,135 +70,136 @@ __device__ __forceinline__ void store_row(S* p, int n, const S (&v)[W]) {
 // in flight per thread; the ramp-up at short K). Either way the first group's loads go out before alpha * C's.
 // ZV (complex): the interleaved real view (rows of 2 M and 2 N reals, W counts reals) times the real 2M x 2N matrix Ĉ
 // of alpha * C (update_dmma.cuh's form); beta applied per complex pair.
-template <class S, int W, int U, bool PAIRS, bool STAGED, bool PF = false, int MINB = 2, bool ZV = false>
-__global__ void __launch_bounds__(256, MINB) tsmm_rows_kernel(const TsmmArgs<S, ZV> p) {
+template <class Scalar, int WIDTH, int ROWS_PER_THREAD, bool PAIRS, bool STAGED, bool PF = false, int MINB = 2,
+          bool ZV = false>
+__global__ void __launch_bounds__(256, MINB) tsmm_rows_kernel(const TsmmArgs<Scalar, ZV> p) {
   constexpr int WARPS = 256 / 32, F = ZV ? 2 : 1;
-  __shared__ __align__(16) S stage[STAGED ? WARPS * 32 * W : 1];
+  __shared__ __align__(16) Scalar stage[STAGED ? WARPS * 32 * WIDTH : 1];
   const int M = F * p.M, N = F * p.N;
-  const S* const A = reinterpret_cast<const S*>(p.A);
-  S* const B = reinterpret_cast<S*>(p.B);
+  const Scalar* const A = reinterpret_cast<const Scalar*>(p.A);
+  Scalar* const B = reinterpret_cast<Scalar*>(p.B);
   const std::int64_t ask = F * p.ask, bsk = F * p.bsk;
   const int lane = threadIdx.x % 32;
-  S* ws = stage + (STAGED ? (threadIdx.x / 32) * 32 * W : 0);
+  Scalar* ws = stage + (STAGED ? (threadIdx.x / 32) * 32 * WIDTH : 0);
   const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;  // a multiple of 32
   // STAGED keeps the whole warp in the loop while its group of 32 rows has any row (for the __syncwarp below)
   auto in_loop = [&](std::int64_t r0) { return (STAGED ? r0 - lane : r0) < p.K; };
-  auto load_group = [&](std::int64_t r0, S (&a)[U][W]) {
+  auto load_group = [&](std::int64_t r0, Scalar(&a)[ROWS_PER_THREAD][WIDTH]) {
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
+    for (int u = 0; u < ROWS_PER_THREAD; ++u) {
       const std::int64_t r = r0 + u * stride;
       if (r < p.K) {
-        load_row<S, W, PAIRS>(A + r * ask, M, a[u]);
+        load_row<Scalar, WIDTH, PAIRS>(A + r * ask, M, a[u]);
       } else if (STAGED) {  // a lane past K in a group that has rows: computes on zeros, stores nothing
 #pragma unroll
-        for (int i = 0; i < W; ++i) a[u][i] = S(0);
+        for (int i = 0; i < WIDTH; ++i) a[u][i] = Scalar(0);
       }
     }
   };
   std::int64_t r0 = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  S a[U][W];
+  Scalar a[ROWS_PER_THREAD][WIDTH];
   if (in_loop(r0)) load_group(r0, a);
-  S c[W][W];  // alpha * C (complex: Ĉ), zero outside M x N
+  Scalar c[WIDTH][WIDTH];  // alpha * C (complex: Ĉ), zero outside M x N
 #pragma unroll
-  for (int i = 0; i < W; ++i)
+  for (int i = 0; i < WIDTH; ++i)
 #pragma unroll
-    for (int j = 0; j < W; ++j) {
+    for (int j = 0; j < WIDTH; ++j) {
       if constexpr (ZV) {
         const int pi = i / 2, qj = j / 2;
-        S v = 0;
+        Scalar v = 0;
         if (i < M && j < N) {
           const auto e = p.crow ? p.C[pi * p.ldc + qj] : p.C[pi + qj * p.ldc];
           v = real_view_entry(p.alpha.re * e.x - p.alpha.im * e.y, p.alpha.re * e.y + p.alpha.im * e.x, i, j);
         }
         c[i][j] = v;
       } else {
-        c[i][j] = (i < M && j < N) ? p.alpha.re * (p.crow ? p.C[i * p.ldc + j] : p.C[i + j * p.ldc]) : S(0);
+        c[i][j] = (i < M && j < N) ? p.alpha.re * (p.crow ? p.C[i * p.ldc + j] : p.C[i + j * p.ldc]) : Scalar(0);
       }
     }
-  for (; in_loop(r0); r0 += U * stride) {
-    S an[U][W];
+  for (; in_loop(r0); r0 += ROWS_PER_THREAD * stride) {
+    Scalar an[ROWS_PER_THREAD][WIDTH];
     if constexpr (PF) {
-      if (in_loop(r0 + U * stride)) load_group(r0 + U * stride, an);
+      if (in_loop(r0 + ROWS_PER_THREAD * stride)) load_group(r0 + ROWS_PER_THREAD * stride, an);
     }
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
+    for (int u = 0; u < ROWS_PER_THREAD; ++u) {
       const std::int64_t r = r0 + u * stride;
       const std::int64_t rb = r - lane;  // the warp's first row: warp-uniform
       if ((STAGED ? rb : r) >= p.K) continue;
-      S out[W];
+      Scalar out[WIDTH];
 #pragma unroll
-      for (int j = 0; j < W; ++j) {
-        S s = 0;
+      for (int j = 0; j < WIDTH; ++j) {
+        Scalar s = 0;
 #pragma unroll
-        for (int i = 0; i < W; ++i) s = fma(a[u][i], c[i][j], s);
+        for (int i = 0; i < WIDTH; ++i) s = fma(a[u][i], c[i][j], s);
         out[j] = s;
       }
-      S* row = B + r * bsk;
+      Scalar* row = B + r * bsk;
       if (!p.beta_zero && (!STAGED || r < p.K)) {  // beta == 0 never reads B (NaN there must not spread)
-        S old[W];
-        load_row<S, W, PAIRS>(row, N, old);
+        Scalar old[WIDTH];
+        load_row<Scalar, WIDTH, PAIRS>(row, N, old);
         if constexpr (ZV) {
 #pragma unroll
-          for (int j = 0; j < W; j += 2) {
+          for (int j = 0; j < WIDTH; j += 2) {
             out[j] = fma(p.beta.re, old[j], fma(-p.beta.im, old[j + 1], out[j]));
             out[j + 1] = fma(p.beta.re, old[j + 1], fma(p.beta.im, old[j], out[j + 1]));
           }
         } else {
 #pragma unroll
-          for (int j = 0; j < W; ++j) out[j] = fma(p.beta.re, old[j], out[j]);
+          for (int j = 0; j < WIDTH; ++j) out[j] = fma(p.beta.re, old[j], out[j]);
         }
       }
       if (STAGED && rb + 32 <= p.K) {
 #pragma unroll
-        for (int j = 0; j < W; ++j)
+        for (int j = 0; j < WIDTH; ++j)
           if (j < N) ws[lane * N + j] = out[j];
         __syncwarp();
-        using V = typename Pair<S>::type;
+        using V = typename Pair<Scalar>::type;
         const V* src = reinterpret_cast<const V*>(ws);
         V* dst = reinterpret_cast<V*>(B + rb * N);
         for (int e = lane; e < 16 * N; e += 32) dst[e] = src[e];
         __syncwarp();  // the next group reuses the buffer
       } else if (!STAGED || r < p.K) {
-        store_row<S, W, PAIRS>(row, N, out);
+        store_row<Scalar, WIDTH, PAIRS>(row, N, out);
       }
     }
     if constexpr (PF) {
 #pragma unroll
-      for (int u = 0; u < U; ++u)
+      for (int u = 0; u < ROWS_PER_THREAD; ++u)
 #pragma unroll
-        for (int i = 0; i < W; ++i) a[u][i] = an[u][i];
+        for (int i = 0; i < WIDTH; ++i) a[u][i] = an[u][i];
     } else {
-      if (in_loop(r0 + U * stride)) load_group(r0 + U * stride, a);
+      if (in_loop(r0 + ROWS_PER_THREAD * stride)) load_group(r0 + ROWS_PER_THREAD * stride, a);
     }
   }
 }
 
 // Row-major A and B (unit column stride) only; W >= max(M, N) (complex: 2 max(M, N), the real view). Pairs when both
 // are 2-element aligned (complex: always).
-template <class S, int W, bool ZV = false>
-cudaError_t launch_tsmm_rows(const TsmmArgs<S, ZV>& a, cudaStream_t stream) {
-  constexpr int U = 2, BT = 256, RV = ZV ? 2 : 1;  // reals per element
-  if (a.asm_ != 1 || a.bsn != 1 || RV * a.M > W || RV * a.N > W) return cudaErrorNotSupported;
-  auto al = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % (2 * sizeof(S)) == 0; };
+template <class Scalar, int WIDTH, bool ZV = false>
+cudaError_t launch_tsmm_rows(const TsmmArgs<Scalar, ZV>& a, cudaStream_t stream) {
+  constexpr int ROWS_PER_THREAD = 2, BT = 256, RV = ZV ? 2 : 1;  // reals per element
+  if (a.asm_ != 1 || a.bsn != 1 || RV * a.M > WIDTH || RV * a.N > WIDTH) return cudaErrorNotSupported;
+  auto al = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % (2 * sizeof(Scalar)) == 0; };
   const bool pairs = ZV || (al(a.A) && al(a.B) && a.ask % 2 == 0 && a.bsk % 2 == 0);
   // Widths 1 and 2 write whole sectors per warp store already: not staged. The staged stores measured faster at
   // 3-6 when M <= N, most at few rows; M > N keeps the per-row stores (staged was slower at many rows).
-  constexpr bool SW = W >= 3;
+  constexpr bool SW = WIDTH >= 3;
   const bool staged = SW && a.M <= a.N && a.bsk == a.N && reinterpret_cast<std::uintptr_t>(a.B) % 16 == 0;
   // Widths <= 4: the prefetching loop at 3 blocks/SM (register cap 85; ptxas 74-80 registers, no spills): faster
   // than either alone (the prefetch at 2 blocks/SM, the plain loop at 3), most at few rows. Complex W 4 spilled at 3
   // blocks (216-288 bytes): 2 there. Wider: the plain loop at 2 blocks/SM.
-  constexpr bool PF = W <= 4;
-  constexpr int MB = W <= 4 && !ZV ? 3 : 2;
+  constexpr bool PF = WIDTH <= 4;
+  constexpr int MB = WIDTH <= 4 && !ZV ? 3 : 2;
   auto kern = [&] {
     if constexpr (ZV) {
-      return staged ? tsmm_rows_kernel<S, W, U, true, SW, PF, MB, ZV>
-                    : tsmm_rows_kernel<S, W, U, true, false, PF, MB, ZV>;
+      return staged ? tsmm_rows_kernel<Scalar, WIDTH, ROWS_PER_THREAD, true, SW, PF, MB, ZV>
+                    : tsmm_rows_kernel<Scalar, WIDTH, ROWS_PER_THREAD, true, false, PF, MB, ZV>;
     } else {
-      return pairs ? (staged ? tsmm_rows_kernel<S, W, U, true, SW, PF, MB>
-                             : tsmm_rows_kernel<S, W, U, true, false, PF, MB>)
-                   : (staged ? tsmm_rows_kernel<S, W, U, false, SW, PF, MB>
-                             : tsmm_rows_kernel<S, W, U, false, false, PF, MB>);
+      return pairs ? (staged ? tsmm_rows_kernel<Scalar, WIDTH, ROWS_PER_THREAD, true, SW, PF, MB>
+                             : tsmm_rows_kernel<Scalar, WIDTH, ROWS_PER_THREAD, true, false, PF, MB>)
+                   : (staged ? tsmm_rows_kernel<Scalar, WIDTH, ROWS_PER_THREAD, false, SW, PF, MB>
+                             : tsmm_rows_kernel<Scalar, WIDTH, ROWS_PER_THREAD, false, false, PF, MB>);
     }
   }();
   static int occ[kMaxDevices][4] = {};
