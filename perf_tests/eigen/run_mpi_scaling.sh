@@ -44,6 +44,7 @@ for i in $(seq 1 "$RUNS"); do
   run "eigen-mpi-weak2-$i" 2 --grid "$N" "$N" $((2 * N)) "${common[@]}" --compare "$OUT/eigen-mpi-strong1-1.json"
 done
 j=0
+plot_variants=()  # --variant LABEL RUNS... for plot_mpi.py, the label being the variant's options
 IFS='|' read -r -a variants <<< "${VARIANTS:-}"
 for variant in "${variants[@]}"; do
   j=$((j + 1))
@@ -52,9 +53,11 @@ for variant in "${variants[@]}"; do
     run "eigen-mpi-variant$j-$i" 2 --grid "$N" "$N" $((2 * N)) "${common[@]}" "${extra[@]}" \
         --compare "$OUT/eigen-mpi-strong1-1.json"
   done
+  plot_variants+=(--variant "$variant" "$OUT"/eigen-mpi-variant$j-[0-9]*.json)
 done
 "${PYTHON:-/usr/bin/python3}" "$ROOT/perf_tests/eigen/plot_mpi.py" "$OUT/eigen-mpi" --weak1 "$OUT"/eigen-mpi-weak1-[0-9]*.json \
-  --weak2 "$OUT"/eigen-mpi-weak2-[0-9]*.json --strong1 "$OUT"/eigen-mpi-strong1-[0-9]*.json || failed=$((failed + 1))
+  --weak2 "$OUT"/eigen-mpi-weak2-[0-9]*.json --strong1 "$OUT"/eigen-mpi-strong1-[0-9]*.json "${plot_variants[@]}" \
+  || failed=$((failed + 1))
 "${PYTHON:-/usr/bin/python3}" - "$OUT"/eigen-mpi-*-[0-9]*.json <<'PY'
 import json, sys
 print("%-28s %5s %5s %-24s %-22s %8s %8s %8s %8s %8s" % ("run", "ranks", "iter", "all-reduce", "halo", "ms/exp",
