@@ -17,7 +17,15 @@ struct UpdateCase {
   Coef beta = Coef::General;
   bool nan_output = false;  // B starts as NaN (only meaningful with beta = 0)
   bool default_instance = false;
+  bool with_options = false;  // the overloads taking kbla::UpdateOptions (model_only tuning)
 };
+
+// Options that differ from the defaults, so that the overloads taking them are seen to work with any tuning.
+inline kbla::UpdateOptions model_only_options() {
+  kbla::UpdateOptions options;
+  options.tuning.mode = kbla::tuning::TuningMode::model_only;
+  return options;
+}
 
 template <class Cfg>
 void run_update(Maker& mk, const UpdateCase& c) {
@@ -30,11 +38,16 @@ void run_update(Maker& mk, const UpdateCase& c) {
   std::ostringstream trace;
   trace << "update K=" << c.K << " M=" << c.M << " N=" << c.N << " alpha=" << str(to_cld(alpha))
         << " beta=" << str(to_cld(beta))
-        << (c.nan_output ? " B=NaN" : "") << "\n  A: " << A.description << "\n  C: " << C.description
+        << (c.nan_output ? " B=NaN" : "") << (c.with_options ? " UpdateOptions" : "") << "\n  A: " << A.description
+        << "\n  C: " << C.description
         << "\n  B: " << B.description;
   SCOPED_TRACE(trace.str());
 
-  if (c.default_instance) {
+  if (c.default_instance && c.with_options) {
+    kbla::update(alpha, A.view, C.view, beta, B.view, model_only_options());
+  } else if (c.with_options) {
+    kbla::update(typename Cfg::exec(), alpha, A.view, C.view, beta, B.view, model_only_options());
+  } else if (c.default_instance) {
     kbla::update(alpha, A.view, C.view, beta, B.view);
   } else {
     kbla::update(typename Cfg::exec(), alpha, A.view, C.view, beta, B.view);
@@ -53,7 +66,14 @@ void run_update(Maker& mk, const UpdateCase& c) {
 
 // The in-place forms: update(exec, alpha, X, C, beta, X), update_in_place(exec, alpha, X, C) and
 // update_in_place(alpha, X, C) on the default instance of X's execution space.
-enum class InPlaceForm { update, update_in_place, update_in_place_default_instance };
+// The _options forms: the overloads taking kbla::UpdateOptions.
+enum class InPlaceForm {
+  update,
+  update_in_place,
+  update_in_place_default_instance,
+  update_in_place_options,
+  update_in_place_options_default_instance
+};
 
 // X <- alpha * X * C + beta * X, through update (any beta) or update_in_place (beta = 0).
 template <class Cfg>
@@ -68,13 +88,20 @@ void run_in_place(Maker& mk, long long K, int M, Coef beta_kind, InPlaceForm for
   std::ostringstream trace;
   trace << (form == InPlaceForm::update            ? "update(X, C, X)"
             : form == InPlaceForm::update_in_place ? "update_in_place"
-                                                   : "update_in_place (default instance)")
+            : form == InPlaceForm::update_in_place_options ? "update_in_place (options)"
+            : form == InPlaceForm::update_in_place_options_default_instance
+                ? "update_in_place (options, default instance)"
+                : "update_in_place (default instance)")
         << " K=" << K << " M=" << M
         << " alpha=" << str(to_cld(alpha)) << " beta=" << str(to_cld(beta)) << "\n  X: " << X.description << "\n  C: " << C.description;
   SCOPED_TRACE(trace.str());
 
   if (form == InPlaceForm::update_in_place_default_instance) {
     kbla::update_in_place(alpha, X.view, C.view);
+  } else if (form == InPlaceForm::update_in_place_options) {
+    kbla::update_in_place(typename Cfg::exec(), alpha, X.view, C.view, model_only_options());
+  } else if (form == InPlaceForm::update_in_place_options_default_instance) {
+    kbla::update_in_place(alpha, X.view, C.view, model_only_options());
   } else if (through_update_in_place) {
     kbla::update_in_place(typename Cfg::exec(), alpha, X.view, C.view);
   } else {
@@ -259,6 +286,22 @@ TYPED_TEST(UpdateTest, InPlace) {
   KBLA_PART(UpdateInPlace);
 }
 TYPED_TEST(UpdateTest, InPlaceDefaultInstance) { KBLA_PART(UpdateInPlaceDefaultInstance); }
+
+// The overloads taking kbla::UpdateOptions: update with and without an execution space, update_in_place likewise.
+template <class TypeParam>
+void OptionsOverloads() {
+  Maker mk(__LINE__);  // a different random stream per part
+  for (bool default_instance : {false, true})
+    for (UpdateCase c :
+         {UpdateCase{2049, 6, 5}, UpdateCase{300, 1, 1}, UpdateCase{777, 5, 6, Coef::General, Coef::Zero, true}}) {
+      c.with_options = true;
+      c.default_instance = default_instance;
+      run_update<TypeParam>(mk, c);
+    }
+  run_in_place<TypeParam>(mk, 1000, 5, Coef::Zero, InPlaceForm::update_in_place_options);
+  run_in_place<TypeParam>(mk, 1000, 5, Coef::Zero, InPlaceForm::update_in_place_options_default_instance);
+}
+TYPED_TEST(UpdateTest, OptionsOverloads) { KBLA_PART(OptionsOverloads); }
 
 // The same kernels on Kokkos::Serial when the default execution space is another one (OpenMP: the host path with
 // one team; Cuda: the host path at all), one real and one complex mix of layouts with strided subviews.

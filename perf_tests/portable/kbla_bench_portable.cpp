@@ -3,9 +3,10 @@
 //
 // Times, on the same Views,
 //   kbla            the public calls kbla::inner (C = A^H B), kbla::update (B = A C) and kbla::update_in_place
-//                   (X <- X C), argument checks and dispatch included;
-//   kbla_portable   the portable kernels called directly (src/impl), only where the public call takes another path
-//                   (the CUDA kernels): so one run on a GPU shows the portable path next to the hand-written one;
+//                   (X <- X C), argument checks and dispatch included: on the portable path that is the route's
+//                   choice (the portable kernel or KokkosBlas::gemm, measured once per class; docs/portable.md),
+//                   with the CUDA kernels the CUDA selection's;
+//   kbla_portable   the portable kernels called directly (src/impl), the route bypassed;
 //   openblas        cblas_dgemm / cblas_zgemm on the Views' memory (host spaces; when CMake found OpenBLAS);
 //   kokkosblas      KokkosBlas::gemm on the same Views (whatever BLAS TPL Kokkos Kernels has, or its own kernels),
 // for M = N = w (w = 1, 2, 4, 8, 16, 32, 64), double and Kokkos::complex<double>, LayoutLeft and LayoutRight
@@ -28,8 +29,12 @@
 //
 //   kbla_bench_portable [--json FILE] [--mbytes MB] [--reps N] [--rounds R] [--widths 1,2,4]
 //                       [--ops inner,update,update_in_place] [--types D,Z] [--layouts L,R] [--once NAMES]
+//                       [--tuning-cache FILE]
 // --once: the implementations named are timed by a single call after the warm-up, in the first round only (for a
 // slow reference such as KokkosBlas' own kernels on host, so that it does not dominate the run time).
+// --tuning-cache FILE: the choice-cache file of the kbla calls (TuningOptions::cache_path): a file filled by an
+// earlier run makes the route read its choices instead of measuring. The JSON records per case which kernel the
+// route chose for kbla ("route") and the seconds its measurement took ("route_measure_seconds").
 #include <kbla.hpp>
 #include <impl/kbla_inner_impl.hpp>
 #include <impl/kbla_update_impl.hpp>
@@ -69,6 +74,7 @@ struct Settings {
   std::vector<std::string> types = {"D", "Z"};
   std::vector<std::string> layouts = {"L", "R"};
   std::vector<std::string> once;  // implementations timed by one call (first round), e.g. a slow reference
+  std::string tuning_cache;       // TuningOptions::cache_path of the kbla calls (empty: KBLA_TUNING_CACHE or memory)
   std::string args;
 };
 
@@ -76,7 +82,7 @@ struct Settings {
   std::fprintf(stderr,
                "kbla_bench_portable: %s\nusage: kbla_bench_portable [--json FILE] [--mbytes MB] [--reps N] "
                "[--rounds R] [--widths 1,2,4] [--ops inner,update,update_in_place] [--types D,Z] "
-               "[--layouts L,R] [--once kokkosblas]\n",
+               "[--layouts L,R] [--once kokkosblas] [--tuning-cache FILE]\n",
                why);
   std::exit(1);
 }
@@ -109,6 +115,7 @@ Settings parse(int argc, char** argv) {
     else if (a == "--types") s.types = split(v);
     else if (a == "--layouts") s.layouts = split(v);
     else if (a == "--once") s.once = split(v);
+    else if (a == "--tuning-cache") s.tuning_cache = v;
     else usage(("unknown option " + a).c_str());
   }
   if (s.mbytes <= 0 || s.reps < 1 || s.rounds < 1) usage("--mbytes, --reps and --rounds must be positive");
@@ -187,6 +194,8 @@ struct Case {
   const char* roofline = "read";
   std::vector<Timed> impls;
   std::string note;
+  std::string route = "none";        // what the portable route chose for the kbla call (none: it took another path)
+  double route_measure_seconds = 0;  // time the route spent measuring this case's class
 };
 
 #ifdef KBLA_BENCH_HAVE_OPENBLAS
@@ -254,10 +263,14 @@ void run_case(const Settings& s, Case& c) {
     outputs.push_back(View("out", rows, cols));
     return outputs.back();
   };
+  kbla::InnerOptions inner_options;
+  inner_options.tuning.cache_path = s.tuning_cache;
+  kbla::UpdateOptions update_options;
+  update_options.tuning.cache_path = s.tuning_cache;
   if (c.op == "inner") {
     const View Ck = output(w, w);
-    impls.emplace_back("kbla", [=] { kbla::inner(exec, one, A, B, zero, Ck); });
-    if (kbla::Impl::inner_tpl_spec_avail<Exec, View, View, View>::value) {
+    impls.emplace_back("kbla", [=] { kbla::inner(exec, one, A, B, zero, Ck, inner_options); });
+    {
       const View Cp = output(w, w);
       impls.emplace_back("kbla_portable", [=] {
         kbla::Impl::InnerPortable<Exec, View, View, View>::run(exec, true, one, A, B, zero, Cp, kbla::InnerOptions());
@@ -278,8 +291,8 @@ void run_case(const Settings& s, Case& c) {
     impls.emplace_back("kokkosblas", [=] { KokkosBlas::gemm(trans, "N", one, A, B, zero, Cb); });
   } else if (c.op == "update") {
     const View Bk = output(c.K, w);
-    impls.emplace_back("kbla", [=] { kbla::update(exec, one, A, C, zero, Bk); });
-    if (kbla::Impl::update_tpl_spec_avail<Exec, View, View, View>::value) {
+    impls.emplace_back("kbla", [=] { kbla::update(exec, one, A, C, zero, Bk, update_options); });
+    {
       const View Bp = output(c.K, w);
       impls.emplace_back("kbla_portable", [=] {
         kbla::Impl::UpdatePortable<Exec, View, View, View>::run(exec, one, A, C, zero, Bp);
@@ -299,8 +312,8 @@ void run_case(const Settings& s, Case& c) {
     impls.emplace_back("kokkosblas", [=] { KokkosBlas::gemm("N", "N", one, A, C, zero, Bb); });
   } else {
     // No vendor call works in place; the JSON says so. The check runs one call from X0 against update().
-    impls.emplace_back("kbla", [=] { kbla::update_in_place(exec, one, X, C); });
-    if (kbla::Impl::update_tpl_spec_avail<Exec, View, View, View>::value) {
+    impls.emplace_back("kbla", [=] { kbla::update_in_place(exec, one, X, C, update_options); });
+    {
       impls.emplace_back("kbla_portable", [=] {
         kbla::Impl::UpdatePortable<Exec, View, View, View>::run(exec, one, X, C, zero, X);
       });
@@ -308,8 +321,10 @@ void run_case(const Settings& s, Case& c) {
     c.note = "in place: no vendor BLAS call overwrites its input, so none is timed";
   }
 
-  // Correctness: one call each from the same inputs, compared with the first implementation.
+  // Correctness: one call each from the same inputs, compared with the first implementation. The first call of
+  // kbla is where the route measures a new class: the counters around it say what it chose.
   std::vector<double> check(impls.size(), 0);
+  const kbla::PortableRouteStats route_before = kbla::portable_route_stats();
   if (c.op == "update_in_place") {
     const View ref("ref", c.K, w);
     kbla::update(exec, one, X0, C, zero, ref);
@@ -325,6 +340,11 @@ void run_case(const Settings& s, Case& c) {
     for (std::size_t i = 1; i < impls.size(); ++i)
       check[i] = rel_diff(outputs[i], outputs[0], std::min<std::int64_t>(outputs[0].extent(0), 1 << 16));
   }
+  const kbla::PortableRouteStats route_after = kbla::portable_route_stats();
+  if (route_after.kokkosblas_chosen > route_before.kokkosblas_chosen) c.route = "kokkosblas";
+  else if (route_after.portable_chosen > route_before.portable_chosen) c.route = "portable";
+  else if (c.op == "update_in_place") c.route = "portable (in place: no choice)";
+  c.route_measure_seconds = route_after.seconds_measuring - route_before.seconds_measuring;
 
   for (std::size_t i = 0; i < impls.size(); ++i) c.impls.push_back({impls[i].first, {}, check[i]});
   std::vector<bool> slow(impls.size(), false);
@@ -387,7 +407,8 @@ int main(int argc, char** argv) {
             if (type == "Z" && layout == "L") run_case<Zd, Kokkos::LayoutLeft>(s, c);
             if (type == "Z" && layout == "R") run_case<Zd, Kokkos::LayoutRight>(s, c);
             const double ref_bw = c.op == "inner" ? bw.read_GBs : bw.copy_GBs;
-            std::printf("%-16s %-2s %-2s %5d %12lld ", op.c_str(), type.c_str(), layout.c_str(), w, (long long)c.K);
+            std::printf("%-16s %-2s %-2s %5d %12lld route %-10s", op.c_str(), type.c_str(), layout.c_str(), w,
+                        (long long)c.K, c.route.substr(0, c.route.find(' ')).c_str());
             for (const auto& t : c.impls) {
               const double GBs = c.bytes / best(t.seconds) * 1e-9;
               std::printf(" %s %.2f (%.0f%%)%s", t.name.c_str(), GBs, 100 * GBs / ref_bw,
@@ -435,16 +456,23 @@ int main(int argc, char** argv) {
                    "one timed call); "
                    "alpha = 1, beta = 0; M = N = width\",\n",
                    s.reps, s.rounds);
+      const kbla::PortableRouteStats route = kbla::portable_route_stats();
+      std::fprintf(f,
+                   "  \"portable_route\": {\"classes_measured\": %lld, \"seconds_measuring\": %.4g, "
+                   "\"portable_chosen\": %lld, \"kokkosblas_chosen\": %lld, \"tuning_cache\": \"%s\"},\n",
+                   route.classes_measured, route.seconds_measuring, route.portable_chosen, route.kokkosblas_chosen,
+                   s.tuning_cache.c_str());
       std::fprintf(f, "  \"openblas\": \"%s\",\n  \"mbytes_per_call\": %.0f,\n  \"cases\": [\n", openblas, s.mbytes);
       for (std::size_t n = 0; n < cases.size(); ++n) {
         const Case& c = cases[n];
         const double ref_bw = c.op == "inner" ? bw.read_GBs : bw.copy_GBs;
         std::fprintf(f,
                      "    {\"op\": \"%s\", \"type\": \"%s\", \"layout\": \"%s\", \"width\": %d, \"K\": %lld, "
-                     "\"bytes\": %.0f, \"roofline\": \"%s\", \"roofline_GBs\": %.3f,%s%s%s\n     \"impls\": {",
+                     "\"bytes\": %.0f, \"roofline\": \"%s\", \"roofline_GBs\": %.3f, \"route\": \"%s\", "
+                     "\"route_measure_seconds\": %.4g,%s%s%s\n     \"impls\": {",
                      c.op.c_str(), c.type.c_str(), c.layout == "L" ? "LayoutLeft" : "LayoutRight", c.width,
-                     (long long)c.K, c.bytes, c.roofline, ref_bw, c.note.empty() ? "" : " \"note\": \"",
-                     c.note.c_str(), c.note.empty() ? "" : "\",");
+                     (long long)c.K, c.bytes, c.roofline, ref_bw, c.route.c_str(), c.route_measure_seconds,
+                     c.note.empty() ? "" : " \"note\": \"", c.note.c_str(), c.note.empty() ? "" : "\",");
         for (std::size_t i = 0; i < c.impls.size(); ++i) {
           const Timed& t = c.impls[i];
           const double GBs = c.bytes / best(t.seconds) * 1e-9;
