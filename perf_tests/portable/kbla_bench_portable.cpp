@@ -463,7 +463,8 @@ int main(int argc, char** argv) {
                    "\"portable_chosen\": %lld, \"kokkosblas_chosen\": %lld, \"tuning_cache\": \"%s\"},\n",
                    route.classes_measured, route.seconds_measuring, route.portable_chosen, route.kokkosblas_chosen,
                    s.tuning_cache.c_str());
-      std::fprintf(f, "  \"openblas\": \"%s\",\n  \"mbytes_per_call\": %.0f,\n  \"cases\": [\n", openblas, s.mbytes);
+      std::fprintf(f, "  \"openblas\": \"%s\",\n  \"mbytes_per_call\": %.0f,\n  \"cases\": [\n", openblas,
+                   s.mbytes);
       for (std::size_t n = 0; n < cases.size(); ++n) {
         const Case& c = cases[n];
         const double ref_bw = c.op == "inner" ? bw.read_GBs : bw.copy_GBs;
