@@ -29,9 +29,9 @@
 // kbla and KokkosBlas is compared with cuBLAS's (C, or the first 2^20 elements of B): check_rel_diff.
 // --max-seconds: once the budget is spent, the remaining cases are skipped and the JSON says so ("skipped").
 // Kernel choice (docs/tall_skinny.md, "How a kernel is chosen"): --tuning measure (default) lets the library time
-// its candidates on the first call of each class, model takes the model's pick (kbla::inner through
-// InnerOptions::tuning; kbla::update has no options argument yet and always measures); --tuning-cache FILE is the
-// choice cache (InnerOptions::tuning.cache_path, and KBLA_TUNING_CACHE for kbla::update). Each case records how
+// its candidates on the first call of each class, model takes the model's pick (InnerOptions::tuning for kbla::inner,
+// UpdateOptions::tuning for kbla::update); --tuning-cache FILE is the choice cache (TuningOptions::cache_path of
+// both). Each case records how
 // kbla's kernel was chosen ("tuning": "measure" when its first call timed candidates, with "tuning_ms", else
 // "cache" or "model"); the top level holds the classes measured and the milliseconds spent per class.
 #include <kbla.hpp>
@@ -90,7 +90,8 @@ double g_bw_read = 0, g_bw_copy = 0;
 std::string g_bw_forms;  // which forms of the probe gave the rates
 int g_reps = 10;
 bool g_interleave = false;  // --interleave: timed runs rep by rep across the implementations
-kbla::InnerOptions g_inner_options;  // --tuning, --tuning-cache
+kbla::InnerOptions g_inner_options;    // --tuning, --tuning-cache
+kbla::UpdateOptions g_update_options;  // the same for kbla::update
 cublasHandle_t g_handle;
 cudaStream_t g_stream = nullptr;
 const Kokkos::Cuda* g_exec = nullptr;  // the default instance, set in run()
@@ -198,7 +199,7 @@ void call(int op, int impl, std::int64_t K, int M, int N, std::size_t o) {
   } else {
     const ConstView c(Cin, M, N);
     const View b(B, K, N);
-    if (impl == KBLA) kbla::update(*g_exec, one, a, c, zero, b);
+    if (impl == KBLA) kbla::update(*g_exec, one, a, c, zero, b, g_update_options);
     else KokkosBlas::gemm("N", "N", one, a, c, zero, b);
   }
 }
@@ -271,9 +272,8 @@ CaseResult measure_case(int op, std::int64_t K, int M, int N, int reps, const bo
       const kbla::cuda::TallSkinnyTuningStats after = kbla::cuda::tall_skinny_tuning_stats();
       res.tuning_ms = 1e3 * (after.seconds_measuring - before.seconds_measuring);
       res.tuning = after.classes_measured > before.classes_measured ? "measure"
-                   : op == TSMTTSM && g_inner_options.tuning.mode == kbla::tuning::TuningMode::model_only
-                       ? "model"
-                       : "cache";  // kbla::update measures (no options argument): its choices are cached ones
+                   : g_inner_options.tuning.mode == kbla::tuning::TuningMode::model_only ? "model"
+                                                                                           : "cache";
     }
     if (!g_interleave && plan[impl].timed)
       for (int i = 0; i < plan[impl].t.reps; ++i) plan[impl].runs.push_back(timed_call(f_of(impl), next_call++));
@@ -408,10 +408,10 @@ Settings parse(int argc, char** argv) {
         if (m != "model" && m != "measure") usage("--tuning takes model or measure");
         g_inner_options.tuning.mode =
             m == "model" ? kbla::tuning::TuningMode::model_only : kbla::tuning::TuningMode::measure;
+        g_update_options.tuning.mode = g_inner_options.tuning.mode;
       } else if (a == "--tuning-cache") {
         g_inner_options.tuning.cache_path = value();
-        // kbla::update has no options argument: it reads the cache path from the environment (before its first call)
-        setenv("KBLA_TUNING_CACHE", g_inner_options.tuning.cache_path.c_str(), 1);
+        g_update_options.tuning.cache_path = g_inner_options.tuning.cache_path;
       }
       else if (a == "--no-ramp") s.sections.erase(std::remove(s.sections.begin(), s.sections.end(), "ramp"), s.sections.end());
       else if (a == "--types") {
@@ -583,8 +583,7 @@ int run(const Settings& s) {
     std::fprintf(f,
                  "\"tuning\":\"%s\",\"tuning_mode\":\"%s\",\"tuning_cache\":\"%s\",\"tuning_classes_measured\":%lld,"
                  "\"tuning_ms_total\":%.4g,\"tuning_ms_per_class\":%.4g,\"tuning_note\":\"tuning: measure when any "
-                 "class was timed in this run, else cache (measure mode) or model; kbla::update always measures (no "
-                 "options argument)\",\n",
+                 "class was timed in this run, else cache (measure mode) or model\",\n",
                  tuned.classes_measured > 0 ? "measure" : model ? "model" : "cache", model ? "model" : "measure",
                  json_safe(g_inner_options.tuning.cache_path).c_str(), tuned.classes_measured,
                  1e3 * tuned.seconds_measuring,
