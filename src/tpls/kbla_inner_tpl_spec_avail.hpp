@@ -14,7 +14,7 @@ struct inner_tpl_spec_avail {
 };
 
 #if KBLA_ENABLE_CUDA
-// Hand-written CUDA kernels (src/cuda/tsmttsm): CUDA memory, Left/Right/Stride layouts, the four scalar types,
+// Hand-written CUDA kernels (src/cuda/tall_skinny, inner_*): CUDA memory, Left/Right/Stride layouts, the four scalar types,
 // A, B and C of one scalar type. Strided Views without a unit stride fall back at run time (decl file).
 template <class AView, class BView, class CView>
 struct inner_tpl_spec_avail<Kokkos::Cuda, AView, BView, CView> {

@@ -13,7 +13,7 @@ struct update_tpl_spec_avail {
 };
 
 #if KBLA_ENABLE_CUDA
-// Hand-written CUDA kernels (src/cuda/tsmm), same View conditions as inner.
+// Hand-written CUDA kernels (src/cuda/tall_skinny, update_*), same View conditions as inner.
 template <class AView, class CView, class BView>
 struct update_tpl_spec_avail<Kokkos::Cuda, AView, CView, BView> {
   enum : bool {
