@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Builds and runs the project ON a GPU machine (16-32 cores there: the whole CUDA + MPI + NCCL build takes about
+# 7 minutes, against 60+ on a 2-core CPU machine), against Kokkos 4.6.01 / Kokkos Kernels 4.6.02 for CUDA.
+# Prepare here, once: KBLA_MODERN_BACKEND=cuda tools/kokkos-modern.sh, then
+#   tar -cJf .deps/kokkos-4.6-cuda.tar.xz -C /opt/kbla-deps kokkos-4.6-cuda
+# and carry .deps/kokkos-4.6-cuda.tar.xz and .deps/googletest (a GoogleTest source tree) with the command.
+# Steps, run in the order given (each call of the device tool can run several; the build tree build-gpu/ is kept
+# between calls while the machine stays warm):
+#   build     configure + build build-gpu/full (CUDA, MPI, NCCL from the machine's Python NCCL wheel when found)
+#             and build-gpu/portable (CUDA kernels off: the portable path on the GPU)
+#   test      GPU 0: ctest without the MPI, benchmark and downstream tests; GPU 1 at the same time: kbla_tune fills
+#             a choice cache, then the tall & skinny benchmark reads it
+#   mpi       the MPI ctests, then perf_tests/eigen/run_mpi_scaling.sh with the route variants (2 GPUs)
+#   model     GPU 1: the tall & skinny benchmark with measuring off; GPU 0: the portable benchmark, then the raw sweep
+# Outputs go to $OUT. The device tool brings back a limited number of files: tar them ($OUT/*.tar.gz) when a step
+# writes many. Kokkos Kernels' exported cuBLAS path may name /usr/local/cuda/lib, which such machines may lack: the
+# build step links it to lib64 first.
+set -u; T0=$SECONDS; R=$PWD; P=/opt/kbla-deps/kokkos-4.6-cuda; B=$R/build-gpu/full; BP=$R/build-gpu/portable
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 OMP_PROC_BIND=false
+[ -d $P ] || { mkdir -p /opt/kbla-deps && tar -xJf .deps/kokkos-4.6-cuda.tar.xz -C /opt/kbla-deps; }
+NCCL_INC=$(dirname "$(find / -xdev -name nccl.h -path '*nvidia*' 2>/dev/null | head -1)")
+NCCL_LIB=$(find "$(dirname "$NCCL_INC")/lib" -name 'libnccl.so*' 2>/dev/null | head -1)
+export LD_LIBRARY_PATH=$(dirname "$NCCL_LIB"):${LD_LIBRARY_PATH:-}
+step() { echo "=== $1 at $((SECONDS-T0)) s"; }
+for s in "$@"; do case $s in
+build)
+  if [ ! -e /usr/local/cuda/lib/libcublas.so ] && [ -e /usr/local/cuda/lib64/libcublas.so ]; then
+    mkdir -p /usr/local/cuda/lib && for f in /usr/local/cuda/lib64/*.so*; do ln -sf "$f" /usr/local/cuda/lib/; done
+  fi
+  step build; echo "nccl: $NCCL_INC $NCCL_LIB"
+  common=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$P -DCMAKE_CXX_COMPILER=$P/bin/nvcc_wrapper -DCMAKE_CUDA_ARCHITECTURES=90 -DKBLA_ENABLE_TESTS=ON -DKBLA_ENABLE_PERF_TESTS=ON -DKBLA_GTEST_SOURCE_DIR=$R/.deps/googletest)
+  nccl=(-DKBLA_ENABLE_NCCL=ON -DKBLA_NCCL_INCLUDE_DIR=$NCCL_INC -DKBLA_NCCL_LIBRARY=$NCCL_LIB)
+  cmake -S $R -B $B "${common[@]}" -DKBLA_ENABLE_MPI=ON "${nccl[@]}" > $OUT/configure.log 2>&1 || { echo "configure with nccl failed"; tail -20 $OUT/configure.log; rm -rf $B; cmake -S $R -B $B "${common[@]}" -DKBLA_ENABLE_MPI=ON > $OUT/configure.log 2>&1 || { tail -40 $OUT/configure.log; exit 1; }; }
+  cmake -S $R -B $BP "${common[@]}" -DKBLA_ENABLE_CUDA=OFF > $OUT/configure-portable.log 2>&1 || tail -20 $OUT/configure-portable.log
+  ( cmake --build $BP -j4 --target kbla_bench_portable > $OUT/build-portable.log 2>&1; echo "portable build rc $?" >> $OUT/build-portable.log ) &
+  cmake --build $B -j30 > $OUT/build.log 2>&1; rc=$?; wait
+  tail -1 $OUT/build-portable.log
+  [ $rc -eq 0 ] || { grep -B2 -A10 -m6 ' error' $OUT/build.log | head -80; exit 1; }
+  echo "full build ok" ;;
+test)  # GPU 0: ctest (no MPI, no benches); GPU 1: kbla_tune then the tall & skinny benchmark with the cache
+  step test
+  ( export CUDA_VISIBLE_DEVICES=1; $B/perf_tests/tall_skinny/kbla_tune --cache $OUT/choices.cache > $OUT/tune.log 2>&1; echo "tune rc $?" >> $OUT/tune.log
+    timeout 330 $B/perf_tests/tall_skinny/kbla_bench_tall_skinny --max-seconds 290 --tuning measure --tuning-cache $OUT/choices.cache --json $OUT/tall_skinny.json > $OUT/ts.log 2>&1; echo "ts rc $?" >> $OUT/ts.log ) &
+  ( cd $B && CUDA_VISIBLE_DEVICES=0 timeout 480 ctest --timeout 240 -E 'mpi|bench|downstream' -j2 > $OUT/ctest.log 2>&1; echo "ctest rc $?" >> $OUT/ctest.log )
+  wait; tail -25 $OUT/ctest.log; tail -3 $OUT/tune.log; tail -4 $OUT/ts.log ;;
+mpi)
+  step mpi
+  ( cd $B && timeout 200 ctest --timeout 90 -R mpi > $OUT/ctest-mpi.log 2>&1; echo "mpi ctest rc $?" >> $OUT/ctest-mpi.log ); tail -15 $OUT/ctest-mpi.log
+  BUILD_DIR=$B OUT=$OUT/mpi RUNS=3 VARIANTS="--halo ipc|--reduce nccl|--halo ipc --reduce nccl" timeout 400 bash perf_tests/eigen/run_mpi_scaling.sh 2>&1 | tail -40 ;;
+model)  # GPU 1: model-only tall & skinny; GPU 0: portable bench (CUDA off)
+  step model
+  ( export CUDA_VISIBLE_DEVICES=1; timeout 330 $B/perf_tests/tall_skinny/kbla_bench_tall_skinny --max-seconds 290 --tuning model --json $OUT/tall_skinny-model.json > $OUT/ts-model.log 2>&1; echo "ts-model rc $?" >> $OUT/ts-model.log ) &
+  ( export CUDA_VISIBLE_DEVICES=0; timeout 300 $BP/perf_tests/portable/kbla_bench_portable --mbytes 2048 --rounds 3 --json $OUT/portable.json > $OUT/portable.log 2>&1; echo "portable rc $?" >> $OUT/portable.log )
+  wait; tail -5 $OUT/portable.log; tail -4 $OUT/ts-model.log ;;
+esac; done
+step done
