@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 
 namespace kbla {
 namespace Impl {
@@ -68,11 +69,18 @@ struct InnerRoute {
       return;
     }
     const bool beta_zero = beta == ATS::zero();
-    const auto time_seconds = [&](PortableRouteKernel kernel, double give_up_after) {
-      const std::int64_t rows = route_scratch_rows(K, M, N, sizeof(Scalar), runs_on_host<ExecSpace>::value);
-      const auto a = route_scratch<AView>(exec, "kbla::inner route scratch A", rows, M);
-      const auto b = route_scratch<BView>(exec, "kbla::inner route scratch B", rows, N);
-      const auto c = route_scratch<CView>(exec, "kbla::inner route scratch C", M, N);
+    RouteScratch<std::tuple<ScratchOf<AView>, ScratchOf<BView>, ScratchOf<CView>>> scratch;
+    const auto time_seconds = [&](PortableRouteKernel kernel, double give_up_after) -> double {
+      const auto* operands = scratch.get([&] {
+        const std::int64_t rows = route_scratch_rows(K, M, N, sizeof(Scalar), runs_on_host<ExecSpace>::value);
+        return std::make_tuple(route_scratch<AView>(exec, "kbla::inner route scratch A", rows, M),
+                               route_scratch<BView>(exec, "kbla::inner route scratch B", rows, N),
+                               route_scratch<CView>(exec, "kbla::inner route scratch C", M, N));
+      });
+      if (!operands) return -1;
+      const auto& a = std::get<0>(*operands);
+      const auto& b = std::get<1>(*operands);
+      const auto& c = std::get<2>(*operands);
       const Scalar one = ATS::one(), scratch_beta = beta_zero ? ATS::zero() : ATS::one();
       return route_seconds_per_call(
           exec, [&] { run_kernel(kernel, exec, conjA, one, a, b, scratch_beta, c, options); }, give_up_after);

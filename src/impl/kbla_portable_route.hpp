@@ -22,6 +22,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 namespace kbla {
 namespace Impl {
@@ -57,10 +58,10 @@ PortableRouteKernel choose_portable_route(const std::string& device, const std::
     bool measured = false;
     double portable_seconds = -1;
     const auto start = std::chrono::steady_clock::now();
+    static const std::vector<std::string> candidates{route_kernel_name(PortableRouteKernel::portable),
+                                                     route_kernel_name(PortableRouteKernel::kokkosblas)};
     const std::string name = tuning::choose_kernel(
-        cache, mode, device, call_class,
-        {route_kernel_name(PortableRouteKernel::portable), route_kernel_name(PortableRouteKernel::kokkosblas)},
-        route_kernel_name(PortableRouteKernel::portable), [&](const std::string& candidate) -> double {
+        cache, mode, device, call_class, candidates, route_kernel_name(PortableRouteKernel::portable), [&](const std::string& candidate) -> double {
           measured = true;
           if (candidate == route_kernel_name(PortableRouteKernel::portable)) {
             portable_seconds = time_seconds(PortableRouteKernel::portable, 0.0);

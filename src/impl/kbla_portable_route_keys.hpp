@@ -56,7 +56,9 @@ struct route_layout_letter<Kokkos::LayoutRight> {
 };
 
 // What KokkosBlas::gemm is in this build: the version and the BLAS libraries it may hand a product to.
-inline std::string kokkos_kernels_description() {
+// Built once: it is part of every routed call's device key.
+inline const std::string& kokkos_kernels_description() {
+  static const std::string description = [] {
   std::string s = "Kokkos Kernels ";
 #if defined(KOKKOSKERNELS_VERSION)
   s += std::to_string(KOKKOSKERNELS_VERSION);
@@ -79,6 +81,8 @@ inline std::string kokkos_kernels_description() {
   s += " +rocBLAS";
 #endif
   return s;
+  }();
+  return description;
 }
 
 // The GPU's name and multiprocessor count where Kokkos runs on CUDA (queried once per device: the query is slow);

@@ -6,7 +6,10 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <exception>
+#include <optional>
 #include <string>
+#include <tuple>
 
 namespace kbla {
 namespace Impl {
@@ -17,15 +20,42 @@ using route_view_t = Kokkos::View<Value**, typename View::array_layout, typename
 
 // A scratch operand of `View`'s layout and device, filled with 1/8 (finite in every type, and sums of it stay
 // exact for a few repeated calls with beta = 1).
+// The owning View type of a scratch operand for `View`.
+template <class View>
+using ScratchOf =
+    Kokkos::View<typename View::non_const_value_type**, typename View::array_layout, typename View::device_type>;
+
 template <class View, class ExecSpace>
-Kokkos::View<typename View::non_const_value_type**, typename View::array_layout, typename View::device_type>
-route_scratch(const ExecSpace& exec, const char* label, std::int64_t rows, std::int64_t cols) {
+ScratchOf<View> route_scratch(const ExecSpace& exec, const char* label, std::int64_t rows, std::int64_t cols) {
   using Scalar = typename View::non_const_value_type;
   Kokkos::View<Scalar**, typename View::array_layout, typename View::device_type> v(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), rows, cols);
   Kokkos::deep_copy(exec, v, Scalar(0.125));
   return v;
 }
+
+// The scratch operands of one measurement, made when the first candidate is timed and kept for the second (both
+// candidates then run on the same memory, and it is allocated and filled once). An allocation that fails leaves
+// none: the candidates cannot be timed, the model's pick is used and the caller's call goes on.
+template <class Operands>
+class RouteScratch {
+ public:
+  template <class Make>
+  const Operands* get(const Make& make) {
+    if (!tried_) {
+      tried_ = true;
+      try {
+        operands_.emplace(make());
+      } catch (const std::exception&) {
+      }
+    }
+    return operands_ ? &*operands_ : nullptr;
+  }
+
+ private:
+  bool tried_ = false;
+  std::optional<Operands> operands_;
+};
 
 }  // namespace Impl
 }  // namespace kbla

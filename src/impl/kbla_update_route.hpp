@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 
 namespace kbla {
 namespace Impl {
@@ -69,11 +70,18 @@ struct UpdateRoute {
       return;
     }
     const bool beta_zero = beta == ATS::zero();
-    const auto time_seconds = [&](PortableRouteKernel kernel, double give_up_after) {
-      const std::int64_t rows = route_scratch_rows(K, M, N, sizeof(Scalar), runs_on_host<ExecSpace>::value);
-      const auto a = route_scratch<AView>(exec, "kbla::update route scratch A", rows, M);
-      const auto c = route_scratch<CView>(exec, "kbla::update route scratch C", M, N);
-      const auto b = route_scratch<BView>(exec, "kbla::update route scratch B", rows, N);
+    RouteScratch<std::tuple<ScratchOf<AView>, ScratchOf<CView>, ScratchOf<BView>>> scratch;
+    const auto time_seconds = [&](PortableRouteKernel kernel, double give_up_after) -> double {
+      const auto* operands = scratch.get([&] {
+        const std::int64_t rows = route_scratch_rows(K, M, N, sizeof(Scalar), runs_on_host<ExecSpace>::value);
+        return std::make_tuple(route_scratch<AView>(exec, "kbla::update route scratch A", rows, M),
+                               route_scratch<CView>(exec, "kbla::update route scratch C", M, N),
+                               route_scratch<BView>(exec, "kbla::update route scratch B", rows, N));
+      });
+      if (!operands) return -1;
+      const auto& a = std::get<0>(*operands);
+      const auto& c = std::get<1>(*operands);
+      const auto& b = std::get<2>(*operands);
       const Scalar one = ATS::one(), scratch_beta = beta_zero ? ATS::zero() : ATS::one();
       return route_seconds_per_call(
           exec, [&] { run_kernel(kernel, exec, one, a, c, scratch_beta, b); }, give_up_after);
