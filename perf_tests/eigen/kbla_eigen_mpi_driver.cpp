@@ -270,7 +270,11 @@ int run(const Args& args, int rank, int size) {
                                           : kbla::mpi::ReduceMethod::measured;
   // The sums the solver makes: s x s Gram matrices and the coefficients against a basis of m blocks.
   ropt.measure_block_size = args.block;
-  ropt.measure_basis_blocks = args.blocks > 0 ? args.blocks : (2 * args.nev + args.block - 1) / args.block + 8;
+  kbla::EigenOptions basis;
+  basis.nev = args.nev;
+  basis.block_size = args.block;
+  basis.num_blocks = args.blocks;
+  ropt.measure_basis_blocks = basis.blocks();
   const kbla::mpi::Reducer reducer(MPI_COMM_WORLD, ropt);
   const std::string reduce_name = local ? "none (one rank)" : kbla::mpi::name(reducer.method());
   const std::string reduce_how = local ? "one rank" : args.reduce == "measured" ? "measured" : "given";

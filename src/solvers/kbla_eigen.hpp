@@ -58,7 +58,7 @@ struct EigenProgress {
 struct EigenOptions {
   int nev = 16;             // k: number of eigenpairs
   int block_size = 8;       // s: must be >= the largest multiplicity among the wanted eigenvalues
-  int num_blocks = 0;       // m: basis of m * s vectors (+ one block); 0 = auto, ceil(2 k / s) + 8
+  int num_blocks = 0;       // m: basis of m * s vectors (+ one block); 0 = auto, blocks() below
   double tol = 1e-10;       // converged when ||A x - lambda x|| <= tol * |lambda|
   EigenWhich which = EigenWhich::largest;
   int max_restarts = 2000;
@@ -74,6 +74,12 @@ struct EigenOptions {
     return o;
   }
   std::function<void(const EigenProgress&)> progress;  // called after every Rayleigh-Ritz step
+
+  // The basis blocks m the solver uses: num_blocks, or by default 2k vectors plus 8 blocks, ceil(2 k / s) + 8. A
+  // block Krylov space of m blocks has polynomial degree m only, so the number of blocks, not the number of
+  // vectors, sets the convergence per restart (m = 6 needed 3x the iterations of m = 12 for k = 16, s = 8 on the
+  // 3D Laplacian).
+  int blocks() const { return num_blocks > 0 ? num_blocks : (2 * nev + block_size - 1) / block_size + 8; }
 };
 
 // Wall-clock seconds by phase, each measured between execution-space fences.
@@ -228,10 +234,7 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
     ++result.operator_calls;
   };
 
-  // Default basis: 2k vectors plus 8 blocks. A block Krylov space of m blocks has polynomial degree m only, so
-  // the number of blocks, not the number of vectors, sets the convergence per restart (m = 6 needed 3x the
-  // iterations of m = 12 for k = 16, s = 8 on the 3D Laplacian).
-  int maxdim = options.num_blocks > 0 ? options.num_blocks * s : ((2 * nev + s - 1) / s + 8) * s;
+  int maxdim = options.blocks() * s;
   if (std::int64_t(maxdim) + s > n) maxdim = int(std::max<std::int64_t>(0, (n - s) / s * s));
   const bool use_dense = maxdim < nev + 2 * s;
 
