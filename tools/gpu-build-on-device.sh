@@ -28,7 +28,9 @@ build)
     mkdir -p /usr/local/cuda/lib && for f in /usr/local/cuda/lib64/*.so*; do ln -sf "$f" /usr/local/cuda/lib/; done
   fi
   step build; echo "nccl: $NCCL_INC $NCCL_LIB"
-  common=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$P -DCMAKE_CXX_COMPILER=$P/bin/nvcc_wrapper -DCMAKE_CUDA_ARCHITECTURES=90 -DKBLA_ENABLE_TESTS=ON -DKBLA_ENABLE_PERF_TESTS=ON -DKBLA_GTEST_SOURCE_DIR=$R/.deps/googletest)
+  common=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$P -DCMAKE_CXX_COMPILER=$P/bin/nvcc_wrapper -DCMAKE_CUDA_ARCHITECTURES=90 -DKBLA_ENABLE_TESTS=ON -DKBLA_ENABLE_PERF_TESTS=ON -DKBLA_GTEST_SOURCE_DIR=$R/.deps/googletest
+          -DCMAKE_CXX_COMPILER_LAUNCHER=$R/tools/compile-timer.sh -DCMAKE_CUDA_COMPILER_LAUNCHER=$R/tools/compile-timer.sh)
+  export KBLA_COMPILE_TIMES=$OUT/compile-times.txt  # seconds per object file (tools/compile-timer.sh)
   nccl=(-DKBLA_ENABLE_NCCL=ON -DKBLA_NCCL_INCLUDE_DIR=$NCCL_INC -DKBLA_NCCL_LIBRARY=$NCCL_LIB)
   cmake -S $R -B $B "${common[@]}" -DKBLA_ENABLE_MPI=ON "${nccl[@]}" > $OUT/configure.log 2>&1 || { echo "configure with nccl failed"; tail -20 $OUT/configure.log; rm -rf $B; cmake -S $R -B $B "${common[@]}" -DKBLA_ENABLE_MPI=ON > $OUT/configure.log 2>&1 || { tail -40 $OUT/configure.log; exit 1; }; }
   cmake -S $R -B $BP "${common[@]}" -DKBLA_ENABLE_CUDA=OFF > $OUT/configure-portable.log 2>&1 || tail -20 $OUT/configure-portable.log
