@@ -23,8 +23,9 @@ namespace Impl {
 #endif
 
 // Whether the route may offer KokkosBlas::gemm: a scalar type of BLAS (S, D, C, Z), LayoutLeft or LayoutRight
-// operands (no strided Views: the scratch operands of a measurement must have the caller's layouts), and an
-// execution space Kokkos Kernels can be given.
+// operands (no strided Views: the scratch operands of a measurement must have the caller's layouts), Views the
+// execution space can access (otherwise the call throws before any kernel runs, and instantiating gemm for them
+// would fail Kokkos Kernels' static assertions), and an execution space Kokkos Kernels can be given.
 template <class ExecSpace, class View1, class View2, class View3>
 struct route_kokkosblas_gemm_avail {
   using Scalar = typename View3::non_const_value_type;
@@ -32,8 +33,12 @@ struct route_kokkosblas_gemm_avail {
   static constexpr bool runs_on_its_space() {
     return std::is_same<ExecSpace, typename View::execution_space>::value;
   }
+  template <class View>
+  static constexpr bool accessible() {
+    return Kokkos::SpaceAccessibility<ExecSpace, typename View::memory_space>::accessible;
+  }
   static constexpr bool value =
-      route_scalar_letter<Scalar>::value != nullptr &&
+      accessible<View1>() && accessible<View2>() && accessible<View3>() && route_scalar_letter<Scalar>::value != nullptr &&
       route_layout_letter<typename View1::array_layout>::value != nullptr &&
       route_layout_letter<typename View2::array_layout>::value != nullptr &&
       route_layout_letter<typename View3::array_layout>::value != nullptr &&
