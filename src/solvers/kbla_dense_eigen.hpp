@@ -1,0 +1,749 @@
+// kbla::dense::hermitian_eigen: the Hermitian eigenproblem A = Z diag(w) Z^H of the solvers' Rayleigh-Ritz step
+// (sizes up to a few hundred, on the host, no LAPACK). Included from kbla_dense_host.hpp.
+//
+// Algorithm, and why (the earlier Householder + tql2 route formed Q and accumulated every QL rotation into the
+// n x n Z: ~2.7 n^3 + 2 n^3 + ~6.5 n^3 flops at n = 88, half of it in latency-bound scalar loops and std::hypot):
+//  1. Householder reduction to a real symmetric tridiagonal T = Q^H A Q (complex reflectors chosen so that the
+//     off-diagonal comes out real, as LAPACK's zlarfg) in the symmetric rank-2 form of LAPACK's sytd2, on the lower
+//     triangle only (4/3 n^3 flops): the matrix-vector product reads each column once, as an axpy and an inner
+//     product with two partial sums, and the rank-2 update is column axpys, so the compiler vectorises both without
+//     reassociating sums; real and imaginary parts in separate arrays (complex data costs real arithmetic only).
+//  2. T splits where an off-diagonal is below eps * ||T|| (exact multiplicities show up as such splits). On each
+//     unreduced block the eigenvalues come from implicit QL without vectors (tql2's shifts, O(n^2)), the
+//     eigenvectors from inverse iteration as LAPACK's dstein (clusters by gap 1e-3 ||T||, modified Gram-Schmidt
+//     against the cluster's earlier vectors in every iteration, pseudo-random start from a fixed seed so that
+//     results repeat, equal eigenvalues' shifts separated by 10 eps |lambda|), 16 shifts side by side so that the
+//     O(n) recurrences run across shifts. A block where a vector does not converge or its residual is not at the
+//     eps * ||T|| level is redone by QL with vector accumulation: inverse iteration is a fast path, never the only
+//     one. These vectors are real whatever A is.
+//  3. Z = Q Y (2 n^3 flops) with the reflectors applied four at a time as block reflectors (LAPACK's larft form),
+//     each as two passes over a row-major copy of Y with register tiles, instead of two passes per reflector.
+// About 3.3 n^3 flops in all for real data (x4 for complex), the tridiagonal stage O(n^2) plus the clusters'
+// re-orthogonalisation. kbla_bench_dense_eigen (perf_tests/eigen) times it against LAPACK's dsyevd / zheevd.
+#pragma once
+
+#include <solvers/kbla_dense_host.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+namespace kbla {
+namespace dense {
+namespace eigen_detail {
+
+template <class T>
+constexpr bool is_complex_v = kbla::Impl::ArithTraits<T>::is_complex;
+
+// sqrt(a^2 + b^2): the plain formula where the sum of squares is a normal number (always, for the scaled matrices
+// here, short of entries near underflow), std::hypot otherwise (several times slower, and QL calls this per rotation).
+template <class M>
+inline M pythag(M a, M b) {
+  const M s = a * a + b * b;
+  if (s >= std::numeric_limits<M>::min() / std::numeric_limits<M>::epsilon() && s <= std::numeric_limits<M>::max())
+    return std::sqrt(s);
+  return std::hypot(a, b);
+}
+
+// A Hermitian matrix split into real and imaginary parts (imag empty for real data), column-major, n x n: the
+// reduction's working copy; afterwards column k below row k + 1 holds reflector k's v (v_0 = 1 implicit).
+template <class M>
+struct SplitMatrix {
+  int n = 0;
+  std::vector<M> re, im;
+  M& r(int i, int j) { return re[std::size_t(i) + std::size_t(j) * n]; }
+  M& c(int i, int j) { return im[std::size_t(i) + std::size_t(j) * n]; }
+};
+
+// One column of the symmetric matrix-vector product on the lower triangle: p += a vj (the column below the
+// diagonal) and the return value conj(a)^T v (the same entries read as the row to the right of the diagonal). Two
+// partial sums (even / odd entries) so that the loop vectorises without reassociating a sum.
+template <class M>
+M column_times_vector(int len, const M* __restrict__ a, const M* __restrict__ v, M vj, M* __restrict__ p) {
+  M s0 = 0, s1 = 0;
+  int i = 0;
+  for (; i + 2 <= len; i += 2) {
+    p[i] += a[i] * vj;
+    p[i + 1] += a[i + 1] * vj;
+    s0 += a[i] * v[i];
+    s1 += a[i + 1] * v[i + 1];
+  }
+  if (i < len) {
+    p[i] += a[i] * vj;
+    s0 += a[i] * v[i];
+  }
+  return s0 + s1;
+}
+
+// The same for split complex data (a = ar + i ai, ...); the returned conj(a)^T v in (re, im).
+template <class M>
+void column_times_vector(int len, const M* __restrict__ ar, const M* __restrict__ ai, const M* __restrict__ vr,
+                         const M* __restrict__ vi, M vjr, M vji, M* __restrict__ pr, M* __restrict__ pi, M& re,
+                         M& im) {
+  M r0 = 0, r1 = 0, i0 = 0, i1 = 0;
+  int i = 0;
+  for (; i + 2 <= len; i += 2) {
+    pr[i] += ar[i] * vjr - ai[i] * vji;
+    pi[i] += ar[i] * vji + ai[i] * vjr;
+    pr[i + 1] += ar[i + 1] * vjr - ai[i + 1] * vji;
+    pi[i + 1] += ar[i + 1] * vji + ai[i + 1] * vjr;
+    r0 += ar[i] * vr[i] + ai[i] * vi[i];
+    i0 += ar[i] * vi[i] - ai[i] * vr[i];
+    r1 += ar[i + 1] * vr[i + 1] + ai[i + 1] * vi[i + 1];
+    i1 += ar[i + 1] * vi[i + 1] - ai[i + 1] * vr[i + 1];
+  }
+  if (i < len) {
+    pr[i] += ar[i] * vjr - ai[i] * vji;
+    pi[i] += ar[i] * vji + ai[i] * vjr;
+    r0 += ar[i] * vr[i] + ai[i] * vi[i];
+    i0 += ar[i] * vi[i] - ai[i] * vr[i];
+  }
+  re = r0 + r1;
+  im = i0 + i1;
+}
+
+// Householder tridiagonalisation of A (Hermitian; only the lower triangle is read and kept up to date), in place:
+// d, e the real tridiagonal (e[k] couples d[k] and d[k+1]), tau_re/tau_im the reflectors' factors
+// H_k = I - tau_k v_k v_k^H, T = Q^H A Q with Q = H_0 H_1 ... H_{n-2}.
+template <class M, bool cplx>
+void tridiagonalize(SplitMatrix<M>& A, std::vector<M>& d, std::vector<M>& e, std::vector<M>& tau_re,
+                    std::vector<M>& tau_im) {
+  const int n = A.n;
+  d.assign(n, M(0));
+  e.assign(n, M(0));
+  tau_re.assign(n, M(0));
+  tau_im.assign(n, M(0));
+  std::vector<M> vr(n), vi(n), pr(n), pi(n);
+  for (int k = 0; k + 1 < n; ++k) {
+    d[k] = A.r(k, k);
+    const int o = k + 1, L = n - o;  // the trailing block A22 = A(o:n, o:n); x = A(o:n, k)
+    const M ar = A.r(o, k), ai = cplx ? A.c(o, k) : M(0);
+    M xnorm2 = 0;
+    for (int i = o + 1; i < n; ++i) xnorm2 += A.r(i, k) * A.r(i, k) + (cplx ? A.c(i, k) * A.c(i, k) : M(0));
+    if (xnorm2 == M(0) && ai == M(0)) {
+      e[k] = ar;  // H = I
+      continue;
+    }
+    const M beta = -std::copysign(std::sqrt(ar * ar + ai * ai + xnorm2), ar);
+    // tau = (beta - alpha) / beta; v = x / (alpha - beta) with v_0 = 1.
+    const M tr = (beta - ar) / beta, ti = -ai / beta;
+    const M den_r = ar - beta, den_i = ai, den2 = den_r * den_r + den_i * den_i;
+    const M sr = den_r / den2, si = -den_i / den2;  // 1 / (alpha - beta)
+    vr[0] = 1;
+    vi[0] = 0;
+    for (int i = 1; i < L; ++i) {
+      const M xr = A.r(o + i, k), xi = cplx ? A.c(o + i, k) : M(0);
+      vr[i] = xr * sr - xi * si;
+      vi[i] = xr * si + xi * sr;
+      A.r(o + i, k) = vr[i];  // keep v for the back-transform
+      if (cplx) A.c(o + i, k) = vi[i];
+    }
+    e[k] = beta;
+    tau_re[k] = tr;
+    tau_im[k] = ti;
+    // p = A22 v from the lower triangle: column j gives p(j+1:) += A(j+1:, j) v_j and p_j += A(j+1:, j)^H v(j+1:).
+    std::fill(pr.begin(), pr.begin() + L, M(0));
+    std::fill(pi.begin(), pi.begin() + L, M(0));
+    for (int j = 0; j < L; ++j) {
+      const M* colr = &A.r(o, o + j);
+      const M ajj = colr[j];  // the diagonal is real
+      if (cplx) {
+        const M* coli = &A.c(o, o + j);
+        M re, im;
+        column_times_vector(L - j - 1, colr + j + 1, coli + j + 1, &vr[j + 1], &vi[j + 1], vr[j], vi[j], &pr[j + 1],
+                            &pi[j + 1], re, im);
+        pr[j] += ajj * vr[j] + re;
+        pi[j] += ajj * vi[j] + im;
+      } else {
+        pr[j] += ajj * vr[j] + column_times_vector(L - j - 1, colr + j + 1, &vr[j + 1], vr[j], &pr[j + 1]);
+      }
+    }
+    // p <- tau p; w = p - (tau / 2) (p^H v) v (sytd2).
+    M hr = 0, hi = 0;  // h = p^H v after scaling
+    for (int i = 0; i < L; ++i) {
+      const M qr = pr[i] * tr - (cplx ? pi[i] * ti : M(0));
+      const M qi = cplx ? pr[i] * ti + pi[i] * tr : M(0);
+      pr[i] = qr;
+      if (cplx) pi[i] = qi;
+      hr += qr * vr[i] + (cplx ? qi * vi[i] : M(0));
+      if (cplx) hi += qr * vi[i] - qi * vr[i];
+    }
+    const M alr = -M(0.5) * (tr * hr - ti * hi), ali = -M(0.5) * (tr * hi + ti * hr);
+    for (int i = 0; i < L; ++i) {
+      pr[i] += alr * vr[i] - (cplx ? ali * vi[i] : M(0));
+      if (cplx) pi[i] += alr * vi[i] + ali * vr[i];
+    }
+    // Lower triangle of A22 -= v w^H + w v^H, column by column.
+    for (int j = 0; j < L; ++j) {
+      M* colr = &A.r(o, o + j);
+      const M wjr = pr[j], vjr = vr[j];
+      if (cplx) {
+        M* coli = &A.c(o, o + j);
+        const M wji = -pi[j], vji = -vi[j];  // conjugates
+        for (int i = j; i < L; ++i) {
+          colr[i] -= vr[i] * wjr - vi[i] * wji + pr[i] * vjr - pi[i] * vji;
+          coli[i] -= vr[i] * wji + vi[i] * wjr + pr[i] * vji + pi[i] * vjr;
+        }
+      } else {
+        for (int i = j; i < L; ++i) colr[i] -= vr[i] * wjr + pr[i] * vjr;
+      }
+    }
+  }
+  d[n - 1] = A.r(n - 1, n - 1);
+  e[n - 1] = 0;
+}
+
+// Implicit QL with tql2's shifts on the unreduced or reduced tridiagonal (d[0:n), e[0:n-1)), e[i] coupling d[i]
+// and d[i+1]; d becomes the eigenvalues (unsorted), e is destroyed. With z (column-major, `rows` x n, leading
+// dimension ldz) the rotations are accumulated into its columns, a sweep's rotations applied together to a few
+// rows at a time (as LAPACK's dlasr: each element read and written once per sweep). False: no convergence.
+template <class M>
+bool tridiagonal_ql(M* d, M* e, int n, M* z = nullptr, int ldz = 0, int rows = 0) {
+  if (n <= 1) return true;
+  e[n - 1] = 0;
+  const M eps = std::numeric_limits<M>::epsilon();
+  std::vector<M> cs, sn;
+  if (z) {
+    cs.resize(n);
+    sn.resize(n);
+  }
+  M f = 0, tst1 = 0;
+  int total_iterations = 0;
+  for (int l = 0; l < n; ++l) {
+    tst1 = std::max(tst1, std::abs(d[l]) + std::abs(e[l]));
+    int m = l;
+    while (m < n - 1 && std::abs(e[m]) > eps * tst1) ++m;
+    if (m > l) {
+      do {
+        if (++total_iterations > 60 * n + 60) return false;
+        M g = d[l];
+        M pp = (d[l + 1] - g) / (M(2) * e[l]);
+        M r = pythag(pp, M(1));
+        if (pp < 0) r = -r;
+        d[l] = e[l] / (pp + r);
+        d[l + 1] = e[l] * (pp + r);
+        const M dl1 = d[l + 1];
+        M h = g - d[l];
+        for (int i = l + 2; i < n; ++i) d[i] -= h;
+        f += h;
+        pp = d[m];
+        M c = 1, c2 = 1, c3 = 1, s = 0, s2 = 0;
+        const M el1 = e[l + 1];
+        for (int i = m - 1; i >= l; --i) {
+          c3 = c2;
+          c2 = c;
+          s2 = s;
+          g = c * e[i];
+          h = c * pp;
+          r = pythag(pp, e[i]);
+          e[i + 1] = s * r;
+          s = e[i] / r;
+          c = pp / r;
+          pp = c * d[i] - s * g;
+          d[i + 1] = h + s * (c * g + s * d[i]);
+          if (z) {
+            cs[i] = c;
+            sn[i] = s;
+          }
+        }
+        if (z) {  // rotation i mixes columns i and i+1, for i = m-1 down to l: carry column i+1 along the row
+          constexpr int chunk = 8;
+          for (int r0 = 0; r0 < rows; r0 += chunk) {
+            const int nr = std::min(chunk, rows - r0);
+            M carry[chunk];
+            for (int q = 0; q < nr; ++q) carry[q] = z[r0 + q + std::size_t(m) * ldz];
+            for (int i = m - 1; i >= l; --i) {
+              const M ci = cs[i], si = sn[i];
+              M* zi = z + r0 + std::size_t(i) * ldz;
+              M* zi1 = zi + ldz;
+              for (int q = 0; q < nr; ++q) {
+                const M a = zi[q];
+                zi1[q] = a * si + carry[q] * ci;
+                carry[q] = a * ci - carry[q] * si;
+              }
+            }
+            for (int q = 0; q < nr; ++q) z[r0 + q + std::size_t(l) * ldz] = carry[q];
+          }
+        }
+        pp = -s * s2 * c3 * el1 * e[l] / dl1;
+        e[l] = s * pp;
+        d[l] = c * pp;
+      } while (std::abs(e[l]) > eps * tst1);
+    }
+    d[l] += f;
+    e[l] = 0;
+  }
+  return true;
+}
+
+// A fixed-seed generator for inverse iteration's start vectors (uniform in (-1, 1)): results repeat run to run.
+struct StartVectorRandom {
+  std::uint64_t state = 0x9E3779B97F4A7C15ull;
+  double next() {
+    state += 0x9E3779B97F4A7C15ull;
+    std::uint64_t x = state;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    return double(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+  }
+};
+
+// Row k of dlagtf for the nv shifts of a chunk side by side (the arrays' rows k and k + 1; sw: 1 where rows k and
+// k + 1 were interchanged). Scalar code: pivoting branches (the compiler does not vectorise them without relaxed
+// floating-point traps), but contiguous, cache-resident rows.
+template <class M>
+void lu_row_all_shifts(int nv, M ck, M ek1, M dk1, const M* __restrict__ shift, M* __restrict__ ak,
+                       M* __restrict__ ak1, M* __restrict__ bk, M* __restrict__ bk1, M* __restrict__ cv,
+                       M* __restrict__ dk, M* __restrict__ sw, M* __restrict__ scale1) {
+  const M ack = std::abs(ck);
+  for (int j = 0; j < nv; ++j) {
+    const M a0 = ak[j], a1 = dk1 - shift[j], b0 = bk[j], s1 = scale1[j];
+    const M scale2 = ack + std::abs(a1) + std::abs(ek1);
+    const M piv1 = s1 == M(0) ? M(0) : std::abs(a0) / s1;  // s1 = 0 only if a0 = 0
+    if (ack / scale2 <= piv1) {  // no interchange (then a0 != 0, as c_k != 0 in an unreduced block)
+      const M l = ck / a0;
+      ak1[j] = a1 - l * b0;
+      dk[j] = 0;
+      bk1[j] = ek1;
+      cv[j] = l;
+      sw[j] = 0;
+      scale1[j] = scale2;
+    } else {
+      const M mult = a0 / ck;
+      ak[j] = ck;
+      ak1[j] = b0 - mult * a1;
+      dk[j] = ek1;
+      bk1[j] = -mult * ek1;
+      bk[j] = a1;
+      cv[j] = mult;
+      sw[j] = 1;
+    }
+  }
+}
+
+// Step k of L^{-1} for all shifts (xp: row k - 1, xk: row k).
+template <class M>
+void forward_row_all_shifts(int nv, const M* __restrict__ cp, const M* __restrict__ sw, M* __restrict__ xp,
+                            M* __restrict__ xk) {
+  for (int j = 0; j < nv; ++j) {
+    const bool swap = sw[j] != M(0);
+    const M pivot_row = swap ? xk[j] : xp[j], other = swap ? xp[j] : xk[j];
+    xp[j] = pivot_row;
+    xk[j] = other - cp[j] * pivot_row;
+  }
+}
+
+// Step k of U^{-1} for all shifts: xk = (xk - bk x1 - dk x2) / pivot (x1, x2: rows k + 1, k + 2, or null).
+template <class M>
+void backward_row_all_shifts(int nv, const M* __restrict__ bk, const M* __restrict__ dk, const M* __restrict__ ik,
+                             const M* __restrict__ x1, const M* __restrict__ x2, M* __restrict__ xk) {
+  if (x2) {
+    for (int j = 0; j < nv; ++j) xk[j] = (xk[j] - bk[j] * x1[j] - dk[j] * x2[j]) * ik[j];
+  } else if (x1) {
+    for (int j = 0; j < nv; ++j) xk[j] = (xk[j] - bk[j] * x1[j]) * ik[j];
+  } else {
+    for (int j = 0; j < nv; ++j) xk[j] *= ik[j];
+  }
+}
+
+// Eigenvectors of one unreduced block (diag[0:bn), off[0:bn-1)) for its ascending eigenvalues lambda by inverse
+// iteration as LAPACK's dstein, `chunk` shifts at a time side by side: every array holds row k of the chunk's shifted
+// systems next to each other, so the O(bn) serial recurrences of the factorisation and the solves run across shifts
+// (vectorised) instead of one shift after another, in arrays that stay in the L1 cache. Per shift: LU with partial
+// pivoting of T - shift I (dlagtf), pivots below eps * max|U| replaced by that (EISPACK tinvit; moves the shift by
+// O(eps ||T||)), a pseudo-random start, each iteration scaled as dstein and followed by modified Gram-Schmidt against
+// the cluster's earlier vectors (clusters by gap 1e-3 ||T||; equal eigenvalues' shifts separated by 10 eps |lambda|;
+// earlier chunks' vectors are final, this chunk's are the current iterates), converged two iterations after the
+// solve's growth reaches dstein's bound. y: column-major bn x bn. False: some vector did not converge in 5 iterations
+// or its residual ||T y - lambda y|| is not at the eps * ||T|| level; the caller then takes the QL route.
+template <class M>
+bool inverse_iteration(const M* diag, const M* off, int bn, const M* lambda, M* y, StartVectorRandom& rng) {
+  const M eps = std::numeric_limits<M>::epsilon();
+  M onenrm = 0;
+  for (int i = 0; i < bn; ++i)
+    onenrm = std::max(onenrm, std::abs(diag[i]) + (i > 0 ? std::abs(off[i - 1]) : M(0)) +
+                                  (i + 1 < bn ? std::abs(off[i]) : M(0)));
+  const M ortol = M(1e-3) * onenrm, stpcrt = std::sqrt(M(0.1) / M(bn));
+  constexpr int max_iterations = 5, extra_iterations = 2, chunk = 16;
+  std::vector<M> shift(bn);
+  std::vector<int> cluster_start(bn, 0);
+  for (int j = 0; j < bn; ++j) {
+    M xj = lambda[j];
+    if (j > 0) {
+      const M pertol = M(10) * std::abs(eps * xj);
+      if (xj - shift[j - 1] < pertol) xj = shift[j - 1] + pertol;
+      cluster_start[j] = std::abs(xj - shift[j - 1]) > ortol ? j : cluster_start[j - 1];
+    }
+    shift[j] = xj;
+  }
+  const std::size_t size = std::size_t(bn) * chunk;
+  std::vector<M> a(size), b(size), c(size), d(size), inv(size), x(size), swapped(size);
+  std::vector<M> scale1(chunk), tol(chunk), work(chunk);
+  std::vector<int> checks(chunk);
+  for (int j0 = 0; j0 < bn; j0 += chunk) {
+    const int nv = std::min(chunk, bn - j0);
+    const M* sh = shift.data() + j0;
+    auto at = [&](int k, int jj) -> std::size_t { return std::size_t(k) * nv + jj; };
+    // dlagtf for the chunk's shifts; c[k] = off[k] is never zero in an unreduced block.
+    for (int jj = 0; jj < nv; ++jj) {
+      a[jj] = diag[0] - sh[jj];
+      b[jj] = bn > 1 ? off[0] : M(0);
+      c[jj] = d[jj] = swapped[jj] = M(0);
+      scale1[jj] = std::abs(a[jj]) + std::abs(b[jj]);
+    }
+    for (int k = 0; k + 1 < bn; ++k) {
+      const std::size_t r0 = at(k, 0), r1 = at(k + 1, 0);
+      for (int jj = 0; jj < nv; ++jj) c[r1 + jj] = d[r1 + jj] = swapped[r1 + jj] = M(0);
+      lu_row_all_shifts(nv, off[k], k + 2 < bn ? off[k + 1] : M(0), diag[k + 1], sh, &a[r0], &a[r1], &b[r0], &b[r1],
+                        &c[r0], &d[r0], &swapped[r0], scale1.data());
+    }
+    std::fill(tol.begin(), tol.end(), M(0));
+    for (int k = 0; k < bn; ++k)
+      for (int jj = 0; jj < nv; ++jj)
+        tol[jj] = std::max({tol[jj], std::abs(a[at(k, jj)]), k + 1 < bn ? std::abs(b[at(k, jj)]) : M(0),
+                            std::abs(d[at(k, jj)])});
+    for (int jj = 0; jj < nv; ++jj) tol[jj] = tol[jj] > M(0) ? tol[jj] * eps : eps;
+    for (int k = 0; k < bn; ++k)
+      for (int jj = 0; jj < nv; ++jj) {
+        const M p = a[at(k, jj)];
+        inv[at(k, jj)] = M(1) / (std::abs(p) < tol[jj] ? std::copysign(tol[jj], p) : p);
+      }
+    for (int k = 0; k < bn; ++k)
+      for (int jj = 0; jj < nv; ++jj) x[at(k, jj)] = M(rng.next());
+
+    std::fill(checks.begin(), checks.end(), 0);
+    bool converged = false;
+    for (int it = 0; it < max_iterations && !converged; ++it) {
+      std::fill(work.begin(), work.end(), M(0));  // ||x_j||_1, then dstein's scale
+      for (int k = 0; k < bn; ++k)
+        for (int jj = 0; jj < nv; ++jj) work[jj] += std::abs(x[at(k, jj)]);
+      for (int jj = 0; jj < nv; ++jj)
+        work[jj] = M(bn) * onenrm * std::max(eps, std::abs(a[at(bn - 1, jj)])) / work[jj];
+      for (int k = 0; k < bn; ++k)
+        for (int jj = 0; jj < nv; ++jj) x[at(k, jj)] *= work[jj];
+      for (int k = 1; k < bn; ++k)  // L^{-1}, with the row interchanges
+        forward_row_all_shifts(nv, &c[at(k - 1, 0)], &swapped[at(k - 1, 0)], &x[at(k - 1, 0)], &x[at(k, 0)]);
+      for (int k = bn - 1; k >= 0; --k)  // U^{-1}
+        backward_row_all_shifts(nv, &b[at(k, 0)], &d[at(k, 0)], &inv[at(k, 0)], k + 1 < bn ? &x[at(k + 1, 0)] : nullptr,
+                                k + 2 < bn ? &x[at(k + 2, 0)] : nullptr, &x[at(k, 0)]);
+      converged = true;
+      for (int jj = 0; jj < nv; ++jj) {
+        const int j = j0 + jj;
+        for (int q = cluster_start[j]; q < j; ++q) {  // modified Gram-Schmidt within the cluster (unit vectors)
+          M dot = 0;
+          if (q < j0) {
+            const M* yq = y + std::size_t(q) * bn;
+            for (int k = 0; k < bn; ++k) dot += x[at(k, jj)] * yq[k];
+            for (int k = 0; k < bn; ++k) x[at(k, jj)] -= dot * yq[k];
+          } else {
+            for (int k = 0; k < bn; ++k) dot += x[at(k, jj)] * x[at(k, q - j0)];
+            for (int k = 0; k < bn; ++k) x[at(k, jj)] -= dot * x[at(k, q - j0)];
+          }
+        }
+        M xmax = 0;
+        for (int k = 0; k < bn; ++k) xmax = std::max(xmax, std::abs(x[at(k, jj)]));
+        if (xmax >= stpcrt) ++checks[jj];
+        converged = converged && checks[jj] >= extra_iterations + 1;
+        if (j + 1 < bn && cluster_start[j + 1] <= j) {  // a later vector orthogonalises against this one
+          M norm2 = 0;  // of x / xmax: the solve's growth may be near overflow when ||T|| is
+          for (int k = 0; k < bn; ++k) norm2 += (x[at(k, jj)] / xmax) * (x[at(k, jj)] / xmax);
+          const M scl = M(1) / (xmax * std::sqrt(norm2));
+          if (!(scl > M(0) && scl < std::numeric_limits<M>::infinity())) return false;
+          for (int k = 0; k < bn; ++k) x[at(k, jj)] *= scl;
+        }
+      }
+    }
+    if (!converged) return false;
+    for (int jj = 0; jj < nv; ++jj) {
+      const int j = j0 + jj;
+      M norm2 = 0, xmax = 0;
+      int imax = 0;
+      for (int k = 0; k < bn; ++k)
+        if (std::abs(x[at(k, jj)]) > xmax) {
+          xmax = std::abs(x[at(k, jj)]);
+          imax = k;
+        }
+      if (!(xmax > M(0) && xmax < std::numeric_limits<M>::infinity())) return false;
+      for (int k = 0; k < bn; ++k) norm2 += (x[at(k, jj)] / xmax) * (x[at(k, jj)] / xmax);  // no overflow
+      const M scl = (x[at(imax, jj)] < 0 ? M(-1) : M(1)) / (xmax * std::sqrt(norm2));
+      M* yj = y + std::size_t(j) * bn;
+      for (int k = 0; k < bn; ++k) yj[k] = x[at(k, jj)] * scl;
+      M r2 = 0;  // residual of the unit vector relative to ||T|| (O(bn)): guards the fast path
+      for (int i = 0; i < bn; ++i) {
+        M t = (diag[i] - lambda[j]) * yj[i];
+        if (i > 0) t += off[i - 1] * yj[i - 1];
+        if (i + 1 < bn) t += off[i] * yj[i + 1];
+        r2 += (t / onenrm) * (t / onenrm);
+      }
+      if (!(std::sqrt(r2) <= M(8) * M(bn) * eps)) return false;
+    }
+  }
+  return true;
+}
+
+// Eigen-decomposition of the real symmetric tridiagonal (d, e): w ascending, Y (n x n, column-major, real)
+// orthogonal. Splits into unreduced blocks, eigenvalues by QL, vectors by inverse iteration or QL with vectors.
+// use_ql: every block by QL with vectors (the fallback route; for tests).
+template <class M>
+void tridiagonal_eigen(std::vector<M> d, std::vector<M> e, std::vector<M>& w, std::vector<M>& Y, bool use_ql = false) {
+  const int n = int(d.size());
+  const M eps = std::numeric_limits<M>::epsilon();
+  M tnorm = 0;
+  for (int i = 0; i < n; ++i) tnorm = std::max(tnorm, std::abs(d[i]) + (i + 1 < n ? std::abs(e[i]) : M(0)));
+  std::vector<M> values(n), vectors;  // vectors: each block's bn x bn, stacked
+  std::vector<int> block_of(n), block_start, block_size;
+  std::vector<std::size_t> block_offset;
+  StartVectorRandom rng;
+  std::vector<M> dd, ee;
+  for (int b0 = 0; b0 < n;) {
+    int b1 = b0;
+    while (b1 + 1 < n && std::abs(e[b1]) > eps * tnorm) ++b1;
+    const int bn = b1 - b0 + 1;
+    block_start.push_back(b0);
+    block_size.push_back(bn);
+    block_offset.push_back(vectors.size());
+    vectors.resize(vectors.size() + std::size_t(bn) * bn, M(0));
+    M* y = vectors.data() + block_offset.back();
+    M* lambda = values.data() + b0;
+    for (int i = b0; i <= b1; ++i) block_of[i] = int(block_start.size()) - 1;
+    if (bn == 1) {
+      lambda[0] = d[b0];
+      y[0] = 1;
+    } else {
+      dd.assign(d.begin() + b0, d.begin() + b1 + 1);
+      ee.assign(e.begin() + b0, e.begin() + b1 + 1);
+      if (!tridiagonal_ql(dd.data(), ee.data(), bn))
+        throw std::runtime_error("kbla::dense::hermitian_eigen: QL iteration did not converge");
+      std::sort(dd.begin(), dd.end());
+      std::copy(dd.begin(), dd.end(), lambda);
+      if (use_ql || !inverse_iteration(d.data() + b0, e.data() + b0, bn, lambda, y, rng)) {
+        dd.assign(d.begin() + b0, d.begin() + b1 + 1);
+        ee.assign(e.begin() + b0, e.begin() + b1 + 1);
+        std::fill(y, y + std::size_t(bn) * bn, M(0));
+        for (int i = 0; i < bn; ++i) y[i + std::size_t(i) * bn] = 1;
+        if (!tridiagonal_ql(dd.data(), ee.data(), bn, y, bn, bn))
+          throw std::runtime_error("kbla::dense::hermitian_eigen: QL iteration did not converge");
+        std::vector<int> order(bn);
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(), [&](int p, int q) { return dd[p] < dd[q]; });
+        std::vector<M> sorted(std::size_t(bn) * bn);
+        for (int j = 0; j < bn; ++j) {
+          lambda[j] = dd[order[j]];
+          std::copy(y + std::size_t(order[j]) * bn, y + std::size_t(order[j] + 1) * bn, sorted.begin() + std::size_t(j) * bn);
+        }
+        std::copy(sorted.begin(), sorted.end(), y);
+      }
+    }
+    b0 = b1 + 1;
+  }
+  // All eigenvalues ascending; eigenvector j of its block becomes a column of Y, zero outside the block.
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int p, int q) { return values[p] < values[q]; });
+  w.resize(n);
+  Y.assign(std::size_t(n) * n, M(0));
+  for (int j = 0; j < n; ++j) {
+    const int src = order[j], b = block_of[src], b0 = block_start[b], bn = block_size[b];
+    w[j] = values[src];
+    const M* y = vectors.data() + block_offset[b] + std::size_t(src - b0) * bn;
+    std::copy(y, y + bn, Y.begin() + std::size_t(j) * n + b0);
+  }
+}
+
+// Z = Q Y = H_0 H_1 ... H_{n-2} Y on a row-major copy B of Y (rows padded to a whole number of tiles), the
+// reflectors taken `group` at a time, last group first, each group as one block reflector I - V S V^H (S upper
+// triangular, as LAPACK's larft): W = V^H B, W <- S W, B -= V W. Both products are one pass over B's rows with a
+// tile of W's columns in fixed-size accumulators (registers), instead of two passes over B per reflector.
+template <class T, class M, bool cplx>
+void back_transform(SplitMatrix<M>& A, const std::vector<M>& tau_re, const std::vector<M>& tau_im,
+                    const std::vector<M>& Y, Matrix<T>& Z) {
+  using C = std::complex<M>;
+  constexpr int group = 4;              // reflectors per block reflector
+  constexpr int width = cplx ? 2 : 4;   // columns of B per tile
+  const int n = A.n;
+  const int ld = (n + width - 1) / width * width;
+  std::vector<M> br(std::size_t(n) * ld, M(0)), bi(cplx ? std::size_t(n) * ld : 0, M(0));
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) br[std::size_t(i) * ld + j] = Y[i + std::size_t(j) * n];
+  std::vector<M> vr(std::size_t(group) * n), vi(std::size_t(group) * n);  // V: row i at i * group
+  std::vector<M> wr(std::size_t(group) * ld), wi(std::size_t(group) * ld);  // W: row r at r * ld
+  const int reflectors = n - 1;
+  for (int k0 = (reflectors - 1) / group * group; k0 >= 0 && reflectors > 0; k0 -= group) {
+    const int row0 = k0 + 1, rows = n - row0;
+    C tau[group];
+    bool identity = true;
+    for (int r = 0; r < group; ++r) {
+      const int k = k0 + r;
+      tau[r] = k < reflectors ? C(tau_re[k], tau_im[k]) : C(0);
+      identity = identity && tau[r] == C(0);
+      for (int i = 0; i < rows; ++i) {
+        const int row = row0 + i;
+        C v(0);
+        if (k < reflectors && row >= k + 1) v = row == k + 1 ? C(1) : C(A.r(row, k), cplx ? A.c(row, k) : M(0));
+        vr[std::size_t(i) * group + r] = v.real();
+        vi[std::size_t(i) * group + r] = v.imag();
+      }
+    }
+    if (identity) continue;
+    C S[group][group] = {};
+    for (int r = 0; r < group; ++r) {  // S(0:r, r) = -tau_r S(0:r, 0:r) V(:, 0:r)^H v_r
+      C t[group] = {};
+      for (int q = 0; q < r; ++q) {  // t_q = v_q^H v_r (real arithmetic: no complex multiplication's NaN checks)
+        M tr = 0, ti = 0;
+        for (int i = 0; i < rows; ++i) {
+          const M qr = vr[std::size_t(i) * group + q], qi = vi[std::size_t(i) * group + q];
+          const M rr = vr[std::size_t(i) * group + r], ri = vi[std::size_t(i) * group + r];
+          tr += qr * rr + qi * ri;
+          ti += qr * ri - qi * rr;
+        }
+        t[q] = C(tr, ti);
+      }
+      for (int q = 0; q < r; ++q) {
+        C sum(0);
+        for (int p = q; p < r; ++p) sum += S[q][p] * t[p];
+        S[q][r] = -tau[r] * sum;
+      }
+      S[r][r] = tau[r];
+    }
+    // W = V^H B(row0:n, :)
+    for (int j0 = 0; j0 < ld; j0 += width) {
+      M accr[group][width] = {}, acci[group][width] = {};
+      for (int i = 0; i < rows; ++i) {
+        const M* b = &br[std::size_t(row0 + i) * ld + j0];
+        const M* v = &vr[std::size_t(i) * group];
+        if constexpr (cplx) {
+          const M* bimag = &bi[std::size_t(row0 + i) * ld + j0];
+          const M* vim = &vi[std::size_t(i) * group];
+          for (int r = 0; r < group; ++r)
+            for (int q = 0; q < width; ++q) {
+              accr[r][q] += v[r] * b[q] + vim[r] * bimag[q];
+              acci[r][q] += v[r] * bimag[q] - vim[r] * b[q];
+            }
+        } else {
+          for (int r = 0; r < group; ++r)
+            for (int q = 0; q < width; ++q) accr[r][q] += v[r] * b[q];
+        }
+      }
+      for (int r = 0; r < group; ++r)
+        for (int q = 0; q < width; ++q) {
+          wr[std::size_t(r) * ld + j0 + q] = accr[r][q];
+          wi[std::size_t(r) * ld + j0 + q] = acci[r][q];
+        }
+    }
+    // W <- S W (S upper triangular: row r reads rows r.. of W, so top row first), in real arithmetic.
+    for (int r = 0; r < group; ++r) {
+      M* wrr = &wr[std::size_t(r) * ld];
+      M* wir = &wi[std::size_t(r) * ld];
+      const M srr = S[r][r].real(), sri = S[r][r].imag();
+      for (int j = 0; j < ld; ++j) {
+        const M xr = wrr[j], xi = wir[j];
+        wrr[j] = srr * xr - sri * xi;
+        wir[j] = cplx ? srr * xi + sri * xr : M(0);
+      }
+      for (int p = r + 1; p < group; ++p) {
+        const M spr = S[r][p].real(), spi = S[r][p].imag();
+        const M* wrp = &wr[std::size_t(p) * ld];
+        const M* wip = &wi[std::size_t(p) * ld];
+        for (int j = 0; j < ld; ++j) {
+          wrr[j] += spr * wrp[j] - spi * wip[j];
+          if (cplx) wir[j] += spr * wip[j] + spi * wrp[j];
+        }
+      }
+    }
+    // B(row0:n, :) -= V W
+    for (int j0 = 0; j0 < ld; j0 += width) {
+      M wtr[group][width], wti[group][width];
+      for (int r = 0; r < group; ++r)
+        for (int q = 0; q < width; ++q) {
+          wtr[r][q] = wr[std::size_t(r) * ld + j0 + q];
+          wti[r][q] = wi[std::size_t(r) * ld + j0 + q];
+        }
+      for (int i = 0; i < rows; ++i) {
+        M* b = &br[std::size_t(row0 + i) * ld + j0];
+        const M* v = &vr[std::size_t(i) * group];
+        if constexpr (cplx) {
+          M* bimag = &bi[std::size_t(row0 + i) * ld + j0];
+          const M* vim = &vi[std::size_t(i) * group];
+          for (int q = 0; q < width; ++q) {
+            M sr = b[q], si = bimag[q];
+            for (int r = 0; r < group; ++r) {
+              sr -= v[r] * wtr[r][q] - vim[r] * wti[r][q];
+              si -= v[r] * wti[r][q] + vim[r] * wtr[r][q];
+            }
+            b[q] = sr;
+            bimag[q] = si;
+          }
+        } else {
+          for (int q = 0; q < width; ++q) {
+            M sr = b[q];
+            for (int r = 0; r < group; ++r) sr -= v[r] * wtr[r][q];
+            b[q] = sr;
+          }
+        }
+      }
+    }
+  }
+  Z.resize(n, n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      if constexpr (cplx)
+        Z(i, j) = T(br[std::size_t(i) * ld + j], bi[std::size_t(i) * ld + j]);
+      else
+        Z(i, j) = T(br[std::size_t(i) * ld + j]);
+    }
+}
+
+}  // namespace eigen_detail
+
+// Hermitian eigenproblem A = Z diag(w) Z^H, w ascending, Z unitary (see the top of this file for the method).
+// Works on the Hermitian part (A + A^H) / 2 of A.
+template <class T>
+void hermitian_eigen(const Matrix<T>& Ain, std::vector<mag_t<T>>& w, Matrix<T>& Z) {
+  using M = mag_t<T>;
+  constexpr bool cplx = eigen_detail::is_complex_v<T>;
+  const int n = Ain.rows();
+  if (Ain.cols() != n) throw std::invalid_argument("kbla::dense::hermitian_eigen: matrix is not square");
+  w.assign(n, M(0));
+  if (n == 0) {
+    Z.resize(0, 0);
+    return;
+  }
+  eigen_detail::SplitMatrix<M> A;
+  A.n = n;
+  A.re.resize(std::size_t(n) * n);
+  if (cplx) A.im.resize(std::size_t(n) * n);
+  M anorm = 0;  // the lower triangle of (A + A^H) / 2: the reduction reads no more
+  for (int j = 0; j < n; ++j)
+    for (int i = j; i < n; ++i) {
+      const T h = (Ain(i, j) + conj(Ain(j, i))) / T(2);
+      A.r(i, j) = real(h);
+      if (cplx) A.c(i, j) = i == j ? M(0) : M(kbla::Impl::ArithTraits<T>::imag(h));
+      anorm = std::max({anorm, std::abs(A.r(i, j)), cplx ? std::abs(A.c(i, j)) : M(0)});  // no squares: no overflow
+    }
+  // Scale into range (as LAPACK's syev) so that squares of entries neither overflow nor underflow.
+  const M smlnum = std::numeric_limits<M>::min() / std::numeric_limits<M>::epsilon();
+  const M rmin = std::sqrt(smlnum), rmax = std::sqrt(M(1) / smlnum);
+  M scale = 1;
+  if (anorm > M(0) && anorm < rmin) scale = rmin / anorm;
+  if (anorm > rmax) scale = rmax / anorm;
+  if (scale != M(1)) {
+    for (M& x : A.re) x *= scale;
+    for (M& x : A.im) x *= scale;
+  }
+  std::vector<M> d, e, tau_re, tau_im, Y;
+  eigen_detail::tridiagonalize<M, cplx>(A, d, e, tau_re, tau_im);
+  eigen_detail::tridiagonal_eigen(std::move(d), std::move(e), w, Y);
+  eigen_detail::back_transform<T, M, cplx>(A, tau_re, tau_im, Y, Z);
+  if (scale != M(1))
+    for (M& x : w) x /= scale;
+}
+
+}  // namespace dense
+}  // namespace kbla
