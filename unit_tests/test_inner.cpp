@@ -210,6 +210,23 @@ void HugeK() {
   run_inner<TypeParam>(mk, d);
 }
 
+// The host row kernels (kbla_host_row_kernels.hpp): operands whose rows are contiguous and at most 16 reals long
+// (complex widths count twice) are read in place. Every output extent of their tiles (1, 2, 4, 8 and runs of
+// them), rows of exactly 16 reals and 17 (the packed path again), M != N, and K with one row, a partial block
+// and many blocks per thread. Where the Config's layouts are LayoutStride, the calls cycle through the subview
+// variants, among them row-major column ranges that start one element in (unaligned rows, row stride > width).
+template <class TypeParam>
+void RowMajorNarrow() {
+  Maker mk(__LINE__);  // a different random stream per part
+  const std::pair<int, int> mn[] = {{1, 1}, {1, 2}, {2, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 3},   {4, 8},
+                                    {8, 4}, {6, 7}, {8, 8}, {12, 5}, {16, 16}, {9, 16}, {16, 17}};
+  for (long long K : {1, 1003, 20011})
+    for (auto p : mn) run_inner<TypeParam>(mk, {K, p.first, p.second});
+  InnerCase c{4099, 4, 3, Coef::General, Coef::Zero};
+  c.nan_output = true;
+  run_inner<TypeParam>(mk, c);
+}
+
 template <class TypeParam>
 void DefaultInstanceOverload() {
   Maker mk(__LINE__);  // a different random stream per part
@@ -230,6 +247,7 @@ TYPED_TEST(InnerTest, Shapes) {
 TYPED_TEST(InnerTest, WidthClassesAndHugeK) {
   KBLA_PART(WidthClasses);
   KBLA_PART(HugeK);
+  KBLA_PART(RowMajorNarrow);
 }
 TYPED_TEST(InnerTest, SpecialCoefficients) {
   KBLA_PART(AlphaBetaKinds);

@@ -252,6 +252,29 @@ void HugeK() {
   run_in_place<TypeParam>(mk, 40009, 9, Coef::Zero, InPlaceForm::update_in_place);
 }
 
+// The host row kernels (kbla_host_row_kernels.hpp): A and B whose rows are contiguous and at most 16 reals long
+// (complex widths count twice) are read and written in place. Every output extent of their tiles (1, 2, 4, 8 and
+// runs of them), rows of exactly 16 reals and 17 (the packed path again), M != N, K with one row, a partial block
+// and many blocks per thread, beta = 0 over NaN; in place through update(X, C, X) with beta and through
+// update_in_place. LayoutStride Configs cycle through the subview variants, among them row-major column ranges
+// that start one element in (unaligned rows, row stride > width).
+template <class TypeParam>
+void RowMajorNarrow() {
+  Maker mk(__LINE__);  // a different random stream per part
+  const std::pair<int, int> mn[] = {{1, 1}, {1, 2}, {2, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 3},   {4, 8},
+                                    {8, 4}, {6, 7}, {8, 8}, {12, 5}, {16, 16}, {9, 16}, {16, 17}};
+  for (long long K : {1, 1003, 20011})
+    for (auto p : mn) run_update<TypeParam>(mk, {K, p.first, p.second});
+  UpdateCase c{4099, 3, 4, Coef::General, Coef::Zero};
+  c.nan_output = true;
+  run_update<TypeParam>(mk, c);
+  for (long long K : {1, 1003, 20011})
+    for (int M : {1, 2, 3, 4, 5, 8, 9, 16, 17}) {
+      run_in_place<TypeParam>(mk, K, M, Coef::General, InPlaceForm::update);
+      run_in_place<TypeParam>(mk, K, M, Coef::Zero, InPlaceForm::update_in_place);
+    }
+}
+
 template <class TypeParam>
 void DefaultInstanceOverload() {
   Maker mk(__LINE__);  // a different random stream per part
@@ -272,6 +295,7 @@ TYPED_TEST(UpdateTest, Shapes) {
 TYPED_TEST(UpdateTest, WidthClassesAndHugeK) {
   KBLA_PART(WidthClasses);
   KBLA_PART(HugeK);
+  KBLA_PART(RowMajorNarrow);
 }
 TYPED_TEST(UpdateTest, SpecialCoefficients) {
   KBLA_PART(AlphaBetaKinds);

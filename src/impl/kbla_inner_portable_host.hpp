@@ -9,6 +9,7 @@
 // The partials are summed in team order afterwards (kbla_inner_impl.hpp): no atomics, bitwise reproducible.
 #pragma once
 
+#include <impl/kbla_host_row_kernels.hpp>
 #include <impl/kbla_portable_tiles.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -82,6 +83,11 @@ struct InnerHostBlocks {
     const std::size_t out_reals = std::size_t(Mr) * Nr;
     const std::size_t scratch = (pack_reals + out_reals) * sizeof(Real) + 64;
     const bool direct = !complex && M + N <= max_direct_columns && A.stride(0) == 1 && B.stride(0) == 1;
+    // Narrow row-major operands: the row kernels read them in place (kbla_host_row_kernels.hpp says when and why).
+    if (!direct && HostRowKernels::apply(A.stride(1), B.stride(1), Mr, Nr)) {
+      run_rows(exec, conjA, A, B, partial, rows_per_team);
+      return;
+    }
     const Policy policy = Policy(exec, teams, 1).set_scratch_size(1, Kokkos::PerTeam(scratch));
     Kokkos::parallel_for(
         "kbla::inner(portable host blocks)", policy, [=](const Member& team) {
@@ -115,6 +121,46 @@ struct InnerHostBlocks {
                   complex ? Planes::make(out[i * Nr + j] - out[(M + i) * Nr + N + j],
                                          out[i * Nr + N + j] + out[(M + i) * Nr + j])
                           : Planes::make(out[i * Nr + j], Real(0));
+        });
+  }
+
+  // As run, for operands whose rows are contiguous: G = a^T b over the rows as reals (complex values as their
+  // interleaved parts, so G's index 2 i + p is part p of column i), then C from G as in run.
+  static void run_rows(const ExecSpace& exec, bool conjA, const AView& A, const BView& B, const PartialView& partial,
+                       std::int64_t rows_per_team) {
+    const std::int64_t K = A.extent(0);
+    const int M = A.extent(1), N = B.extent(1);
+    const int Mr = Planes::planes * M, Nr = Planes::planes * N;
+    const std::int64_t lda = Planes::planes * A.stride(0), ldb = Planes::planes * B.stride(0);
+    const int ld = HostRowKernels::block_rows<Real>(lda, ldb);
+    const int teams = static_cast<int>(partial.extent(0));
+    const std::size_t scratch = std::size_t(Mr) * Nr * sizeof(Real) + 64;
+    const Policy policy = Policy(exec, teams, 1).set_scratch_size(1, Kokkos::PerTeam(scratch));
+    Kokkos::parallel_for(
+        "kbla::inner(portable host rows)", policy, [=](const Member& team) {
+          Real* const out = static_cast<Real*>(team.team_scratch(1).get_shmem(scratch - 64));
+          for (int e = 0; e < Mr * Nr; ++e) out[e] = Real(0);
+          const std::int64_t t = team.league_rank();
+          const std::int64_t k_begin = t * rows_per_team;
+          const std::int64_t k_end = std::min<std::int64_t>(K, k_begin + rows_per_team);
+          const Real* const a = reinterpret_cast<const Real*>(A.data());
+          const Real* const b = reinterpret_cast<const Real*>(B.data());
+          for (std::int64_t k0 = k_begin; k0 < k_end; k0 += ld) {
+            const int rows = static_cast<int>(std::min<std::int64_t>(ld, k_end - k0));
+            inner_rows_block(a + k0 * lda, lda, b + k0 * ldb, ldb, rows, Mr, Nr, out);
+          }
+          // conj(a) b = (ar br + ai bi) + i (ar bi - ai br); a b = (ar br - ai bi) + i (ar bi + ai br).
+          for (int i = 0; i < M; ++i)
+            for (int j = 0; j < N; ++j) {
+              if constexpr (complex) {
+                const Real* g = out + std::size_t(2 * i) * Nr + 2 * j;  // g[0] = ar br, g[1] = ar bi
+                const Real* h = g + Nr;                                   // h[0] = ai br, h[1] = ai bi
+                const Real sign = conjA ? Real(1) : Real(-1);
+                partial(t, i, j) = Planes::make(g[0] + sign * h[1], g[1] - sign * h[0]);
+              } else {
+                partial(t, i, j) = Planes::make(out[i * Nr + j], Real(0));
+              }
+            }
         });
   }
 

@@ -9,6 +9,7 @@
 // the very same View as A (update_in_place).
 #pragma once
 
+#include <impl/kbla_host_row_kernels.hpp>
 #include <impl/kbla_portable_tiles.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -88,6 +89,12 @@ struct UpdateHostBlocks {
     const bool same_view = static_cast<const void*>(A.data()) == static_cast<const void*>(B.data());
     const bool direct =
         !complex && !same_view && M + N <= max_direct_columns && A.stride(0) == 1 && B.stride(0) == 1;
+    // Narrow row-major operands: the row kernels read and write them in place (kbla_host_row_kernels.hpp says
+    // when and why).
+    if (!direct && HostRowKernels::apply(A.stride(1), B.stride(1), Mr, Nr)) {
+      run_rows(exec, alpha, A, C, beta, B);
+      return;
+    }
     const Policy policy = Policy(exec, teams, 1).set_scratch_size(1, Kokkos::PerTeam(scratch));
     Kokkos::parallel_for(
         "kbla::update(portable host blocks)", policy, [=](const Member& team) {
@@ -131,6 +138,50 @@ struct UpdateHostBlocks {
                 for (int j = 0; j < N; ++j)
                   store(B, kp + r, j, o_re, o_im, std::size_t(j) * padded + r, beta, beta_zero);
             }
+          }
+        });
+  }
+
+  // As run, for operands whose rows are contiguous: rows of reals (complex values as their interleaved parts) times
+  // the real form of alpha C, [[Cr, Ci], [-Ci, Cr]] per entry, written to B row by row with beta.
+  static void run_rows(const ExecSpace& exec, const Scalar& alpha, const AView& A, const CView& C, const Scalar& beta,
+                       const BView& B) {
+    const std::int64_t K = B.extent(0);
+    const int M = A.extent(1), N = B.extent(1);
+    const int Mr = Planes::planes * M, Nr = Planes::planes * N;
+    const std::int64_t lda = Planes::planes * A.stride(0), ldb = Planes::planes * B.stride(0);
+    const int ld = HostRowKernels::block_rows<Real>(lda, ldb);
+    const std::int64_t blocks = (K + ld - 1) / ld;
+    const int teams = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(exec.concurrency(), blocks)));
+    const std::int64_t rows_per_team = (blocks + teams - 1) / teams * ld;
+    const std::size_t scratch = std::size_t(Mr) * Nr * sizeof(Real) + 64;
+    const bool beta_zero = beta == ATS::zero();
+    const Real beta_re = Planes::re(beta), beta_im = Planes::im(beta);
+    const Policy policy = Policy(exec, teams, 1).set_scratch_size(1, Kokkos::PerTeam(scratch));
+    Kokkos::parallel_for(
+        "kbla::update(portable host rows)", policy, [=](const Member& team) {
+          Real* const c = static_cast<Real*>(team.team_scratch(1).get_shmem(scratch - 64));
+          for (int i = 0; i < M; ++i)
+            for (int j = 0; j < N; ++j) {
+              const Scalar v = alpha * C(i, j);
+              if constexpr (complex) {
+                Real* ci = c + std::size_t(2 * i) * Nr + 2 * j;  // rows 2 i (ar) and 2 i + 1 (ai) of the real form
+                ci[0] = Planes::re(v);
+                ci[1] = Planes::im(v);
+                ci[Nr] = -Planes::im(v);
+                ci[Nr + 1] = Planes::re(v);
+              } else {
+                c[i * Nr + j] = v;
+              }
+            }
+          const Real* const a = reinterpret_cast<const Real*>(A.data());
+          Real* const b = reinterpret_cast<Real*>(B.data());
+          const std::int64_t k_begin = team.league_rank() * rows_per_team;
+          const std::int64_t k_end = std::min<std::int64_t>(K, k_begin + rows_per_team);
+          for (std::int64_t k0 = k_begin; k0 < k_end; k0 += ld) {
+            const int rows = static_cast<int>(std::min<std::int64_t>(ld, k_end - k0));
+            update_rows_block<Real, complex>(a + k0 * lda, lda, rows, Mr, Nr, c, b + k0 * ldb, ldb, beta_re, beta_im,
+                                             beta_zero);
           }
         });
   }
