@@ -24,24 +24,25 @@ inline std::int64_t route_scratch_rows(std::int64_t rows, int M, int N, std::siz
   return std::min(rows, cap_rows);
 }
 
-// Seconds per call of `call` on `exec`: one warm-up call, then the median of three, each fenced. A warm-up longer
-// than give_up_after (when > 0) is returned as it is: that candidate already lost, no need to repeat it. A call
-// that throws gives -1 (the candidate cannot run here).
+// Seconds per call of `call` on `exec`: one warm-up call, then the median of three, each fenced. When the first
+// timed call is already longer than give_up_after (when > 0), it is returned as it is: that candidate lost, no need
+// to repeat it. The warm-up itself never decides: it carries one-time costs (the first KokkosBlas::gemm on Cuda
+// creates the cuBLAS handle and loads kernels), which made the route keep the portable kernel at 4 % of the
+// bandwidth where gemm ran at 83 % on an H200. A call that throws gives -1 (the candidate cannot run here).
 template <class ExecSpace, class Call>
 double route_seconds_per_call(const ExecSpace& exec, const Call& call, double give_up_after) {
   try {
     exec.fence();
-    Kokkos::Timer timer;
     call();
     exec.fence();
-    const double warm_up = timer.seconds();
-    if (give_up_after > 0 && warm_up > give_up_after) return warm_up;
     double seconds[3];
-    for (double& s : seconds) {
+    Kokkos::Timer timer;
+    for (int i = 0; i < 3; ++i) {
       timer.reset();
       call();
       exec.fence();
-      s = timer.seconds();
+      seconds[i] = timer.seconds();
+      if (i == 0 && give_up_after > 0 && seconds[0] > give_up_after) return seconds[0];
     }
     std::sort(seconds, seconds + 3);
     return seconds[1];

@@ -9,23 +9,25 @@
 //
 // Measurement (TuningMode::measure): the first call of a class on a device runs each candidate once to warm up,
 // then times 4 calls (1 when a call takes over a millisecond) with CUDA events on the caller's stream (a candidate
-// whose call on 1/64 of the rows is already 4x slower than the best so far stops there), on scratch
-// operands of the class: the caller's layouts, leading dimensions and pointer offsets (mod 256 bytes), and the
-// caller's K. K is only clamped (keeping K mod 32) when A and B together would exceed a quarter of the free device
-// memory or 16 GB: a smaller K is a different regime (cuBLAS changes its split of K and its kernel with the row
-// count, and an own kernel's fixed costs weigh more), and choices measured on 256 MB stand-ins of 4-8 GB operands
-// picked the slower candidate for some inner classes on an H200. The caller's buffers are never read or written.
-// Scratch up to kKeptScratch bytes is one buffer per device and stream, grown as needed and kept (workspace slot
-// kScratchSlot); a larger one is allocated for the measurement and freed after it. Cost per class: about a dozen
-// calls on the caller's sizes (at 4-5 TB/s about 10 ms for 8 GB of operands), plus the first launch of each
-// (cuBLAS's heuristics, module loading). Only the caller's stream is waited for (and the device, when a large
-// scratch buffer is allocated or freed). A candidate that returns an error is skipped; when nothing could be timed
-// (no memory for the scratch operands, stream capture under way) the model's pick is used and nothing is recorded.
+// whose call on 1/64 of the rows is already 4x slower than the best so far stops there), on scratch operands of
+// the class, filled with varied values (fill_varied): the caller's layouts, leading dimensions and pointer offsets
+// (mod 256 bytes), and the caller's K. K is only clamped (keeping K mod 32) when A and B together would exceed a
+// quarter of the free device memory or 16 GB: a smaller K is a different regime (cuBLAS changes its split of K and its
+// kernel with the row count, and an own kernel's fixed costs weigh more), and choices measured on 256 MB stand-ins of
+// 4-8 GB operands picked the slower candidate for some inner classes on an H200. The caller's buffers are never read or
+// written. Scratch up to kKeptScratch bytes is one buffer per device and stream, grown as needed and kept (workspace
+// slot kScratchSlot); a larger one is allocated for the measurement and freed after it. Cost per class: about a dozen
+// calls on the caller's sizes (at 4-5 TB/s about 10 ms for 8 GB of operands), plus the first launch of each (cuBLAS's
+// heuristics, module loading). Only the caller's stream is waited for (and the device, when a large scratch buffer is
+// allocated or freed). A candidate that returns an error is skipped; when nothing could be timed (no memory for the
+// scratch operands, stream capture under way) the model's pick is used and nothing is recorded.
 #include <cublas_v2.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -156,6 +158,35 @@ std::string call_class(const char* op, std::int64_t K, int M, int N, const Opera
     << (beta_zero ? " beta=0" : " beta!=0");
   if (complex_3m) s << " 3m";
   return s.str();
+}
+
+// Fills the scratch operands with varied values in [-1, 1) (a hash of the index; finite in every type), the kind of
+// data callers have. With one repeated byte, as cudaMemset writes, the own kernels of compute-heavy complex classes
+// on an H200 (Z inner, widths 29-64) were timed 20-38 % faster than the same class in the benchmark on varied data;
+// bits that never toggle draw less power in the FP64 tensor cores and HBM (the suspected cause, not yet confirmed
+// by a measurement with this fill).
+template <class Real>
+__global__ void fill_varied_kernel(Real* data, std::size_t count) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
+    std::uint32_t h = std::uint32_t(i) * 2654435761u;  // Knuth's multiplicative hash
+    h ^= h >> 15;
+    data[i] = Real(int(h & 0xFFFFu) - 32768) * Real(1.0 / 32768);
+  }
+}
+template <class Real>
+cudaError_t fill_varied(cudaStream_t stream, void* buffer, std::size_t bytes) {
+  const std::size_t count = bytes / sizeof(Real);
+  if (count == 0) return cudaSuccess;
+  int device = 0, sms = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+    return cudaErrorUnknown;
+  constexpr int threads = 256;
+  const std::size_t wanted = (count + threads - 1) / threads;
+  const unsigned blocks = unsigned(std::min<std::size_t>(wanted, std::size_t(sms) * 8));
+  fill_varied_kernel<Real><<<blocks, threads, 0, stream>>>(static_cast<Real*>(buffer), count);
+  return cudaGetLastError();
 }
 
 // Where the scratch copies of A, B and C sit in the scratch buffer, and the K and leading dimensions they have.
@@ -293,7 +324,7 @@ bool takes_cublas(bool inner, cudaStream_t stream, std::int64_t K, int M, int N,
       } else if (planned) {
         planned = workspace(stream, kScratchSlot, plan.bytes, &p) == cudaSuccess;
       }
-      planned = planned && cudaMemsetAsync(p, 0x3F, plan.bytes, stream) == cudaSuccess;  // finite in every type
+      planned = planned && fill_varied<typename ScalarOf<T>::S>(stream, p, plan.bytes) == cudaSuccess;
       base = static_cast<char*>(p);
     }
     if (!planned) return -1;
