@@ -306,8 +306,8 @@ void lu_row_all_shifts(int nv, M ck, M ek1, M dk1, const M* __restrict__ shift, 
   for (int j = 0; j < nv; ++j) {
     const M a0 = ak[j], a1 = dk1 - shift[j], b0 = bk[j], s1 = scale1[j];
     const M scale2 = ack + std::abs(a1) + std::abs(ek1);
-    const M piv1 = s1 == M(0) ? M(0) : std::abs(a0) / s1;  // s1 = 0 only if a0 = 0
-    if (ack / scale2 <= piv1) {  // no interchange (then a0 != 0, as c_k != 0 in an unreduced block)
+    // dlagtf's test |c_k| / scale2 <= |a0| / scale1, cross-multiplied (positive scales; a zero pivot interchanges).
+    if (a0 != M(0) && ack * s1 <= std::abs(a0) * scale2) {  // no interchange
       const M l = ck / a0;
       ak1[j] = a1 - l * b0;
       dk[j] = 0;
@@ -536,7 +536,8 @@ void tridiagonal_eigen(std::vector<M> d, std::vector<M> e, std::vector<M>& w, st
         std::vector<M> sorted(std::size_t(bn) * bn);
         for (int j = 0; j < bn; ++j) {
           lambda[j] = dd[order[j]];
-          std::copy(y + std::size_t(order[j]) * bn, y + std::size_t(order[j] + 1) * bn, sorted.begin() + std::size_t(j) * bn);
+          const M* column = y + std::size_t(order[j]) * bn;
+          std::copy(column, column + bn, sorted.begin() + std::size_t(j) * bn);
         }
         std::copy(sorted.begin(), sorted.end(), y);
       }

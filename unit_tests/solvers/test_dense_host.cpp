@@ -199,7 +199,8 @@ HostMatrix<T> lanczos_like(int kept, int block, int blocks, std::uint64_t seed) 
 
 template <class T>
 void check_all_shapes() {
-  for (int n : {0, 1, 2, 3, 5, 17, 64, 120}) check_contract(random_hermitian<T>(n, 100 + n), "random n=" + std::to_string(n));
+  for (int n : {0, 1, 2, 3, 5, 17, 64, 120})
+    check_contract(random_hermitian<T>(n, 100 + n), "random n=" + std::to_string(n));
   for (int n : {2, 3, 12, 48, 88, 120})
     check_contract(planted<T>(repeated_and_clustered(n), 200 + n), "repeated/clustered n=" + std::to_string(n));
   {
