@@ -119,7 +119,7 @@ kbla::TuningOptions tuning_with(const std::string& path, kbla::tuning::TuningMod
 // second call of the class (another K in the same half octave) reads it and measures nothing.
 TYPED_TEST(PortableRouteTest, MeasuresOncePerClass) {
   using Call = RouteCall<TypeParam>;
-  if (!Call::routed()) GTEST_SKIP() << "these calls take the CUDA kernels, not the portable path";
+  if (!Call::routed()) GTEST_SKIP() << "no route here: CUDA kernels, or a host space without a BLAS TPL";
   Maker mk(__LINE__);
   for (Op op : {Op::inner, Op::update}) {
     const TempCacheFile file;
@@ -147,7 +147,7 @@ TYPED_TEST(PortableRouteTest, MeasuresOncePerClass) {
 // with beta = 0 over NaN (never read) and a general beta, at widths 1 (Kokkos Kernels' gemv path) and 5 x 7.
 TYPED_TEST(PortableRouteTest, FollowsRecordedChoiceAndBothKernelsAreRight) {
   using Call = RouteCall<TypeParam>;
-  if (!Call::routed()) GTEST_SKIP() << "these calls take the CUDA kernels, not the portable path";
+  if (!Call::routed()) GTEST_SKIP() << "no route here: CUDA kernels, or a host space without a BLAS TPL";
   Maker mk(__LINE__);
   for (const char* kernel : {"portable", "kokkosblas"})
     for (Op op : {Op::inner, Op::update})
@@ -172,7 +172,7 @@ TYPED_TEST(PortableRouteTest, FollowsRecordedChoiceAndBothKernelsAreRight) {
 // naming a kernel the route does not have is measured afresh.
 TYPED_TEST(PortableRouteTest, CorruptRecordIgnored) {
   using Call = RouteCall<TypeParam>;
-  if (!Call::routed()) GTEST_SKIP() << "these calls take the CUDA kernels, not the portable path";
+  if (!Call::routed()) GTEST_SKIP() << "no route here: CUDA kernels, or a host space without a BLAS TPL";
   Maker mk(__LINE__);
   const long long K = 2000;
   const std::string call_class = Call::call_class(Op::update, K, 3, 2, false);
@@ -205,7 +205,7 @@ TYPED_TEST(PortableRouteTest, CorruptRecordIgnored) {
 // Deterministic inner calls take the portable kernel whatever is recorded, and measure nothing.
 TYPED_TEST(PortableRouteTest, DeterministicNeverMeasuresNorFollowsRecords) {
   using Call = RouteCall<TypeParam>;
-  if (!Call::routed()) GTEST_SKIP() << "these calls take the CUDA kernels, not the portable path";
+  if (!Call::routed()) GTEST_SKIP() << "no route here: CUDA kernels, or a host space without a BLAS TPL";
   Maker mk(__LINE__);
   const TempCacheFile file;
   kbla::tuning::ChoiceCache(file.path).record(Call::device(), Call::call_class(Op::inner, 900, 2, 2, false),
@@ -223,7 +223,7 @@ TYPED_TEST(PortableRouteTest, DeterministicNeverMeasuresNorFollowsRecords) {
 // model_only with nothing recorded: the portable kernel, nothing timed.
 TYPED_TEST(PortableRouteTest, ModelOnlyTakesThePortableKernel) {
   using Call = RouteCall<TypeParam>;
-  if (!Call::routed()) GTEST_SKIP() << "these calls take the CUDA kernels, not the portable path";
+  if (!Call::routed()) GTEST_SKIP() << "no route here: CUDA kernels, or a host space without a BLAS TPL";
   Maker mk(__LINE__);
   const TempCacheFile file;
   const kbla::PortableRouteStats before = kbla::portable_route_stats();
