@@ -4,16 +4,22 @@
 # Prepare here, once: KBLA_MODERN_BACKEND=cuda tools/kokkos-modern.sh, then
 #   tar -cJf .deps/kokkos-4.6-cuda.tar.xz -C /opt/kbla-deps kokkos-4.6-cuda
 # and carry .deps/kokkos-4.6-cuda.tar.xz and .deps/googletest (a GoogleTest source tree) with the command.
+# The device tool copies the working tree as it is, uncommitted edits included; to build exactly a commit, export it
+# and carry the export (only on the first call: a carried path replaces the build tree inside it):
+#   rm -rf .deps/clean && mkdir -p .deps/clean && git archive HEAD | tar -x -C .deps/clean
+#   there: cd .deps/clean && mkdir -p .deps && ln -sf ../../kokkos-4.6-cuda.tar.xz .deps/ &&
+#          ln -sfn ../../googletest .deps/googletest && MAKEFLAGS=-k bash tools/gpu-build-on-device.sh build
 # Steps, run in the order given (each call of the device tool can run several; the build tree build-gpu/ is kept
 # between calls while the machine stays warm):
 #   build     configure + build build-gpu/full (CUDA, MPI, NCCL from the machine's Python NCCL wheel when found)
 #             and build-gpu/portable (CUDA kernels off: the portable path on the GPU)
-#   test      GPU 0: ctest without the MPI, benchmark and downstream tests; GPU 1 at the same time: kbla_tune fills
-#             a choice cache, then the tall & skinny benchmark reads it
+#   test      GPU 0: ctest without the MPI, benchmark, downstream tests and the four full raw sweeps; GPU 1 at the
+#             same time: kbla_tune fills a choice cache, then the tall & skinny benchmark reads it
+#   raw       the full tall & skinny raw sweeps, D and Z on GPU 0, S and C on GPU 1 (each 2-3 minutes on an H200)
 #   mpi       the MPI ctests, then perf_tests/eigen/run_mpi_scaling.sh with the route variants (2 GPUs)
 #   model     GPU 1: the tall & skinny benchmark with measuring off; GPU 0: the portable benchmark, then the raw sweep
-# Outputs go to $OUT. The device tool brings back a limited number of files: tar them ($OUT/*.tar.gz) when a step
-# writes many. Kokkos Kernels' exported cuBLAS path may name /usr/local/cuda/lib, which such machines may lack: the
+# Outputs go to $OUT. The device tool brings back at most 8 files and drops the rest, so at the end everything in
+# $OUT is packed into $OUT/results.tar.gz (the only file left there); each step prints the tails that matter. Kokkos Kernels' exported cuBLAS path may name /usr/local/cuda/lib, which such machines may lack: the
 # build step links it to lib64 first.
 set -u; T0=$SECONDS; R=$PWD; P=/opt/kbla-deps/kokkos-4.6-cuda; B=$R/build-gpu/full; BP=$R/build-gpu/portable
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 OMP_PROC_BIND=false
@@ -43,8 +49,13 @@ test)  # GPU 0: ctest (no MPI, no benches); GPU 1: kbla_tune then the tall & ski
   step test
   ( export CUDA_VISIBLE_DEVICES=1; $B/perf_tests/tall_skinny/kbla_tune --cache $OUT/choices.cache > $OUT/tune.log 2>&1; echo "tune rc $?" >> $OUT/tune.log
     timeout 330 $B/perf_tests/tall_skinny/kbla_bench_tall_skinny --max-seconds 290 --tuning measure --tuning-cache $OUT/choices.cache --json $OUT/tall_skinny.json > $OUT/ts.log 2>&1; echo "ts rc $?" >> $OUT/ts.log ) &
-  ( cd $B && CUDA_VISIBLE_DEVICES=0 timeout 480 ctest --timeout 240 -E 'mpi|bench|downstream' -j2 > $OUT/ctest.log 2>&1; echo "ctest rc $?" >> $OUT/ctest.log )
+  ( cd $B && CUDA_VISIBLE_DEVICES=0 timeout 480 ctest --timeout 240 -E 'mpi|bench|downstream|raw_tests_[DZSC]$' -j2 > $OUT/ctest.log 2>&1; echo "ctest rc $?" >> $OUT/ctest.log )
   wait; tail -25 $OUT/ctest.log; tail -3 $OUT/tune.log; tail -4 $OUT/ts.log ;;
+raw)  # the full sweeps, two per GPU
+  step raw
+  ( cd $B && CUDA_VISIBLE_DEVICES=0 timeout 560 ctest --timeout 280 -R 'raw_tests_[DZ]$' > $OUT/ctest-raw-dz.log 2>&1; echo "raw D Z rc $?" >> $OUT/ctest-raw-dz.log ) &
+  ( cd $B && CUDA_VISIBLE_DEVICES=1 timeout 560 ctest --timeout 280 -R 'raw_tests_[SC]$' > $OUT/ctest-raw-sc.log 2>&1; echo "raw S C rc $?" >> $OUT/ctest-raw-sc.log )
+  wait; tail -4 $OUT/ctest-raw-dz.log $OUT/ctest-raw-sc.log ;;
 mpi)
   step mpi
   ( cd $B && timeout 200 ctest --timeout 90 -R mpi > $OUT/ctest-mpi.log 2>&1; echo "mpi ctest rc $?" >> $OUT/ctest-mpi.log ); tail -15 $OUT/ctest-mpi.log
@@ -56,3 +67,7 @@ model)  # GPU 1: model-only tall & skinny; GPU 0: portable bench (CUDA off)
   wait; tail -5 $OUT/portable.log; tail -4 $OUT/ts-model.log ;;
 esac; done
 step done
+# One file back: the device tool returns at most 8 and silently drops the others (JSONs and logs were lost so).
+if [ -n "${OUT:-}" ] && [ -d "$OUT" ]; then
+  (cd "$OUT" && tar -czf /tmp/kbla-results.tar.gz . && find . -mindepth 1 -delete && mv /tmp/kbla-results.tar.gz results.tar.gz)
+fi
