@@ -17,9 +17,10 @@
 #             same time: kbla_tune fills a choice cache, then the tall & skinny benchmark reads it
 #   raw       the full tall & skinny raw sweeps, D and Z on GPU 0, S and C on GPU 1 (each 2-3 minutes on an H200)
 #   mpi       the MPI ctests, then perf_tests/eigen/run_mpi_scaling.sh with the route variants (2 GPUs)
-#   model     GPU 1: the tall & skinny benchmark with measuring off; GPU 0: the portable benchmark, then the raw sweep
+#   model     GPU 1: the tall & skinny benchmark with measuring off; GPU 0: the portable benchmark
 # Outputs go to $OUT. The device tool brings back at most 8 files and drops the rest, so at the end everything in
-# $OUT is packed into $OUT/results.tar.gz (the only file left there); each step prints the tails that matter. Kokkos Kernels' exported cuBLAS path may name /usr/local/cuda/lib, which such machines may lack: the
+# $OUT is packed into $OUT/results.tar.gz (the only file left there); each step prints the tails that matter.
+# Kokkos Kernels' exported cuBLAS path may name /usr/local/cuda/lib, which such machines may lack: the
 # build step links it to lib64 first.
 set -u; T0=$SECONDS; R=$PWD; P=/opt/kbla-deps/kokkos-4.6-cuda; B=$R/build-gpu/full; BP=$R/build-gpu/portable
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 OMP_PROC_BIND=false
