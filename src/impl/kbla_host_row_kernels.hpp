@@ -19,9 +19,10 @@ namespace Impl {
 struct HostRowKernels {
   // Row runs of at most 16 reals (128 bytes, two cache lines: 16 floats, 8 doubles or complex floats, 4 complex
   // doubles) per operand. Packing such rows into column planes (the other host path) is a transpose per element
-  // that the narrow products never pay back: on the 2-core AVX-512 host of docs/portable.md the row kernels ran
-  // 1.5-3x the packed path at 2 to 16 reals per row, for inner and update, real and complex. Wider rows keep the
-  // packed path (its register tiles are the ones built for compute-bound widths; not measured with rows).
+  // that the narrow products never pay back: on the 2-core AVX-512 host of docs/portable.md, in alternating runs,
+  // the row kernels ran inner at 1.5-3x the packed path at 2 to 16 reals per row, and update at 1.3-2.5x (double
+  // width 8 about even), real and complex. Wider rows keep the packed path (its register tiles are the ones built
+  // for compute-bound widths; rows wider than 16 reals were not measured).
   static constexpr int max_row_reals = 16;
 
   // Rows a tile walks before the next tile re-reads them: the block of A and B stays in the L1 cache.
