@@ -6,13 +6,15 @@
 // reproducible for a given number of teams, so InnerOptions::deterministic needs no separate path.
 //  - host execution spaces (kbla_inner_portable_host.hpp): one team per hardware thread, blocks of rows packed
 //    into cache and summed by vectorisable tiles;
-//  - device execution spaces (kbla_inner_portable_device.hpp): a team of many threads per chunk, as many
-//    chunks as fill the device.
+//  - device execution spaces: a team of many threads per chunk, as many chunks as fill the device; C wider than
+//    4 x 4 through kbla_inner_device_blocks.hpp (threads own entries of C, rows staged in scratch), narrower C
+//    (or C too large for one team) through kbla_inner_portable_device.hpp (threads own rows).
 // This is the path of every backend without a vendor / hand-written one, and the reference those are tested
 // against.
 #pragma once
 
 #include <kbla_options.hpp>
+#include <impl/kbla_inner_device_blocks.hpp>
 #include <impl/kbla_inner_portable_device.hpp>
 #include <impl/kbla_inner_portable_host.hpp>
 #include <impl/kbla_scale.hpp>
@@ -34,6 +36,7 @@ struct InnerPortable {
   using PartialView = Kokkos::View<Scalar***, Kokkos::LayoutRight, typename ExecSpace::memory_space>;
   using HostKernel = InnerHostBlocks<ExecSpace, AView, BView, PartialView>;
   using DeviceKernel = InnerDeviceTeams<ExecSpace, AView, BView, PartialView>;
+  using DeviceBlocks = InnerDeviceBlocks<ExecSpace, AView, BView, PartialView>;
 
   static void run(const ExecSpace& exec, bool conjA, const Scalar& alpha, const AView& A, const BView& B,
                   const Scalar& beta, const CView& C, const InnerOptions& /*every variant is deterministic*/) {
@@ -46,10 +49,18 @@ struct InnerPortable {
     }
     std::int64_t teams = 1, rows_per_team = K;
     int device_threads = 1;
+    InnerBlockPlan block_plan;
+    bool use_blocks = false;
     if constexpr (runs_on_host<ExecSpace>::value) {
       // One chunk per hardware thread, but no chunk shorter than one packed block.
       const std::int64_t block = HostKernel::block_rows(M, N);
       teams = std::max<std::int64_t>(1, std::min<std::int64_t>(exec.concurrency(), (K + block - 1) / block));
+    } else if ((use_blocks = DeviceBlocks::choose(exec, M, N, block_plan))) {
+      // Enough teams to fill the device once, each at least four staged blocks long so that the closing sum
+      // across thread groups (up to tile_entries * log2(groups) barriers) is paid for by many rows.
+      const std::int64_t fill = std::max<std::int64_t>(1, std::int64_t(exec.concurrency()) / block_plan.team_size);
+      const std::int64_t min_rows = 4 * std::int64_t(block_plan.block_rows);
+      teams = std::max<std::int64_t>(1, std::min<std::int64_t>(fill, (K + min_rows - 1) / min_rows));
     } else {
       // Enough teams to fill the device once, each with at least 16 rows per thread so that the team's
       // reduction of every tile is paid for by many loads.
@@ -64,6 +75,9 @@ struct InnerPortable {
                               N);
     if constexpr (runs_on_host<ExecSpace>::value) {
       HostKernel::run(exec, conjA, A, B, partial, rows_per_team);
+    } else if (use_blocks) {
+      block_plan.rows_per_team = rows_per_team;
+      DeviceBlocks::run(exec, conjA, A, B, partial, block_plan);
     } else {
       DeviceKernel::run(exec, conjA, A, B, partial, rows_per_team, device_threads);
     }

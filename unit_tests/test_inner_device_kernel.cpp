@@ -1,0 +1,313 @@
+// The portable device kernel of kbla::inner for C wider than 4 x 4 (src/impl/kbla_inner_device_blocks.hpp), on
+// the host. The kernel is generic Kokkos team code: it is launched on the host execution space (teams of one
+// thread on Serial), and its schedule is also run by the host emulation of teams of GPU size (256 threads and
+// more, thread groups, the closing tree), in forward and reverse thread order (equal bits, or a step read what
+// another thread of the same step wrote). Every run's partials go through the public path's fixed-order combine
+// with alpha and beta, and are compared with a naive long double reference: exactly for small-integer data (every
+// sum exact in float), within a bound relative to the sum of |terms| for random data.
+#include <impl/kbla_inner_impl.hpp>
+
+#include <Kokkos_Core.hpp>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using Host = Kokkos::DefaultHostExecutionSpace;
+using cld = std::complex<long double>;
+
+template <class Scalar>
+struct Parts {
+  using real = Scalar;
+  static constexpr bool is_complex = false;
+  static cld get(const Scalar& v) { return cld(v, 0); }
+  static Scalar make(long double re, long double) { return static_cast<Scalar>(re); }
+};
+template <class Real>
+struct Parts<Kokkos::complex<Real>> {
+  using real = Real;
+  static constexpr bool is_complex = true;
+  static cld get(const Kokkos::complex<Real>& v) { return cld(v.real(), v.imag()); }
+  static Kokkos::complex<Real> make(long double re, long double im) {
+    return Kokkos::complex<Real>(static_cast<Real>(re), static_cast<Real>(im));
+  }
+};
+
+enum class Values { Random, SmallIntegers };
+
+template <class Scalar>
+Scalar draw(std::mt19937_64& rng, Values values) {
+  if (values == Values::SmallIntegers) {
+    std::uniform_int_distribution<int> d(-3, 3);
+    return Parts<Scalar>::make(d(rng), d(rng));
+  }
+  std::uniform_real_distribution<long double> d(-1, 1);
+  return Parts<Scalar>::make(d(rng), d(rng));
+}
+
+// A rows x cols operand of the given layout. LayoutStride Views have gaps and neither stride 1; rows_fast picks
+// which of the two strides is the smaller one (the kernel's copy follows the smaller stride).
+template <class Scalar, class Layout>
+Kokkos::View<Scalar**, Layout, Kokkos::HostSpace> make_operand(std::int64_t rows, int cols, bool rows_fast,
+                                                                std::mt19937_64& rng, Values values) {
+  using View = Kokkos::View<Scalar**, Layout, Kokkos::HostSpace>;
+  View v;
+  if constexpr (std::is_same<Layout, Kokkos::LayoutStride>::value) {
+    const std::size_t r = static_cast<std::size_t>(rows);
+    const Kokkos::LayoutStride layout =
+        rows_fast ? Kokkos::LayoutStride(r, 2, cols, 2 * r + 3) : Kokkos::LayoutStride(r, 2 * cols + 1, cols, 2);
+    v = View("operand", layout);
+  } else {
+    v = View("operand", rows, cols);
+  }
+  for (std::int64_t k = 0; k < rows; ++k)
+    for (int c = 0; c < cols; ++c) v(k, c) = draw<Scalar>(rng, values);
+  return v;
+}
+
+template <class ScalarT, class LayoutA, class LayoutB>
+struct KernelConfig {
+  using Scalar = ScalarT;
+  using AView = Kokkos::View<Scalar**, LayoutA, Kokkos::HostSpace>;
+  using BView = Kokkos::View<Scalar**, LayoutB, Kokkos::HostSpace>;
+  using CView = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Kokkos::HostSpace>;
+  using Portable = kbla::Impl::InnerPortable<Host, AView, BView, CView>;
+  using PartialView = typename Portable::PartialView;
+  using Blocks = kbla::Impl::InnerDeviceBlocks<Host, AView, BView, PartialView>;
+};
+
+using L = Kokkos::LayoutLeft;
+using R = Kokkos::LayoutRight;
+using S = Kokkos::LayoutStride;
+using cfloat = Kokkos::complex<float>;
+using cdouble = Kokkos::complex<double>;
+#define KBLA_KERNEL_CONFIG(SCALAR, LA, LB) \
+  struct SCALAR##_##LA##LB : KernelConfig<SCALAR, LA, LB> {}
+KBLA_KERNEL_CONFIG(double, L, L);
+KBLA_KERNEL_CONFIG(double, R, R);
+KBLA_KERNEL_CONFIG(double, S, S);
+KBLA_KERNEL_CONFIG(float, L, L);
+KBLA_KERNEL_CONFIG(float, R, R);
+KBLA_KERNEL_CONFIG(float, S, S);
+KBLA_KERNEL_CONFIG(cdouble, L, L);
+KBLA_KERNEL_CONFIG(cdouble, R, R);
+KBLA_KERNEL_CONFIG(cdouble, S, S);
+KBLA_KERNEL_CONFIG(cfloat, L, R);
+KBLA_KERNEL_CONFIG(cfloat, R, L);
+KBLA_KERNEL_CONFIG(cfloat, S, S);
+#undef KBLA_KERNEL_CONFIG
+using KernelConfigs = ::testing::Types<double_LL, double_RR, double_SS, float_LL, float_RR, float_SS, cdouble_LL,
+                                       cdouble_RR, cdouble_SS, cfloat_LR, cfloat_RL, cfloat_SS>;
+
+template <class Cfg>
+class InnerDeviceKernel : public ::testing::Test {};
+TYPED_TEST_SUITE(InnerDeviceKernel, KernelConfigs);
+
+// Exact sums A^H B and sums of |terms| per entry, in long double.
+struct Reference {
+  int M = 0, N = 0;
+  std::vector<cld> sum;
+  std::vector<long double> magnitude;
+};
+
+template <class AView, class BView>
+Reference reference(const AView& A, const BView& B, bool conjA) {
+  using Scalar = typename AView::non_const_value_type;
+  Reference ref;
+  ref.M = static_cast<int>(A.extent(1));
+  ref.N = static_cast<int>(B.extent(1));
+  ref.sum.assign(std::size_t(ref.M) * ref.N, cld(0));
+  ref.magnitude.assign(ref.sum.size(), 0);
+  std::vector<cld> a(ref.M), b(ref.N);
+  for (std::int64_t k = 0; k < std::int64_t(A.extent(0)); ++k) {
+    for (int i = 0; i < ref.M; ++i) a[i] = conjA ? std::conj(Parts<Scalar>::get(A(k, i))) : Parts<Scalar>::get(A(k, i));
+    for (int j = 0; j < ref.N; ++j) b[j] = Parts<Scalar>::get(B(k, j));
+    for (int j = 0; j < ref.N; ++j)
+      for (int i = 0; i < ref.M; ++i) {
+        ref.sum[std::size_t(j) * ref.M + i] += a[i] * b[j];
+        ref.magnitude[std::size_t(j) * ref.M + i] += std::abs(a[i]) * std::abs(b[j]);
+      }
+  }
+  return ref;
+}
+
+template <class Cfg>
+class ShapeRun {
+ public:
+  using Scalar = typename Cfg::Scalar;
+  using Real = typename Parts<Scalar>::real;
+  using Blocks = typename Cfg::Blocks;
+  using PartialView = typename Cfg::PartialView;
+
+  ShapeRun(std::int64_t K, int M, int N, bool a_rows_fast, bool b_rows_fast, Values values, std::uint64_t seed)
+      : K_(K), values_(values), rng_(seed) {
+    A_ = make_operand<Scalar, typename Cfg::AView::array_layout>(K, M, a_rows_fast, rng_, values);
+    B_ = make_operand<Scalar, typename Cfg::BView::array_layout>(K, N, b_rows_fast, rng_, values);
+    C0_ = typename Cfg::CView("C0", M, N);
+    for (int j = 0; j < N; ++j)
+      for (int i = 0; i < M; ++i) C0_(i, j) = draw<Scalar>(rng_, values);
+    alpha_ = values == Values::SmallIntegers ? Parts<Scalar>::make(2, -1) : draw<Scalar>(rng_, values);
+    beta_ = values == Values::SmallIntegers ? Parts<Scalar>::make(-1, 1) : draw<Scalar>(rng_, values);
+    std::ostringstream d;
+    d << "K=" << K << " M=" << M << " N=" << N << " A stride(0) " << A_.stride(0) << " stride(1) " << A_.stride(1)
+      << ", B stride(0) " << B_.stride(0) << " stride(1) " << B_.stride(1) << ", "
+      << (values == Values::Random ? "random" : "small integers");
+    description_ = d.str();
+  }
+
+  // Runs the schedule under `plan` over `teams` chunks (emulated in the given thread order, or launched through
+  // Kokkos on the host space) and checks C = alpha A^H B + beta C0 through the combine step. Returns the partials.
+  PartialView check(kbla::Impl::InnerBlockPlan plan, std::int64_t teams, bool conjA, int mode, const char* what) {
+    SCOPED_TRACE(description_ + ", " + what + ", team " + std::to_string(plan.team_size) + ", groups " +
+                 std::to_string(plan.groups) + ", passes " + std::to_string(plan.passes) + ", block rows " +
+                 std::to_string(plan.block_rows) + ", conj " + std::to_string(conjA));
+    plan.rows_per_team = teams == 0 ? 0 : (K_ + teams - 1) / teams;
+    if (teams > 0) teams = (K_ + plan.rows_per_team - 1) / plan.rows_per_team;
+    const int M = static_cast<int>(A_.extent(1)), N = static_cast<int>(B_.extent(1));
+    PartialView partial("partial", teams, M, N);
+    Kokkos::deep_copy(partial, Parts<Scalar>::make(std::numeric_limits<Real>::quiet_NaN(), 0));  // unwritten shows
+    if (mode == launch)
+      Blocks::run(Host(), conjA, A_, B_, partial, plan);
+    else
+      Blocks::emulate(conjA, A_, B_, partial, plan, mode == emulate_reverse);
+    Host().fence();
+    typename Cfg::CView C("C", M, N);
+    Kokkos::deep_copy(C, C0_);
+    Cfg::Portable::combine(Host(), alpha_, partial, beta_, C);
+    Host().fence();
+
+    const Reference& ref = reference_for(conjA);
+    const cld alpha = Parts<Scalar>::get(alpha_), beta = Parts<Scalar>::get(beta_);
+    // Longest chain of roundings to one entry: a thread's rows, the closing tree, the teams, alpha and beta.
+    const long double chain = static_cast<long double>(plan.rows_per_team) + std::log2(plan.groups) + teams + 4;
+    const long double eps = std::numeric_limits<Real>::epsilon();
+    int bad = 0;
+    for (int j = 0; j < N; ++j)
+      for (int i = 0; i < M; ++i) {
+        const std::size_t e = std::size_t(j) * M + i;
+        const cld c0 = Parts<Scalar>::get(C0_(i, j));
+        const cld expected = alpha * ref.sum[e] + beta * c0;
+        const long double bound = values_ == Values::SmallIntegers
+                                      ? 0
+                                      : 4 * eps * chain * (std::abs(alpha) * ref.magnitude[e] + std::abs(beta * c0));
+        const long double error = std::abs(Parts<Scalar>::get(C(i, j)) - expected);
+        if (!(error <= bound) && bad++ < 5)
+          ADD_FAILURE() << "C(" << i << ", " << j << ") = " << Parts<Scalar>::get(C(i, j)) << ", expected "
+                        << expected << " (error " << error << ", bound " << bound << ")";
+      }
+    EXPECT_EQ(bad, 0);
+    return partial;
+  }
+
+  static constexpr int emulate_forward = 0, emulate_reverse = 1, launch = 2;
+
+ private:
+  const Reference& reference_for(bool conjA) {
+    Reference& r = conjA ? ref_conj_ : ref_plain_;
+    if (r.sum.empty() && A_.extent(1) > 0) r = reference(A_, B_, conjA);
+    return r;
+  }
+
+  std::int64_t K_;
+  Values values_;
+  std::mt19937_64 rng_;
+  typename Cfg::AView A_;
+  typename Cfg::BView B_;
+  typename Cfg::CView C0_;
+  Scalar alpha_, beta_;
+  Reference ref_conj_, ref_plain_;
+  std::string description_;
+};
+
+template <class PartialView>
+bool same_bits(const PartialView& x, const PartialView& y) {
+  return x.span() == y.span() &&
+         std::memcmp(x.data(), y.data(), x.span() * sizeof(typename PartialView::value_type)) == 0;
+}
+
+// One shape: the plan a GPU would get (teams of 256+ threads, 32 KiB of scratch) in both thread orders, a small
+// odd team with a tiny scratch budget (many blocks, tree rounds of few entries), and a real Kokkos launch on the
+// host space with the team size it allows, which must match the emulation of the same plan bit for bit.
+template <class Cfg>
+void check_shape(std::int64_t K, int M, int N, int variant, Values values, bool all_plans = true) {
+  using Blocks = typename Cfg::Blocks;
+  using Run = ShapeRun<Cfg>;
+  const bool a_rows_fast = variant % 2 == 0, b_rows_fast = variant % 3 != 1;
+  Run run(K, M, N, a_rows_fast, b_rows_fast, values, 0x9e3779b97f4a7c15ull * (variant + 1) + K * 131 + M * 7 + N);
+  const std::int64_t teams = std::min<std::int64_t>(K, 3);
+  const bool conjA = variant % 4 != 3;
+
+  const int gpu_team = Blocks::device_team_size(Blocks::tile_count(M, N), 1024);
+  const auto gpu_plan = Blocks::plan_for(M, N, gpu_team, Blocks::scratch_budget);
+  const auto forward = run.check(gpu_plan, teams, conjA, Run::emulate_forward, "device plan, emulated");
+  const auto reverse = run.check(gpu_plan, teams, conjA, Run::emulate_reverse, "device plan, emulated in reverse");
+  EXPECT_TRUE(same_bits(forward, reverse)) << "thread order changed the result: a step reads another thread's write";
+
+  const int host_team = typename Blocks::Policy(Host(), 1, Kokkos::AUTO).team_size_max(Blocks(), Kokkos::ParallelForTag());
+  const auto host_plan = Blocks::plan_for(M, N, host_team, Blocks::scratch_budget);
+  const auto launched = run.check(host_plan, teams, conjA, Run::launch, "Kokkos launch on the host space");
+  if (!all_plans) return;  // long chunks: the device plan and the real launch only (the others cost minutes)
+
+  const auto small_plan = Blocks::plan_for(M, N, 37, 1024);
+  const auto small_forward = run.check(small_plan, teams, conjA, Run::emulate_forward, "37 threads, 1 KiB, emulated");
+  const auto small_reverse = run.check(small_plan, teams, conjA, Run::emulate_reverse, "37 threads, 1 KiB, reverse");
+  EXPECT_TRUE(same_bits(small_forward, small_reverse));
+
+  const auto emulated = run.check(host_plan, teams, conjA, Run::emulate_forward, "the host launch's plan, emulated");
+  EXPECT_TRUE(same_bits(launched, emulated)) << "the Kokkos launch and the emulation of its plan differ";
+}
+
+template <class Cfg>
+void check_both_values(std::int64_t K, int M, int N, int variant) {
+  check_shape<Cfg>(K, M, N, variant, Values::SmallIntegers);
+  check_shape<Cfg>(K, M, N, variant, Values::Random);
+}
+
+TYPED_TEST(InnerDeviceKernel, SquareWidths) {
+  for (int w = 1; w <= 70; ++w) check_both_values<TypeParam>(17, w, w, w);
+  for (int w : {1, 4, 5, 8, 9, 16, 17, 33, 64, 70}) check_both_values<TypeParam>(1000, w, w, w + 1);
+}
+
+TYPED_TEST(InnerDeviceKernel, RectangularAndEdgeRows) {
+  const std::pair<int, int> shapes[] = {{13, 40}, {40, 13}, {64, 7}, {7, 64}, {1, 64}, {70, 3}, {5, 66}, {6, 5}};
+  int variant = 0;
+  for (long long K : {0, 1, 17, 1000})
+    for (auto mn : shapes) check_both_values<TypeParam>(K, mn.first, mn.second, variant++);
+  // Long chunks: exact data, so that a single lost or repeated row shows.
+  check_shape<TypeParam>(100003, 13, 40, 1, Values::SmallIntegers, false);
+  check_shape<TypeParam>(100003, 9, 6, 2, Values::SmallIntegers, false);
+}
+
+// The device plan's promises, for the widths the kernel is chosen for: one tile per thread (no passes), the
+// requested scratch within a 48 KiB limit (the smallest common per-team limit), whole groups per block.
+TYPED_TEST(InnerDeviceKernel, DevicePlans) {
+  using Blocks = typename TypeParam::Blocks;
+  for (int M = 1; M <= 64; ++M)
+    for (int N = 1; N <= 64; ++N) {
+      if (M <= 4 && N <= 4) continue;
+      const int tiles = Blocks::tile_count(M, N);
+      const auto plan = Blocks::plan_for(M, N, Blocks::device_team_size(tiles, 1024), Blocks::scratch_budget);
+      SCOPED_TRACE("M=" + std::to_string(M) + " N=" + std::to_string(N));
+      ASSERT_EQ(plan.passes, 1);
+      ASSERT_GE(plan.team_size, tiles);
+      ASSERT_EQ(plan.block_rows % plan.groups, 0);
+      ASSERT_LE(Blocks::scratch_bytes(plan), std::size_t(48 * 1024));
+      ASSERT_GE(plan.scratch_scalars, std::size_t(plan.block_rows) * (plan.padded_m + plan.padded_n));
+      ASSERT_GE(plan.scratch_scalars, std::size_t(plan.groups) * plan.owners * plan.reduce_entries);
+      ASSERT_GE(plan.block_rows / plan.groups, Blocks::min_group_rows);
+      ASSERT_GE(plan.groups * plan.owners, tiles);
+    }
+}
+
+}  // namespace
