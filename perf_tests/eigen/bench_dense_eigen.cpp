@@ -1,15 +1,18 @@
 // kbla_bench_dense_eigen: the host dense Hermitian eigen-solver kbla::dense::hermitian_eigen (the Rayleigh-Ritz step
-// of kbla::eigen) timed against itself over sizes, scalar types and spectra, with the same-run LAPACK baseline
-// (dsyevd / zheevd) where LAPACK was found at configure time. Prints a table and optionally writes JSON.
+// of kbla::eigen) over sizes, scalar types and spectra, against two same-run baselines: the library's previous
+// solver (previous_hermitian_eigen.hpp, Householder + tql2) and LAPACK's dsyevd / zheevd where LAPACK was found at
+// configure time. Prints a table and optionally writes JSON.
 //
 //   kbla_bench_dense_eigen [--sizes 16,32,48,64,88,96,128] [--seconds 0.2] [--json FILE]
 //
 // Spectra: "random" (Gaussian Hermitian), "planted" (a random unitary times eigenvalues with multiplicities 3 and 6
 // and a cluster 1e-12 apart, like the Laplacian's), "banded" (bandwidth 8, shaped like the block Lanczos T).
-// Each call is timed alone (steady clock); the median and the minimum over as many calls as fit in --seconds (at
-// least 5).
+// The three are called in turn, each call timed alone (steady clock); the median and the minimum over as many rounds
+// as fit in --seconds per candidate (at least 5).
 // Residual: ||A Z - Z diag(w)||_F / max|w|; orthogonality: ||Z^H Z - I||_F.
 #include <solvers/kbla_dense_host.hpp>
+
+#include "previous_hermitian_eigen.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -17,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <random>
 #include <sstream>
@@ -140,22 +144,30 @@ struct Timing {
   double median_us = 0, min_us = 0;
 };
 
-// Median and fastest microseconds of f() over as many calls as fit in `seconds` (at least 5, after 2 untimed
-// ones); on a shared machine the minimum is the steadier of the two.
-template <class F>
-Timing time_calls(F&& f, double seconds) {
-  using Clock = std::chrono::steady_clock;
-  f();
-  f();
-  std::vector<double> t;
-  const auto start = Clock::now();
-  while (t.size() < 5 || (std::chrono::duration<double>(Clock::now() - start).count() < seconds && t.size() < 5000)) {
-    const auto t0 = Clock::now();
-    f();
-    t.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
-  }
+Timing summary(std::vector<double> t) {
   std::sort(t.begin(), t.end());
   return {t[t.size() / 2], t.front()};
+}
+
+// The candidates called in turn (after 2 untimed rounds), each call timed alone, for as many rounds as fit in
+// `seconds` per candidate (at least 5): on a shared machine all of them see the same load.
+std::vector<Timing> time_interleaved(const std::vector<std::function<void()>>& candidates, double seconds) {
+  using Clock = std::chrono::steady_clock;
+  for (int round = 0; round < 2; ++round)
+    for (const auto& f : candidates) f();
+  std::vector<std::vector<double>> t(candidates.size());
+  const auto start = Clock::now();
+  const double budget = seconds * double(candidates.size());
+  while (t[0].size() < 5 ||
+         (std::chrono::duration<double>(Clock::now() - start).count() < budget && t[0].size() < 5000))
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+      const auto t0 = Clock::now();
+      candidates[c]();
+      t[c].push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+    }
+  std::vector<Timing> out;
+  for (auto& times : t) out.push_back(summary(times));
+  return out;
 }
 
 #if KBLA_BENCH_HAVE_LAPACK
@@ -208,8 +220,8 @@ struct LapackEigen {
 struct Row {
   std::string scalar, kind;
   int n = 0;
-  Timing kbla_time;
-  Accuracy kbla;
+  Timing kbla_time, previous_time;
+  Accuracy kbla, previous;
   bool have_lapack = false;
   Timing lapack_time;
   Accuracy lapack;
@@ -222,16 +234,24 @@ Row measure(const char* scalar, const std::string& kind, int n, double seconds) 
   row.kind = kind;
   row.n = n;
   const Matrix<T> A = test_matrix<T>(kind, n, 1000 + std::uint64_t(n));
-  std::vector<double> w;
-  Matrix<T> Z;
-  row.kbla_time = time_calls([&] { kbla::dense::hermitian_eigen(A, w, Z); }, seconds);
-  row.kbla = accuracy(A, w, Z);
+  std::vector<double> w, wp;
+  Matrix<T> Z, ZP;
+  std::vector<std::function<void()>> candidates = {[&] { kbla::dense::hermitian_eigen(A, w, Z); },
+                                                   [&] { kbla_bench::previous_hermitian_eigen(A, wp, ZP); }};
 #if KBLA_BENCH_HAVE_LAPACK
   LapackEigen lapack;
   Matrix<T> ZL;
-  if (lapack.run(A, ZL)) {
-    row.have_lapack = true;
-    row.lapack_time = time_calls([&] { lapack.run(A, ZL); }, seconds);
+  row.have_lapack = lapack.run(A, ZL);
+  if (row.have_lapack) candidates.push_back([&] { lapack.run(A, ZL); });
+#endif
+  const std::vector<Timing> times = time_interleaved(candidates, seconds);
+  row.kbla_time = times[0];
+  row.previous_time = times[1];
+  row.kbla = accuracy(A, w, Z);
+  row.previous = accuracy(A, wp, ZP);
+#if KBLA_BENCH_HAVE_LAPACK
+  if (row.have_lapack) {
+    row.lapack_time = times[2];
     row.lapack = accuracy(A, lapack.w, ZL);
   }
 #endif
@@ -305,8 +325,9 @@ int main(int argc, char** argv) {
   std::printf("kbla::dense::hermitian_eigen on %s (%u hardware threads, load %s)%s\n", cpu.c_str(),
               std::thread::hardware_concurrency(), load.c_str(),
               KBLA_BENCH_HAVE_LAPACK ? "; LAPACK dsyevd/zheevd in the same run" : "; no LAPACK baseline");
-  std::printf("%-8s %-7s %5s %10s %10s %10s %10s %11s %10s %10s %10s %8s\n", "scalar", "spectrum", "n", "kbla_us",
-              "kbla_min", "residual", "orth", "lapack_us", "lapack_min", "residual", "orth", "ratio");
+  std::printf("%-8s %-8s %5s %9s %9s %8s %8s %9s %9s %7s %9s %9s %8s %8s\n", "scalar", "spectrum", "n", "kbla_us",
+              "kbla_min", "residual", "orth", "prev_us", "prev_min", "speedup", "lapack_us", "lapack_min", "residual",
+              "orth");
   std::vector<Row> rows;
   for (const char* scalar : {"double", "complex"})
     for (const std::string kind : {"random", "planted", "banded"})
@@ -314,11 +335,13 @@ int main(int argc, char** argv) {
         const Row r = std::string(scalar) == "double" ? measure<double>(scalar, kind, n, seconds)
                                                       : measure<Complex>(scalar, kind, n, seconds);
         rows.push_back(r);
-        std::printf("%-8s %-8s %5d %10.1f %10.1f %10.2e %10.2e", r.scalar.c_str(), r.kind.c_str(), r.n,
-                    r.kbla_time.median_us, r.kbla_time.min_us, r.kbla.residual, r.kbla.orthogonality);
+        std::printf("%-8s %-8s %5d %9.1f %9.1f %8.1e %8.1e %9.1f %9.1f %7.2f", r.scalar.c_str(), r.kind.c_str(), r.n,
+                    r.kbla_time.median_us, r.kbla_time.min_us, r.kbla.residual, r.kbla.orthogonality,
+                    r.previous_time.median_us, r.previous_time.min_us,
+                    r.previous_time.median_us / r.kbla_time.median_us);
         if (r.have_lapack)
-          std::printf(" %11.1f %10.1f %10.2e %10.2e %8.2f", r.lapack_time.median_us, r.lapack_time.min_us,
-                      r.lapack.residual, r.lapack.orthogonality, r.kbla_time.median_us / r.lapack_time.median_us);
+          std::printf(" %9.1f %9.1f %8.1e %8.1e", r.lapack_time.median_us, r.lapack_time.min_us, r.lapack.residual,
+                      r.lapack.orthogonality);
         std::printf("\n");
         std::fflush(stdout);
       }
@@ -343,6 +366,11 @@ int main(int argc, char** argv) {
                     "\"kbla_min_us\": %.2f, \"kbla_residual\": %.3e, \"kbla_orthogonality\": %.3e",
                     r.scalar.c_str(), r.kind.c_str(), r.n, r.kbla_time.median_us, r.kbla_time.min_us,
                     r.kbla.residual, r.kbla.orthogonality);
+      out << buf;
+      std::snprintf(buf, sizeof buf,
+                    ", \"previous_us\": %.2f, \"previous_min_us\": %.2f, \"previous_residual\": %.3e, "
+                    "\"previous_orthogonality\": %.3e",
+                    r.previous_time.median_us, r.previous_time.min_us, r.previous.residual, r.previous.orthogonality);
       out << buf;
       if (r.have_lapack) {
         std::snprintf(buf, sizeof buf,

@@ -370,7 +370,7 @@ bool inverse_iteration(const M* diag, const M* off, int bn, const M* lambda, M* 
   for (int i = 0; i < bn; ++i)
     onenrm = std::max(onenrm, std::abs(diag[i]) + (i > 0 ? std::abs(off[i - 1]) : M(0)) +
                                   (i + 1 < bn ? std::abs(off[i]) : M(0)));
-  const M ortol = M(1e-3) * onenrm, stpcrt = std::sqrt(M(0.1) / M(bn));
+  const M ortol = M(1e-3) * onenrm, stpcrt = std::sqrt(M(0.1) / M(bn)), inverse_norm = M(1) / onenrm;
   constexpr int max_iterations = 5, extra_iterations = 2, chunk = 16;
   std::vector<M> shift(bn);
   std::vector<int> cluster_start(bn, 0);
@@ -480,7 +480,8 @@ bool inverse_iteration(const M* diag, const M* off, int bn, const M* lambda, M* 
         M t = (diag[i] - lambda[j]) * yj[i];
         if (i > 0) t += off[i - 1] * yj[i - 1];
         if (i + 1 < bn) t += off[i] * yj[i + 1];
-        r2 += (t / onenrm) * (t / onenrm);
+        t *= inverse_norm;
+        r2 += t * t;
       }
       if (!(std::sqrt(r2) <= M(8) * M(bn) * eps)) return false;
     }
