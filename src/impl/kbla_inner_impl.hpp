@@ -56,9 +56,12 @@ struct InnerPortable {
       const std::int64_t block = HostKernel::block_rows(M, N);
       teams = std::max<std::int64_t>(1, std::min<std::int64_t>(exec.concurrency(), (K + block - 1) / block));
     } else if ((use_blocks = DeviceBlocks::choose(exec, M, N, block_plan))) {
-      // Enough teams to fill the device once, each at least four staged blocks long so that the closing sum
-      // across thread groups (up to tile_entries * log2(groups) barriers) is paid for by many rows.
-      const std::int64_t fill = std::max<std::int64_t>(1, std::int64_t(exec.concurrency()) / block_plan.team_size);
+      // Four times the teams that fill the device's threads once: how many teams a multiprocessor holds at once
+      // also depends on their scratch, which Kokkos does not report, and with four waves or more the last,
+      // partly filled one is a small part of the run. Each team at least four staged blocks long, so that its
+      // closing sum across thread groups is paid for by many rows.
+      const std::int64_t fill =
+          std::max<std::int64_t>(1, 4 * std::int64_t(exec.concurrency()) / block_plan.team_size);
       const std::int64_t min_rows = 4 * std::int64_t(block_plan.block_rows);
       teams = std::max<std::int64_t>(1, std::min<std::int64_t>(fill, (K + min_rows - 1) / min_rows));
     } else {
