@@ -19,7 +19,9 @@
 //  3. Z = Q Y (2 n^3 flops) with the reflectors applied four at a time as block reflectors (LAPACK's larft form),
 //     each as two passes over a row-major copy of Y with register tiles, instead of two passes per reflector.
 // About 3.3 n^3 flops in all for real data (x4 for complex), the tridiagonal stage O(n^2) plus the clusters'
-// re-orthogonalisation. kbla_bench_dense_eigen (perf_tests/eigen) times it against LAPACK's dsyevd / zheevd.
+// re-orthogonalisation. Up to n = 12 the setup costs more than the flops saved: there the former route runs (with
+// tql2's std::hypot replaced). kbla_bench_dense_eigen (perf_tests/eigen) times it against the former route and
+// LAPACK's dsyevd / zheevd.
 #pragma once
 
 #include <solvers/kbla_dense_host.hpp>
@@ -702,6 +704,140 @@ void back_transform(SplitMatrix<M>& A, const std::vector<M>& tau_re, const std::
     }
 }
 
+// Small matrices (n <= 12: kbla::ortho's s x s tests, twice per step): the route the library used before, Householder
+// forming Q and tql2 rotating it, whose O(n^3) terms cost less than the route above's setup at these sizes. Takes
+// the scaled Hermitian matrix (whole); Z and w as hermitian_eigen.
+template <class T>
+void small_hermitian_eigen(const Matrix<T>& Ain, std::vector<mag_t<T>>& w, Matrix<T>& Z) {
+  using M = mag_t<T>;
+  const int n = Ain.rows();
+  if (Ain.cols() != n) throw std::invalid_argument("kbla::dense::hermitian_eigen: matrix is not square");
+  Matrix<T> A = Ain;
+  Z = Matrix<T>::identity(n);
+  w.assign(n, M(0));
+  if (n == 0) return;
+  std::vector<M> e(n, M(0));
+  std::vector<T> v(n), p(n), zp(n);
+  for (int k = 0; k + 1 < n; ++k) {
+    const int L = n - k - 1;  // length of x = A(k+1:n, k)
+    const T alpha = A(k + 1, k);
+    M xnorm2 = 0;
+    for (int i = k + 2; i < n; ++i) xnorm2 += abs2(A(i, k));
+    const M alpha_im = kbla::Impl::ArithTraits<T>::imag(alpha);
+    if (xnorm2 == M(0) && alpha_im == M(0)) {
+      e[k] = real(alpha);
+      continue;  // H = I
+    }
+    const M beta = -std::copysign(std::sqrt(abs2(alpha) + xnorm2), real(alpha));
+    const T tau = (T(beta) - alpha) / T(beta);
+    const T scale = T(1) / (alpha - T(beta));
+    v[0] = T(1);
+    for (int i = 1; i < L; ++i) v[i] = A(k + 1 + i, k) * scale;
+    e[k] = beta;
+    // Column k / row k become beta e1.
+    A(k + 1, k) = T(beta);
+    A(k, k + 1) = T(beta);
+    for (int i = k + 2; i < n; ++i) A(i, k) = A(k, i) = T(0);
+    // Trailing block: A22 <- H^H A22 H, H = I - tau v v^H.
+    const int o = k + 1;
+    const T ctau = conj(tau);
+    for (int j = o; j < n; ++j) {  // left: A22 -= conj(tau) v (v^H A22)
+      T s = T(0);
+      for (int i = 0; i < L; ++i) s += conj(v[i]) * A(o + i, j);
+      s *= ctau;
+      for (int i = 0; i < L; ++i) A(o + i, j) -= v[i] * s;
+    }
+    // Right-hand updates column by column (column-major storage: contiguous inner loops).
+    for (int i = 0; i < L; ++i) p[i] = T(0);  // right: A22 -= tau (A22 v) v^H
+    for (int j = 0; j < L; ++j) {
+      const T vj = v[j];
+      const T* a = &A(o, o + j);
+      for (int i = 0; i < L; ++i) p[i] += a[i] * vj;
+    }
+    for (int j = 0; j < L; ++j) {
+      const T cv = tau * conj(v[j]);
+      T* a = &A(o, o + j);
+      for (int i = 0; i < L; ++i) a[i] -= p[i] * cv;
+    }
+    zp.assign(n, T(0));  // Z <- Z H on columns k+1..n
+    for (int j = 0; j < L; ++j) {
+      const T vj = v[j];
+      const T* z = &Z(0, o + j);
+      for (int i = 0; i < n; ++i) zp[i] += z[i] * vj;
+    }
+    for (int j = 0; j < L; ++j) {
+      const T cv = tau * conj(v[j]);
+      T* z = &Z(0, o + j);
+      for (int i = 0; i < n; ++i) z[i] -= zp[i] * cv;
+    }
+  }
+  std::vector<M>& d = w;
+  for (int k = 0; k < n; ++k) d[k] = real(A(k, k));
+  e[n - 1] = 0;
+
+  // tql2: e[i] couples d[i] and d[i+1].
+  const M eps = std::numeric_limits<M>::epsilon();
+  M f = 0, tst1 = 0;
+  int total_iterations = 0;
+  for (int l = 0; l < n; ++l) {
+    tst1 = std::max(tst1, std::abs(d[l]) + std::abs(e[l]));
+    int m = l;
+    while (m < n - 1 && std::abs(e[m]) > eps * tst1) ++m;
+    if (m > l) {
+      do {
+        if (++total_iterations > 60 * n + 60)
+          throw std::runtime_error("kbla::dense::hermitian_eigen: QL iteration did not converge");
+        M g = d[l];
+        M pp = (d[l + 1] - g) / (M(2) * e[l]);
+        M r = pythag(pp, M(1));
+        if (pp < 0) r = -r;
+        d[l] = e[l] / (pp + r);
+        d[l + 1] = e[l] * (pp + r);
+        const M dl1 = d[l + 1];
+        M h = g - d[l];
+        for (int i = l + 2; i < n; ++i) d[i] -= h;
+        f += h;
+        pp = d[m];
+        M c = 1, c2 = 1, c3 = 1, s = 0, s2 = 0;
+        const M el1 = e[l + 1];
+        for (int i = m - 1; i >= l; --i) {
+          c3 = c2;
+          c2 = c;
+          s2 = s;
+          g = c * e[i];
+          h = c * pp;
+          r = pythag(pp, e[i]);
+          e[i + 1] = s * r;
+          s = e[i] / r;
+          c = pp / r;
+          pp = c * d[i] - s * g;
+          d[i + 1] = h + s * (c * g + s * d[i]);
+          for (int k = 0; k < n; ++k) {
+            const T zk1 = Z(k, i + 1), zk = Z(k, i);
+            Z(k, i + 1) = zk * s + zk1 * c;
+            Z(k, i) = zk * c - zk1 * s;
+          }
+        }
+        pp = -s * s2 * c3 * el1 * e[l] / dl1;
+        e[l] = s * pp;
+        d[l] = c * pp;
+      } while (std::abs(e[l]) > eps * tst1);
+    }
+    d[l] += f;
+    e[l] = 0;
+  }
+  // Sort ascending (selection sort keeps the column swaps few).
+  for (int i = 0; i + 1 < n; ++i) {
+    int k = i;
+    for (int j = i + 1; j < n; ++j)
+      if (d[j] < d[k]) k = j;
+    if (k != i) {
+      std::swap(d[i], d[k]);
+      for (int r = 0; r < n; ++r) std::swap(Z(r, i), Z(r, k));
+    }
+  }
+}
+
 }  // namespace eigen_detail
 
 // Hermitian eigenproblem A = Z diag(w) Z^H, w ascending, Z unitary (see the top of this file for the method).
@@ -738,6 +874,21 @@ void hermitian_eigen(const Matrix<T>& Ain, std::vector<mag_t<T>>& w, Matrix<T>& 
   if (scale != M(1)) {
     for (M& x : A.re) x *= scale;
     for (M& x : A.im) x *= scale;
+  }
+  if (n <= 12) {
+    Matrix<T> S(n, n);  // the scaled Hermitian part, both triangles
+    for (int j = 0; j < n; ++j)
+      for (int i = j; i < n; ++i) {
+        if constexpr (cplx)
+          S(i, j) = T(A.r(i, j), A.c(i, j));
+        else
+          S(i, j) = T(A.r(i, j));
+        S(j, i) = conj(S(i, j));
+      }
+    eigen_detail::small_hermitian_eigen(S, w, Z);
+    if (scale != M(1))
+      for (M& x : w) x /= scale;
+    return;
   }
   std::vector<M> d, e, tau_re, tau_im, Y;
   eigen_detail::tridiagonalize<M, cplx>(A, d, e, tau_re, tau_im);

@@ -336,17 +336,19 @@ TEST(DenseHost, TridiagonalQLWithVectors) {
 
 // Scaling: tiny and huge matrices come out as the scaled decomposition (no overflow or underflow in the squares).
 TEST(DenseHost, HermitianEigenScaling) {
-  const HostMatrix<double> A = random_hermitian<double>(30, 600);
-  std::vector<double> w, ws;
-  HostMatrix<double> Z, Zs;
-  kbla::dense::hermitian_eigen(A, w, Z);
-  for (double factor : {1e-170, 1e170}) {
-    HostMatrix<double> B = A;
-    for (int j = 0; j < 30; ++j)
-      for (int i = 0; i < 30; ++i) B(i, j) *= factor;
-    kbla::dense::hermitian_eigen(B, ws, Zs);
-    for (int i = 0; i < 30; ++i) EXPECT_NEAR(ws[i] / factor, w[i], 1e-13 * 30) << factor << " " << i;
-    EXPECT_LE(orthogonality_loss(Zs), 1e-13 * 30);
+  for (int n : {8, 30}) {  // both routes (small matrices take the Householder + tql2 one)
+    const HostMatrix<double> A = random_hermitian<double>(n, 600 + n);
+    std::vector<double> w, ws;
+    HostMatrix<double> Z, Zs;
+    kbla::dense::hermitian_eigen(A, w, Z);
+    for (double factor : {1e-170, 1e170}) {
+      HostMatrix<double> B = A;
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) B(i, j) *= factor;
+      kbla::dense::hermitian_eigen(B, ws, Zs);
+      for (int i = 0; i < n; ++i) EXPECT_NEAR(ws[i] / factor, w[i], 1e-13 * n) << factor << " " << i;
+      EXPECT_LE(orthogonality_loss(Zs), 1e-13 * n);
+    }
   }
 }
 
