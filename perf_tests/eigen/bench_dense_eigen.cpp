@@ -1,7 +1,6 @@
 // kbla_bench_dense_eigen: the host dense Hermitian eigen-solver kbla::dense::hermitian_eigen (the Rayleigh-Ritz step
-// of kbla::eigen) over sizes, scalar types and spectra, against two same-run baselines: the library's previous
-// solver (previous_hermitian_eigen.hpp, Householder + tql2) and LAPACK's dsyevd / zheevd where LAPACK was found at
-// configure time. Prints a table and optionally writes JSON.
+// of kbla::eigen) over sizes, scalar types and spectra, against the same-run baseline LAPACK dsyevd / zheevd where
+// LAPACK was found at configure time. Prints a table and optionally writes JSON.
 //
 //   kbla_bench_dense_eigen [--sizes 16,32,48,64,88,96,128] [--seconds 0.2] [--json FILE]
 //
@@ -11,8 +10,6 @@
 // as fit in --seconds per candidate (at least 5).
 // Residual: ||A Z - Z diag(w)||_F / max|w|; orthogonality: ||Z^H Z - I||_F.
 #include <solvers/kbla_dense_host.hpp>
-
-#include "previous_hermitian_eigen.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -220,8 +217,8 @@ struct LapackEigen {
 struct Row {
   std::string scalar, kind;
   int n = 0;
-  Timing kbla_time, previous_time;
-  Accuracy kbla, previous;
+  Timing kbla_time;
+  Accuracy kbla;
   bool have_lapack = false;
   Timing lapack_time;
   Accuracy lapack;
@@ -234,10 +231,9 @@ Row measure(const char* scalar, const std::string& kind, int n, double seconds) 
   row.kind = kind;
   row.n = n;
   const Matrix<T> A = test_matrix<T>(kind, n, 1000 + std::uint64_t(n));
-  std::vector<double> w, wp;
-  Matrix<T> Z, ZP;
-  std::vector<std::function<void()>> candidates = {[&] { kbla::dense::hermitian_eigen(A, w, Z); },
-                                                   [&] { kbla_bench::previous_hermitian_eigen(A, wp, ZP); }};
+  std::vector<double> w;
+  Matrix<T> Z;
+  std::vector<std::function<void()>> candidates = {[&] { kbla::dense::hermitian_eigen(A, w, Z); }};
 #if KBLA_BENCH_HAVE_LAPACK
   LapackEigen lapack;
   Matrix<T> ZL;
@@ -246,12 +242,10 @@ Row measure(const char* scalar, const std::string& kind, int n, double seconds) 
 #endif
   const std::vector<Timing> times = time_interleaved(candidates, seconds);
   row.kbla_time = times[0];
-  row.previous_time = times[1];
   row.kbla = accuracy(A, w, Z);
-  row.previous = accuracy(A, wp, ZP);
 #if KBLA_BENCH_HAVE_LAPACK
   if (row.have_lapack) {
-    row.lapack_time = times[2];
+    row.lapack_time = times[1];
     row.lapack = accuracy(A, lapack.w, ZL);
   }
 #endif
@@ -325,9 +319,8 @@ int main(int argc, char** argv) {
   std::printf("kbla::dense::hermitian_eigen on %s (%u hardware threads, load %s)%s\n", cpu.c_str(),
               std::thread::hardware_concurrency(), load.c_str(),
               KBLA_BENCH_HAVE_LAPACK ? "; LAPACK dsyevd/zheevd in the same run" : "; no LAPACK baseline");
-  std::printf("%-8s %-8s %5s %9s %9s %8s %8s %9s %9s %7s %9s %9s %8s %8s\n", "scalar", "spectrum", "n", "kbla_us",
-              "kbla_min", "residual", "orth", "prev_us", "prev_min", "speedup", "lapack_us", "lapack_min", "residual",
-              "orth");
+  std::printf("%-8s %-8s %5s %9s %9s %8s %8s %9s %9s %8s %8s\n", "scalar", "spectrum", "n", "kbla_us", "kbla_min",
+              "residual", "orth", "lapack_us", "lapack_min", "residual", "orth");
   std::vector<Row> rows;
   for (const char* scalar : {"double", "complex"})
     for (const std::string kind : {"random", "planted", "banded"})
@@ -335,10 +328,8 @@ int main(int argc, char** argv) {
         const Row r = std::string(scalar) == "double" ? measure<double>(scalar, kind, n, seconds)
                                                       : measure<Complex>(scalar, kind, n, seconds);
         rows.push_back(r);
-        std::printf("%-8s %-8s %5d %9.1f %9.1f %8.1e %8.1e %9.1f %9.1f %7.2f", r.scalar.c_str(), r.kind.c_str(), r.n,
-                    r.kbla_time.median_us, r.kbla_time.min_us, r.kbla.residual, r.kbla.orthogonality,
-                    r.previous_time.median_us, r.previous_time.min_us,
-                    r.previous_time.median_us / r.kbla_time.median_us);
+        std::printf("%-8s %-8s %5d %9.1f %9.1f %8.1e %8.1e", r.scalar.c_str(), r.kind.c_str(), r.n,
+                    r.kbla_time.median_us, r.kbla_time.min_us, r.kbla.residual, r.kbla.orthogonality);
         if (r.have_lapack)
           std::printf(" %9.1f %9.1f %8.1e %8.1e", r.lapack_time.median_us, r.lapack_time.min_us, r.lapack.residual,
                       r.lapack.orthogonality);
@@ -366,11 +357,6 @@ int main(int argc, char** argv) {
                     "\"kbla_min_us\": %.2f, \"kbla_residual\": %.3e, \"kbla_orthogonality\": %.3e",
                     r.scalar.c_str(), r.kind.c_str(), r.n, r.kbla_time.median_us, r.kbla_time.min_us,
                     r.kbla.residual, r.kbla.orthogonality);
-      out << buf;
-      std::snprintf(buf, sizeof buf,
-                    ", \"previous_us\": %.2f, \"previous_min_us\": %.2f, \"previous_residual\": %.3e, "
-                    "\"previous_orthogonality\": %.3e",
-                    r.previous_time.median_us, r.previous_time.min_us, r.previous.residual, r.previous.orthogonality);
       out << buf;
       if (r.have_lapack) {
         std::snprintf(buf, sizeof buf,
