@@ -30,14 +30,12 @@ using cld = std::complex<long double>;
 template <class Scalar>
 struct Parts {
   using real = Scalar;
-  static constexpr bool is_complex = false;
   static cld get(const Scalar& v) { return cld(v, 0); }
   static Scalar make(long double re, long double) { return static_cast<Scalar>(re); }
 };
 template <class Real>
 struct Parts<Kokkos::complex<Real>> {
   using real = Real;
-  static constexpr bool is_complex = true;
   static cld get(const Kokkos::complex<Real>& v) { return cld(v.real(), v.imag()); }
   static Kokkos::complex<Real> make(long double re, long double im) {
     return Kokkos::complex<Real>(static_cast<Real>(re), static_cast<Real>(im));
