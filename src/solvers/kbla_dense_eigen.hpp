@@ -775,57 +775,10 @@ void small_hermitian_eigen(const Matrix<T>& Ain, std::vector<mag_t<T>>& w, Matri
   for (int k = 0; k < n; ++k) d[k] = real(A(k, k));
   e[n - 1] = 0;
 
-  // tql2: e[i] couples d[i] and d[i+1].
-  const M eps = std::numeric_limits<M>::epsilon();
-  M f = 0, tst1 = 0;
-  int total_iterations = 0;
-  for (int l = 0; l < n; ++l) {
-    tst1 = std::max(tst1, std::abs(d[l]) + std::abs(e[l]));
-    int m = l;
-    while (m < n - 1 && std::abs(e[m]) > eps * tst1) ++m;
-    if (m > l) {
-      do {
-        if (++total_iterations > 60 * n + 60)
-          throw std::runtime_error("kbla::dense::hermitian_eigen: QL iteration did not converge");
-        M g = d[l];
-        M pp = (d[l + 1] - g) / (M(2) * e[l]);
-        M r = pythag(pp, M(1));
-        if (pp < 0) r = -r;
-        d[l] = e[l] / (pp + r);
-        d[l + 1] = e[l] * (pp + r);
-        const M dl1 = d[l + 1];
-        M h = g - d[l];
-        for (int i = l + 2; i < n; ++i) d[i] -= h;
-        f += h;
-        pp = d[m];
-        M c = 1, c2 = 1, c3 = 1, s = 0, s2 = 0;
-        const M el1 = e[l + 1];
-        for (int i = m - 1; i >= l; --i) {
-          c3 = c2;
-          c2 = c;
-          s2 = s;
-          g = c * e[i];
-          h = c * pp;
-          r = pythag(pp, e[i]);
-          e[i + 1] = s * r;
-          s = e[i] / r;
-          c = pp / r;
-          pp = c * d[i] - s * g;
-          d[i + 1] = h + s * (c * g + s * d[i]);
-          for (int k = 0; k < n; ++k) {
-            const T zk1 = Z(k, i + 1), zk = Z(k, i);
-            Z(k, i + 1) = zk * s + zk1 * c;
-            Z(k, i) = zk * c - zk1 * s;
-          }
-        }
-        pp = -s * s2 * c3 * el1 * e[l] / dl1;
-        e[l] = s * pp;
-        d[l] = c * pp;
-      } while (std::abs(e[l]) > eps * tst1);
-    }
-    d[l] += f;
-    e[l] = 0;
-  }
+  // tql2, rotating Z's columns: the rotations are real, so a complex column-major Z is a real one of 2n rows.
+  constexpr int parts = eigen_detail::is_complex_v<T> ? 2 : 1;
+  if (!tridiagonal_ql(d.data(), e.data(), n, reinterpret_cast<M*>(Z.data()), parts * n, parts * n))
+    throw std::runtime_error("kbla::dense::hermitian_eigen: QL iteration did not converge");
   // Sort ascending (selection sort keeps the column swaps few).
   for (int i = 0; i + 1 < n; ++i) {
     int k = i;
