@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kbla {
@@ -28,6 +29,9 @@ inline ChoiceCache& process_choice_cache(const std::string& path) {
   return *cache;
 }
 
+// Two candidates whose first timings are within this factor are timed once more, in the reverse order.
+constexpr double kCloseRace = 1.5;
+
 // The kernel to run for `call_class` on `device`.
 //   candidates: kernel names the call can run for this class (at least one; model_pick among them);
 //   time_seconds(name): the measured time of one call of `name` on scratch buffers of the class, or a negative
@@ -42,14 +46,25 @@ std::string choose_kernel(ChoiceCache& cache, TuningMode mode, const std::string
       std::find(candidates.begin(), candidates.end(), cached.kernel) != candidates.end())
     return cached.kernel;
   if (mode == TuningMode::model_only || candidates.size() < 2) return model_pick;
-  Choice best{std::string(), -1};
+  std::vector<Choice> timed;
   for (const std::string& name : candidates) {
     const double t = time_seconds(name);
-    if (t >= 0 && (best.seconds < 0 || t < best.seconds)) best = Choice{name, t};
+    if (t >= 0) timed.push_back(Choice{name, t});
   }
-  if (best.seconds < 0) return model_pick;  // nothing could be timed: do not record a guess
-  cache.record(device, call_class, best);
-  return best.kernel;
+  if (timed.empty()) return model_pick;  // nothing could be timed: do not record a guess
+  std::sort(timed.begin(), timed.end(), [](const Choice& a, const Choice& b) { return a.seconds < b.seconds; });
+  // A close race is run again in the other order and each keeps its faster time: a candidate timed right after
+  // another can inherit its clock and power state (on an H200 the candidate timed first was measured up to 15 %
+  // faster than the same call in a benchmark, the one timed second up to 15 % slower).
+  if (timed.size() > 1 && timed[1].seconds <= kCloseRace * timed[0].seconds) {
+    for (int i : {1, 0}) {
+      const double t = time_seconds(timed[i].kernel);
+      if (t >= 0 && t < timed[i].seconds) timed[i].seconds = t;
+    }
+    if (timed[1].seconds < timed[0].seconds) std::swap(timed[0], timed[1]);
+  }
+  cache.record(device, call_class, timed[0]);
+  return timed[0].kernel;
 }
 
 }  // namespace tuning
