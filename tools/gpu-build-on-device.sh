@@ -13,6 +13,11 @@
 # between calls while the machine stays warm):
 #   build     configure + build build-gpu/full (CUDA, MPI, NCCL from the machine's Python NCCL wheel when found)
 #             and build-gpu/portable (CUDA kernels off: the portable path on the GPU)
+#   build-perf  configure build-gpu/full (no MPI) and build only the programs the `tune` and `eigen` steps run
+#             (about 4 minutes: the kernel library's largest object is most of it)
+#   tune      GPU 1: kbla_tune fills a choice cache, then the tall & skinny benchmark (--interleave) reads it
+#   eigen     GPU 0 (while `tune` may run on GPU 1, put them in one call as "tune eigen"): the eigen driver three
+#             times on the 100^3 Laplacian, then one run per basis size / block size of a small sweep
 #   test      GPU 0: ctest without the MPI, benchmark, downstream tests and the four full raw sweeps; GPU 1 at the
 #             same time: kbla_tune fills a choice cache, then the tall & skinny benchmark reads it
 #   raw       the full tall & skinny raw sweeps, D and Z on GPU 0, S and C on GPU 1 (each 2-3 minutes on an H200)
@@ -46,10 +51,35 @@ build)
   tail -1 $OUT/build-portable.log
   [ $rc -eq 0 ] || { grep -B2 -A10 -m6 ' error' $OUT/build.log | head -80; exit 1; }
   echo "full build ok" ;;
+build-perf)
+  if [ ! -e /usr/local/cuda/lib/libcublas.so ] && [ -e /usr/local/cuda/lib64/libcublas.so ]; then
+    mkdir -p /usr/local/cuda/lib && for f in /usr/local/cuda/lib64/*.so*; do ln -sf "$f" /usr/local/cuda/lib/; done
+  fi
+  step build-perf
+  cmake -S $R -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$P -DCMAKE_CXX_COMPILER=$P/bin/nvcc_wrapper \
+        -DCMAKE_CUDA_ARCHITECTURES=90 -DKBLA_ENABLE_TESTS=OFF -DKBLA_ENABLE_PERF_TESTS=ON > $OUT/configure.log 2>&1 ||
+    { tail -40 $OUT/configure.log; exit 1; }
+  cmake --build $B -j30 --target kbla_eigen_driver kbla_tune kbla_bench_tall_skinny > $OUT/build.log 2>&1 ||
+    { grep -B2 -A10 -m6 ' error' $OUT/build.log | head -80; exit 1; }
+  echo "perf programs built" ;;
+tune)  # in the background on GPU 1; the `done` step below waits for it
+  step tune
+  ( export CUDA_VISIBLE_DEVICES=1; $B/perf_tests/tall_skinny/kbla_tune --cache $OUT/choices.cache > $OUT/tune.log 2>&1; echo "tune rc $?" >> $OUT/tune.log
+    timeout 330 $B/perf_tests/tall_skinny/kbla_bench_tall_skinny --max-seconds 280 --interleave --tuning measure --tuning-cache $OUT/choices.cache --json $OUT/tall_skinny.json > $OUT/ts.log 2>&1; echo "ts rc $?" >> $OUT/ts.log ) &
+  ;;
+eigen)
+  step eigen
+  E=$B/perf_tests/eigen/kbla_eigen_driver
+  for i in 1 2 3; do CUDA_VISIBLE_DEVICES=0 $E --laplacian 100 -k 16 --tol 1e-10 --check-analytic --json $OUT/eigen$i.json > $OUT/eigen$i.log 2>&1; echo "eigen run $i rc $?"; grep -E "first solve|^  time|converged:" $OUT/eigen$i.log; done
+  CUDA_VISIBLE_DEVICES=0 $E --laplacian 100 -k 16 --tol 1e-10 --check-analytic --cold --quiet > $OUT/eigen-cold.log 2>&1; echo "cold rc $?"; grep -E "^  time" $OUT/eigen-cold.log
+  for sm in "-s 8 -m 10" "-s 8 -m 14" "-s 8 -m 16" "-s 8 -m 20" "-s 4 -m 24" "-s 16 -m 8"; do
+    CUDA_VISIBLE_DEVICES=0 timeout 60 $E --laplacian 100 -k 16 --tol 1e-10 --check-analytic --quiet $sm > $OUT/eigen-sweep.log 2>&1
+    echo "sweep $sm: $(grep -E 'restarts,' $OUT/eigen-sweep.log | sed 's/^ *//') | $(grep -E '^  time' $OUT/eigen-sweep.log | cut -c1-200)"
+  done ;;
 test)  # GPU 0: ctest (no MPI, no benches); GPU 1: kbla_tune then the tall & skinny benchmark with the cache
   step test
   ( export CUDA_VISIBLE_DEVICES=1; $B/perf_tests/tall_skinny/kbla_tune --cache $OUT/choices.cache > $OUT/tune.log 2>&1; echo "tune rc $?" >> $OUT/tune.log
-    timeout 330 $B/perf_tests/tall_skinny/kbla_bench_tall_skinny --max-seconds 290 --tuning measure --tuning-cache $OUT/choices.cache --json $OUT/tall_skinny.json > $OUT/ts.log 2>&1; echo "ts rc $?" >> $OUT/ts.log ) &
+    timeout 330 $B/perf_tests/tall_skinny/kbla_bench_tall_skinny --max-seconds 280 --interleave --tuning measure --tuning-cache $OUT/choices.cache --json $OUT/tall_skinny.json > $OUT/ts.log 2>&1; echo "ts rc $?" >> $OUT/ts.log ) &
   ( cd $B && CUDA_VISIBLE_DEVICES=0 timeout 480 ctest --timeout 240 -E 'mpi|bench|downstream|raw_tests_[DZSC]$' -j2 > $OUT/ctest.log 2>&1; echo "ctest rc $?" >> $OUT/ctest.log )
   wait; tail -25 $OUT/ctest.log; tail -3 $OUT/tune.log; tail -4 $OUT/ts.log ;;
 raw)  # the full sweeps, two per GPU
@@ -67,6 +97,8 @@ model)  # GPU 1: model-only tall & skinny; GPU 0: portable bench (CUDA off)
   ( export CUDA_VISIBLE_DEVICES=0; timeout 300 $BP/perf_tests/portable/kbla_bench_portable --mbytes 2048 --rounds 3 --json $OUT/portable.json > $OUT/portable.log 2>&1; echo "portable rc $?" >> $OUT/portable.log )
   wait; tail -5 $OUT/portable.log; tail -4 $OUT/ts-model.log ;;
 esac; done
+wait  # a `tune` step still running in the background
+[ -f $OUT/ts.log ] && { tail -3 $OUT/tune.log; tail -4 $OUT/ts.log; }
 step done
 # One file back: the device tool returns at most 8 and silently drops the others (JSONs and logs were lost so).
 if [ -n "${OUT:-}" ] && [ -d "$OUT" ]; then
