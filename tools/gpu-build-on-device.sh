@@ -34,6 +34,13 @@ NCCL_INC=$(dirname "$(find / -xdev -name nccl.h -path '*nvidia*' 2>/dev/null | h
 NCCL_LIB=$(find "$(dirname "$NCCL_INC")/lib" -name 'libnccl.so*' 2>/dev/null | head -1)
 export LD_LIBRARY_PATH=$(dirname "$NCCL_LIB"):${LD_LIBRARY_PATH:-}
 step() { echo "=== $1 at $((SECONDS-T0)) s"; }
+# GPU 1: kbla_tune fills a choice cache at the callers' sizes, then the tall & skinny benchmark reads it.
+tune_and_bench() {
+  export CUDA_VISIBLE_DEVICES=1
+  $B/perf_tests/tall_skinny/kbla_tune --cache $OUT/choices.cache > $OUT/tune.log 2>&1; echo "tune rc $?" >> $OUT/tune.log
+  timeout 330 $B/perf_tests/tall_skinny/kbla_bench_tall_skinny --max-seconds 280 --interleave --tuning measure \
+    --tuning-cache $OUT/choices.cache --json $OUT/tall_skinny.json > $OUT/ts.log 2>&1; echo "ts rc $?" >> $OUT/ts.log
+}
 for s in "$@"; do case $s in
 build)
   if [ ! -e /usr/local/cuda/lib/libcublas.so ] && [ -e /usr/local/cuda/lib64/libcublas.so ]; then
@@ -64,9 +71,7 @@ build-perf)
   echo "perf programs built" ;;
 tune)  # in the background on GPU 1; the `done` step below waits for it
   step tune
-  ( export CUDA_VISIBLE_DEVICES=1; $B/perf_tests/tall_skinny/kbla_tune --cache $OUT/choices.cache > $OUT/tune.log 2>&1; echo "tune rc $?" >> $OUT/tune.log
-    timeout 330 $B/perf_tests/tall_skinny/kbla_bench_tall_skinny --max-seconds 280 --interleave --tuning measure --tuning-cache $OUT/choices.cache --json $OUT/tall_skinny.json > $OUT/ts.log 2>&1; echo "ts rc $?" >> $OUT/ts.log ) &
-  ;;
+  tune_and_bench & ;;
 eigen)
   step eigen
   E=$B/perf_tests/eigen/kbla_eigen_driver
@@ -76,12 +81,11 @@ eigen)
     CUDA_VISIBLE_DEVICES=0 timeout 60 $E --laplacian 100 -k 16 --tol 1e-10 --check-analytic --quiet $sm > $OUT/eigen-sweep.log 2>&1
     echo "sweep $sm: $(grep -E 'restarts,' $OUT/eigen-sweep.log | sed 's/^ *//') | $(grep -E '^  time' $OUT/eigen-sweep.log | cut -c1-200)"
   done ;;
-test)  # GPU 0: ctest (no MPI, no benches); GPU 1: kbla_tune then the tall & skinny benchmark with the cache
+test)  # GPU 0: ctest (no MPI, no benches); GPU 1 at the same time: the `tune` step
   step test
-  ( export CUDA_VISIBLE_DEVICES=1; $B/perf_tests/tall_skinny/kbla_tune --cache $OUT/choices.cache > $OUT/tune.log 2>&1; echo "tune rc $?" >> $OUT/tune.log
-    timeout 330 $B/perf_tests/tall_skinny/kbla_bench_tall_skinny --max-seconds 280 --interleave --tuning measure --tuning-cache $OUT/choices.cache --json $OUT/tall_skinny.json > $OUT/ts.log 2>&1; echo "ts rc $?" >> $OUT/ts.log ) &
+  tune_and_bench &
   ( cd $B && CUDA_VISIBLE_DEVICES=0 timeout 480 ctest --timeout 240 -E 'mpi|bench|downstream|raw_tests_[DZSC]$' -j2 > $OUT/ctest.log 2>&1; echo "ctest rc $?" >> $OUT/ctest.log )
-  wait; tail -25 $OUT/ctest.log; tail -3 $OUT/tune.log; tail -4 $OUT/ts.log ;;
+  wait; tail -25 $OUT/ctest.log ;;
 raw)  # the full sweeps, two per GPU
   step raw
   ( cd $B && CUDA_VISIBLE_DEVICES=0 timeout 560 ctest --timeout 280 -R 'raw_tests_[DZ]$' > $OUT/ctest-raw-dz.log 2>&1; echo "raw D Z rc $?" >> $OUT/ctest-raw-dz.log ) &
