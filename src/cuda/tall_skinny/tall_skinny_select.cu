@@ -20,7 +20,8 @@
 // calls on the caller's sizes (at 4-5 TB/s about 10 ms for 8 GB of operands), plus the first launch of each (cuBLAS's
 // heuristics, module loading). Only the caller's stream is waited for (and the device, when a large scratch buffer is
 // allocated or freed). A candidate that returns an error is skipped; when nothing could be timed (no memory for the
-// scratch operands, stream capture under way) the model's pick is used and nothing is recorded.
+// scratch operands, stream capture under way) the model's pick is used and nothing is recorded. Two candidates
+// within 1.5x of each other are timed once more in the reverse order (tuning::choose_kernel).
 #include <cublas_v2.h>
 
 #include <algorithm>
@@ -161,10 +162,8 @@ std::string call_class(const char* op, std::int64_t K, int M, int N, const Opera
 }
 
 // Fills the scratch operands with varied values in [-1, 1) (a hash of the index; finite in every type), the kind of
-// data callers have. With one repeated byte, as cudaMemset writes, the own kernels of compute-heavy complex classes
-// on an H200 (Z inner, widths 29-64) were timed 20-38 % faster than the same class in the benchmark on varied data;
-// bits that never toggle draw less power in the FP64 tensor cores and HBM (the suspected cause, not yet confirmed
-// by a measurement with this fill).
+// data callers have, so that the timed calls see the bit patterns (and the power draw) of real operands rather
+// than one repeated byte as cudaMemset writes.
 template <class Real>
 __global__ void fill_varied_kernel(Real* data, std::size_t count) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
