@@ -20,12 +20,6 @@ deps_done=$(date +%s)
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" -DCMAKE_PREFIX_PATH="$prefix" \
       -DCMAKE_CXX_COMPILER="$prefix/bin/nvcc_wrapper" -DCMAKE_CUDA_ARCHITECTURES=90 \
       -DKBLA_ENABLE_TESTS=ON -DKBLA_ENABLE_PERF_TESTS=ON
-# Every target but the two host-side benchmarks, which the host configurations of CI compile (the portable benchmark
-# measures the portable kernels, which run without the CUDA kernels; the dense eigen benchmark is host code): about
-# 4 % of this configuration's compile time.
-targets=$(cmake --build "$build" --target help | sed -n 's/^\.\.\. \(kbla[A-Za-z0-9_]*\).*/\1/p' |
-          grep -v -x -e kbla_bench_portable -e kbla_bench_dense_eigen)
-# shellcheck disable=SC2086  # one word per target
-cmake --build "$build" -j "$jobs" --target $targets
+cmake --build "$build" -j "$jobs"
 end=$(date +%s)
 echo "check-cuda-build: CUDA configuration compiled (dependencies $((deps_done - start)) s, project $((end - deps_done)) s)"
