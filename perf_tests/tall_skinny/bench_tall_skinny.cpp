@@ -14,7 +14,7 @@
 //
 //   kbla_bench_tall_skinny [--json FILE] [--quick] [--types D,Z] [--sections krylov,square,ramp]
 //                          [--impls kbla,cublas,kokkosblas] [--widths 1,2,8] [--max-seconds S] [--reps N]
-//                          [--interleave] [--tuning model|measure] [--tuning-cache FILE]
+//                          [--interleave] [--no-rotate] [--tuning model|measure] [--tuning-cache FILE]
 //
 // Roofline: P = min(intensity x measured read bandwidth, 67 TFLOP/s FP64 tensor-core peak (H100/H200 SXM)),
 // intensity = flops / bytes of A, B and C moved once (beta = 0: the output is only written).
@@ -25,7 +25,9 @@
 // as before, then the timed runs rep by rep across the implementations (run i of each before run i + 1 of any), so
 // that a drift of the clocks or the power state over a case falls on all of them alike. Each entry records its reps
 // and warm-ups. The inputs rotate through the 4 GiB allocations so that small cases do not run from L2 twice in a row
-// (with --interleave every call of a case takes the next offset). Correctness: the first (warm-up) output of
+// (with --interleave every call of a case takes the next offset). --no-rotate: every call at offset 0, as the
+// kernel selection times its candidates on one scratch buffer (to tell whether the rotation, i.e. fresh pages for
+// every call, is what makes some own kernels slower here than in the selection's measurement). Correctness: the first (warm-up) output of
 // kbla and KokkosBlas is compared with cuBLAS's (C, or the first 2^20 elements of B): check_rel_diff.
 // --max-seconds: once the budget is spent, the remaining cases are skipped and the JSON says so ("skipped").
 // Kernel choice (docs/tall_skinny.md, "How a kernel is chosen"): --tuning measure (default) lets the library time
@@ -90,6 +92,7 @@ double g_bw_read = 0, g_bw_copy = 0;
 std::string g_bw_forms;  // which forms of the probe gave the rates
 int g_reps = 10;
 bool g_interleave = false;  // --interleave: timed runs rep by rep across the implementations
+bool g_rotate = true;       // --no-rotate: every call at offset 0
 kbla::InnerOptions g_inner_options;    // --tuning, --tuning-cache
 kbla::UpdateOptions g_update_options;  // the same for kbla::update
 cublasHandle_t g_handle;
@@ -230,7 +233,7 @@ CaseResult measure_case(int op, std::int64_t K, int M, int N, int reps, const bo
   const std::size_t span = kBig - need;
   const std::size_t step = ((std::max<std::size_t>(need, std::size_t(128) << 20)) + 4095) / 4096 * 4096;
   auto base = [&](int it) -> std::size_t {
-    return span == 0 ? 0 : (std::size_t(it) * step) % (span + 1) / 4096 * 4096;
+    return span == 0 || !g_rotate ? 0 : (std::size_t(it) * step) % (span + 1) / 4096 * 4096;
   };
   // output compared: C (M x N), or the first 2^20 elements of B (at offset base(0) = 0)
   const std::size_t nout = op == TSMTTSM ? std::size_t(M) * N : std::min<std::size_t>(std::size_t(K) * N, 1 << 20);
@@ -368,7 +371,7 @@ struct Settings {
   std::fprintf(code ? stderr : stdout,
                "kbla_bench_tall_skinny: %s\nusage: kbla_bench_tall_skinny [--json FILE] [--quick] [--types D,Z] "
                "[--sections krylov,square,ramp] [--impls kbla,cublas,kokkosblas] [--widths 1,2,8] "
-               "[--max-seconds S] [--reps N] [--interleave] [--tuning model|measure] [--tuning-cache FILE]\n",
+               "[--max-seconds S] [--reps N] [--interleave] [--no-rotate] [--tuning model|measure] [--tuning-cache FILE]\n",
                why.c_str());
   std::exit(code);
 }
@@ -403,6 +406,7 @@ Settings parse(int argc, char** argv) {
       }
       else if (a == "--max-seconds") s.max_seconds = std::stod(value());
       else if (a == "--interleave") g_interleave = true;
+      else if (a == "--no-rotate") g_rotate = false;
       else if (a == "--tuning") {
         const std::string m = value();
         if (m != "model" && m != "measure") usage("--tuning takes model or measure");
@@ -552,7 +556,7 @@ int run(const Settings& s) {
                  "min(flops/bytes(A,B,C once) * bw_read, 67 TFLOP/s FP64 tensor); pct_roof = achieved / roofline\","
                  "\n\"alpha\":1,\"beta\":0,\"reps\":%d,\"reps_rule\":\"first warm-up call; if > %.0f ms it is the "
                  "only measurement (reps 1, warmups 0); else a 2nd warm-up, then the median of 3 runs if it took > "
-                 "%.0f ms, otherwise of reps runs (4 x reps in the ramp for K < 2^20)\",\"interleave\":%s,\n"
+                 "%.0f ms, otherwise of reps runs (4 x reps in the ramp for K < 2^20)\",\"interleave\":%s,\"rotate\":%s,\n"
                  "\"impls\":{\"kbla\":\"kbla::inner / kbla::update on unmanaged Kokkos::Views (Kokkos::Cuda)\","
                  "\"cublas\":\"cublasDgemm / cublasZgemm called directly\",\"kokkosblas\":\"KokkosBlas::gemm(C,N) / "
                  "(N,N) on the same Views (Kokkos Kernels %s cuBLAS TPL)\"},\n"
@@ -562,7 +566,7 @@ int run(const Settings& s) {
                  "\"krylov_note\":\"block-Krylov shapes, M != N: tsmttsm C(p x n) = A(K x p)^H B(K x n); tsmm "
                  "B(K x n) = A(K x p) C(p x n); M = p, N = n; D, LayoutLeft\",\n",
                  g_bw_read / 1e9, g_bw_copy / 1e9, g_bw_forms.c_str(), kPeakFP64 / 1e12, g_reps, kVerySlowRun, kSlowRun,
-                 g_interleave ? "true" : "false", kokkosblas_cublas ? "with" : "without",
+                 g_interleave ? "true" : "false", g_rotate ? "true" : "false", kokkosblas_cublas ? "with" : "without",
                  g_stream ? "a created stream (events, cuBLAS handles on it)" : "the legacy default stream 0",
                  sections_run.c_str(), skipped,
                  skipped ? fmt("--max-seconds %.0f spent", s.max_seconds).c_str() : "", first_skipped.c_str());
