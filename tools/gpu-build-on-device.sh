@@ -26,7 +26,7 @@
 # Outputs go to $OUT. The device tool brings back at most 8 files and drops the rest, so at the end everything in
 # $OUT is packed into $OUT/results.tar.gz (the only file left there); each step prints the tails that matter.
 # Kokkos Kernels' exported cuBLAS path may name /usr/local/cuda/lib, which such machines may lack: the
-# build step links it to lib64 first.
+# build steps link it to lib64 first (link_cuda_lib).
 set -u; T0=$SECONDS; R=$PWD; P=/opt/kbla-deps/kokkos-4.6-cuda; B=$R/build-gpu/full; BP=$R/build-gpu/portable
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 OMP_PROC_BIND=false
 [ -d $P ] || { mkdir -p /opt/kbla-deps && tar -xJf .deps/kokkos-4.6-cuda.tar.xz -C /opt/kbla-deps; }
@@ -34,6 +34,12 @@ NCCL_INC=$(dirname "$(find / -xdev -name nccl.h -path '*nvidia*' 2>/dev/null | h
 NCCL_LIB=$(find "$(dirname "$NCCL_INC")/lib" -name 'libnccl.so*' 2>/dev/null | head -1)
 export LD_LIBRARY_PATH=$(dirname "$NCCL_LIB"):${LD_LIBRARY_PATH:-}
 step() { echo "=== $1 at $((SECONDS-T0)) s"; }
+# The header's cuBLAS path fix, for both build steps.
+link_cuda_lib() {
+  if [ ! -e /usr/local/cuda/lib/libcublas.so ] && [ -e /usr/local/cuda/lib64/libcublas.so ]; then
+    mkdir -p /usr/local/cuda/lib && for f in /usr/local/cuda/lib64/*.so*; do ln -sf "$f" /usr/local/cuda/lib/; done
+  fi
+}
 # GPU 1: kbla_tune fills a choice cache at the callers' sizes, then the tall & skinny benchmark reads it.
 tune_and_bench() {
   export CUDA_VISIBLE_DEVICES=1
@@ -43,9 +49,7 @@ tune_and_bench() {
 }
 for s in "$@"; do case $s in
 build)
-  if [ ! -e /usr/local/cuda/lib/libcublas.so ] && [ -e /usr/local/cuda/lib64/libcublas.so ]; then
-    mkdir -p /usr/local/cuda/lib && for f in /usr/local/cuda/lib64/*.so*; do ln -sf "$f" /usr/local/cuda/lib/; done
-  fi
+  link_cuda_lib
   step build; echo "nccl: $NCCL_INC $NCCL_LIB"
   common=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$P -DCMAKE_CXX_COMPILER=$P/bin/nvcc_wrapper -DCMAKE_CUDA_ARCHITECTURES=90 -DKBLA_ENABLE_TESTS=ON -DKBLA_ENABLE_PERF_TESTS=ON -DKBLA_GTEST_SOURCE_DIR=$R/.deps/googletest
           -DCMAKE_CXX_COMPILER_LAUNCHER=$R/tools/compile-timer.sh -DCMAKE_CUDA_COMPILER_LAUNCHER=$R/tools/compile-timer.sh)
@@ -59,9 +63,7 @@ build)
   [ $rc -eq 0 ] || { grep -B2 -A10 -m6 ' error' $OUT/build.log | head -80; exit 1; }
   echo "full build ok" ;;
 build-perf)
-  if [ ! -e /usr/local/cuda/lib/libcublas.so ] && [ -e /usr/local/cuda/lib64/libcublas.so ]; then
-    mkdir -p /usr/local/cuda/lib && for f in /usr/local/cuda/lib64/*.so*; do ln -sf "$f" /usr/local/cuda/lib/; done
-  fi
+  link_cuda_lib
   step build-perf
   cmake -S $R -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$P -DCMAKE_CXX_COMPILER=$P/bin/nvcc_wrapper \
         -DCMAKE_CUDA_ARCHITECTURES=90 -DKBLA_ENABLE_TESTS=OFF -DKBLA_ENABLE_PERF_TESTS=ON > $OUT/configure.log 2>&1 ||
@@ -74,13 +76,19 @@ tune)  # in the background on GPU 1; the `done` step below waits for it
   tune_and_bench & ;;
 eigen)
   step eigen
-  E=$B/perf_tests/eigen/kbla_eigen_driver
-  for i in 1 2 3; do CUDA_VISIBLE_DEVICES=0 $E --laplacian 100 -k 16 --tol 1e-10 --check-analytic --json $OUT/eigen$i.json > $OUT/eigen$i.log 2>&1; echo "eigen run $i rc $?"; grep -E "first solve|^  time|converged:" $OUT/eigen$i.log; done
-  CUDA_VISIBLE_DEVICES=0 $E --laplacian 100 -k 16 --tol 1e-10 --check-analytic --cold --quiet > $OUT/eigen-cold.log 2>&1; echo "cold rc $?"; grep -E "^  time" $OUT/eigen-cold.log
+  E="$B/perf_tests/eigen/kbla_eigen_driver --laplacian 100 -k 16 --tol 1e-10 --check-analytic"
+  export CUDA_VISIBLE_DEVICES=0
+  for i in 1 2 3; do
+    $E --json $OUT/eigen$i.json > $OUT/eigen$i.log 2>&1; echo "eigen run $i rc $?"
+    grep -E "first solve|^  time|converged:" $OUT/eigen$i.log
+  done
+  $E --cold --quiet > $OUT/eigen-cold.log 2>&1; echo "cold rc $?"; grep -E "^  time" $OUT/eigen-cold.log
   for sm in "-s 8 -m 10" "-s 8 -m 14" "-s 8 -m 16" "-s 8 -m 20" "-s 4 -m 24" "-s 16 -m 8"; do
-    CUDA_VISIBLE_DEVICES=0 timeout 60 $E --laplacian 100 -k 16 --tol 1e-10 --check-analytic --quiet $sm > $OUT/eigen-sweep.log 2>&1
-    echo "sweep $sm: $(grep -E 'restarts,' $OUT/eigen-sweep.log | sed 's/^ *//') | $(grep -E '^  time' $OUT/eigen-sweep.log | cut -c1-200)"
-  done ;;
+    timeout 60 $E --quiet $sm > $OUT/eigen-sweep.log 2>&1
+    echo "sweep $sm: $(grep -E 'restarts,' $OUT/eigen-sweep.log | sed 's/^ *//')"
+    grep -E '^  time' $OUT/eigen-sweep.log | cut -c1-200
+  done
+  unset CUDA_VISIBLE_DEVICES ;;
 test)  # GPU 0: ctest (no MPI, no benches); GPU 1 at the same time: the `tune` step
   step test
   tune_and_bench &

@@ -252,7 +252,8 @@ int run(const Args& args) {
   std::printf("\n  time %.3f s%s: SpMV %.3f s (%.0f%%), orthogonalization %.3f s (%.0f%%, %.1f GB/s minimum traffic), "
               "Rayleigh-Ritz %.3f s (%.0f%%; restart basis update %.3f s, %.1f GB/s minimum traffic), residuals %.3f s, "
               "other %.3f s\n",
-              t.total, args.cold ? " (first solve)" : "", t.operator_apply, 100 * t.operator_apply / t.total, t.ortho, 100 * t.ortho / t.total,
+              t.total, args.cold ? " (first solve)" : "", t.operator_apply, 100 * t.operator_apply / t.total, t.ortho,
+              100 * t.ortho / t.total,
               ortho_gbs, t.rayleigh_ritz, 100 * t.rayleigh_ritz / t.total, t.restart_rotation,
               t.restart_rotation > 0 ? t.restart_bytes / t.restart_rotation / 1e9 : 0.0, t.residuals, other);
   std::printf("  orthogonalization at %.0f %% of the measured read bandwidth (%.1f GB/s; copy %.1f GB/s)\n", ortho_pct,

@@ -224,7 +224,8 @@ void run_case(const Settings& s, Case& c) {
   using View = Kokkos::View<Scalar**, Layout, Exec::memory_space>;
   const int w = c.width;
   int K = 0;  // set below (BLAS takes int extents)
-  [[maybe_unused]] const bool row_major = std::is_same<Layout, Kokkos::LayoutRight>::value;  // the OpenBLAS baseline's order
+  // the OpenBLAS baseline's order (unused when the benchmark is built without OpenBLAS)
+  [[maybe_unused]] const bool row_major = std::is_same<Layout, Kokkos::LayoutRight>::value;
   const double value_bytes = sizeof(Scalar);
   const Scalar one(1), zero(0);
   std::vector<std::pair<std::string, std::function<void()>>> impls;

@@ -27,8 +27,9 @@
 // and warm-ups. The inputs rotate through the 4 GiB allocations so that small cases do not run from L2 twice in a row
 // (with --interleave every call of a case takes the next offset). --no-rotate: every call at offset 0, as the
 // kernel selection times its candidates on one scratch buffer (to tell whether the rotation, i.e. fresh pages for
-// every call, is what makes some own kernels slower here than in the selection's measurement). Correctness: the first (warm-up) output of
-// kbla and KokkosBlas is compared with cuBLAS's (C, or the first 2^20 elements of B): check_rel_diff.
+// every call, is what makes some own kernels slower here than in the selection's measurement).
+// Correctness: the first (warm-up) output of kbla and KokkosBlas is compared with cuBLAS's (C, or the first 2^20
+// elements of B): check_rel_diff.
 // --max-seconds: once the budget is spent, the remaining cases are skipped and the JSON says so ("skipped").
 // Kernel choice (docs/tall_skinny.md, "How a kernel is chosen"): --tuning measure (default) lets the library time
 // its candidates on the first call of each class, model takes the model's pick (InnerOptions::tuning for kbla::inner,
@@ -371,7 +372,8 @@ struct Settings {
   std::fprintf(code ? stderr : stdout,
                "kbla_bench_tall_skinny: %s\nusage: kbla_bench_tall_skinny [--json FILE] [--quick] [--types D,Z] "
                "[--sections krylov,square,ramp] [--impls kbla,cublas,kokkosblas] [--widths 1,2,8] "
-               "[--max-seconds S] [--reps N] [--interleave] [--no-rotate] [--tuning model|measure] [--tuning-cache FILE]\n",
+               "[--max-seconds S] [--reps N] [--interleave] [--no-rotate] [--tuning model|measure] "
+               "[--tuning-cache FILE]\n",
                why.c_str());
   std::exit(code);
 }
@@ -556,7 +558,8 @@ int run(const Settings& s) {
                  "min(flops/bytes(A,B,C once) * bw_read, 67 TFLOP/s FP64 tensor); pct_roof = achieved / roofline\","
                  "\n\"alpha\":1,\"beta\":0,\"reps\":%d,\"reps_rule\":\"first warm-up call; if > %.0f ms it is the "
                  "only measurement (reps 1, warmups 0); else a 2nd warm-up, then the median of 3 runs if it took > "
-                 "%.0f ms, otherwise of reps runs (4 x reps in the ramp for K < 2^20)\",\"interleave\":%s,\"rotate\":%s,\n"
+                 "%.0f ms, otherwise of reps runs (4 x reps in the ramp for K < 2^20)\",\"interleave\":%s,"
+                 "\"rotate\":%s,\n"
                  "\"impls\":{\"kbla\":\"kbla::inner / kbla::update on unmanaged Kokkos::Views (Kokkos::Cuda)\","
                  "\"cublas\":\"cublasDgemm / cublasZgemm called directly\",\"kokkosblas\":\"KokkosBlas::gemm(C,N) / "
                  "(N,N) on the same Views (Kokkos Kernels %s cuBLAS TPL)\"},\n"
@@ -566,7 +569,8 @@ int run(const Settings& s) {
                  "\"krylov_note\":\"block-Krylov shapes, M != N: tsmttsm C(p x n) = A(K x p)^H B(K x n); tsmm "
                  "B(K x n) = A(K x p) C(p x n); M = p, N = n; D, LayoutLeft\",\n",
                  g_bw_read / 1e9, g_bw_copy / 1e9, g_bw_forms.c_str(), kPeakFP64 / 1e12, g_reps, kVerySlowRun, kSlowRun,
-                 g_interleave ? "true" : "false", g_rotate ? "true" : "false", kokkosblas_cublas ? "with" : "without",
+                 g_interleave ? "true" : "false", g_rotate ? "true" : "false",
+                 kokkosblas_cublas ? "with" : "without",
                  g_stream ? "a created stream (events, cuBLAS handles on it)" : "the legacy default stream 0",
                  sections_run.c_str(), skipped,
                  skipped ? fmt("--max-seconds %.0f spent", s.max_seconds).c_str() : "", first_skipped.c_str());
