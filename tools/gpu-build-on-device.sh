@@ -23,6 +23,9 @@
 #   raw       the full tall & skinny raw sweeps, D and Z on GPU 0, S and C on GPU 1 (each 2-3 minutes on an H200)
 #   mpi       the MPI ctests, then perf_tests/eigen/run_mpi_scaling.sh with the route variants (2 GPUs)
 #   model     GPU 1: the tall & skinny benchmark with measuring off; GPU 0: the portable benchmark
+#   portable  build-gpu/portable (CUDA kernels off: the portable kernels and their route on the GPU): the unit
+#             tests and the portable benchmark, built and run (about 5 minutes on 16 cores)
+# Steps that use GPU 1 run on GPU 0 after the rest where the machine has one GPU.
 # Outputs go to $OUT. The device tool brings back at most 8 files and drops the rest, so at the end everything in
 # $OUT is packed into $OUT/results.tar.gz (the only file left there); each step prints the tails that matter.
 # Kokkos Kernels' exported cuBLAS path may name /usr/local/cuda/lib, which such machines may lack: the
@@ -34,6 +37,7 @@ NCCL_INC=$(dirname "$(find / -xdev -name nccl.h -path '*nvidia*' 2>/dev/null | h
 NCCL_LIB=$(find "$(dirname "$NCCL_INC")/lib" -name 'libnccl.so*' 2>/dev/null | head -1)
 export LD_LIBRARY_PATH=$(dirname "$NCCL_LIB"):${LD_LIBRARY_PATH:-}
 step() { echo "=== $1 at $((SECONDS-T0)) s"; }
+GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); SECOND_GPU=$([ "${GPUS:-1}" -ge 2 ] && echo 1 || echo 0)
 # The header's cuBLAS path fix, for both build steps.
 link_cuda_lib() {
   if [ ! -e /usr/local/cuda/lib/libcublas.so ] && [ -e /usr/local/cuda/lib64/libcublas.so ]; then
@@ -42,7 +46,7 @@ link_cuda_lib() {
 }
 # GPU 1: kbla_tune fills a choice cache at the callers' sizes, then the tall & skinny benchmark reads it.
 tune_and_bench() {
-  export CUDA_VISIBLE_DEVICES=1
+  export CUDA_VISIBLE_DEVICES=$SECOND_GPU
   $B/perf_tests/tall_skinny/kbla_tune --cache $OUT/choices.cache > $OUT/tune.log 2>&1; echo "tune rc $?" >> $OUT/tune.log
   timeout 330 $B/perf_tests/tall_skinny/kbla_bench_tall_skinny --max-seconds 280 --interleave --tuning measure \
     --tuning-cache $OUT/choices.cache --json $OUT/tall_skinny.json > $OUT/ts.log 2>&1; echo "ts rc $?" >> $OUT/ts.log
@@ -91,13 +95,25 @@ eigen)
   unset CUDA_VISIBLE_DEVICES ;;
 test)  # GPU 0: ctest (no MPI, no benches); GPU 1 at the same time: the `tune` step
   step test
-  tune_and_bench &
+  [ $SECOND_GPU = 1 ] && tune_and_bench &
   ( cd $B && CUDA_VISIBLE_DEVICES=0 timeout 480 ctest --timeout 240 -E 'mpi|bench|downstream|raw_tests_[DZSC]$' -j2 > $OUT/ctest.log 2>&1; echo "ctest rc $?" >> $OUT/ctest.log )
   wait; tail -25 $OUT/ctest.log ;;
+portable)
+  link_cuda_lib
+  step portable
+  [ -f $BP/CMakeCache.txt ] || cmake -S $R -B $BP -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$P \
+      -DCMAKE_CXX_COMPILER=$P/bin/nvcc_wrapper -DCMAKE_CUDA_ARCHITECTURES=90 -DKBLA_ENABLE_TESTS=ON \
+      -DKBLA_ENABLE_PERF_TESTS=ON -DKBLA_GTEST_SOURCE_DIR=$R/.deps/googletest -DKBLA_ENABLE_CUDA=OFF > $OUT/configure-portable.log 2>&1
+  cmake --build $BP -j30 --target kbla_unit_tests kbla_bench_portable > $OUT/build-portable.log 2>&1 ||
+    { grep -B2 -A10 -m6 ' error' $OUT/build-portable.log | head -80; exit 1; }
+  ( cd $BP && CUDA_VISIBLE_DEVICES=0 timeout 300 ctest --timeout 200 -R '^(Inner|Update|PortableRoute|Interleaved|ErrorTest)' -j4 > $OUT/ctest-portable.log 2>&1; echo "portable ctest rc $?" >> $OUT/ctest-portable.log )
+  tail -8 $OUT/ctest-portable.log
+  CUDA_VISIBLE_DEVICES=0 timeout 200 $BP/perf_tests/portable/kbla_bench_portable --mbytes 1024 --rounds 2 --json $OUT/portable.json > $OUT/portable.log 2>&1; echo "portable bench rc $?"
+  tail -3 $OUT/portable.log ;;
 raw)  # the full sweeps, two per GPU
   step raw
   ( cd $B && CUDA_VISIBLE_DEVICES=0 timeout 560 ctest --timeout 280 -R 'raw_tests_[DZ]$' > $OUT/ctest-raw-dz.log 2>&1; echo "raw D Z rc $?" >> $OUT/ctest-raw-dz.log ) &
-  ( cd $B && CUDA_VISIBLE_DEVICES=1 timeout 560 ctest --timeout 280 -R 'raw_tests_[SC]$' > $OUT/ctest-raw-sc.log 2>&1; echo "raw S C rc $?" >> $OUT/ctest-raw-sc.log )
+  ( cd $B && CUDA_VISIBLE_DEVICES=$SECOND_GPU timeout 560 ctest --timeout 280 -R 'raw_tests_[SC]$' > $OUT/ctest-raw-sc.log 2>&1; echo "raw S C rc $?" >> $OUT/ctest-raw-sc.log )
   wait; tail -4 $OUT/ctest-raw-dz.log $OUT/ctest-raw-sc.log ;;
 mpi)
   step mpi
@@ -105,7 +121,7 @@ mpi)
   BUILD_DIR=$B OUT=$OUT/mpi RUNS=3 VARIANTS="--halo ipc|--reduce nccl|--halo ipc --reduce nccl" timeout 400 bash perf_tests/eigen/run_mpi_scaling.sh 2>&1 | tail -40 ;;
 model)  # GPU 1: model-only tall & skinny; GPU 0: portable bench (CUDA off)
   step model
-  ( export CUDA_VISIBLE_DEVICES=1; timeout 330 $B/perf_tests/tall_skinny/kbla_bench_tall_skinny --max-seconds 290 --tuning model --json $OUT/tall_skinny-model.json > $OUT/ts-model.log 2>&1; echo "ts-model rc $?" >> $OUT/ts-model.log ) &
+  ( export CUDA_VISIBLE_DEVICES=$SECOND_GPU; timeout 330 $B/perf_tests/tall_skinny/kbla_bench_tall_skinny --max-seconds 290 --tuning model --json $OUT/tall_skinny-model.json > $OUT/ts-model.log 2>&1; echo "ts-model rc $?" >> $OUT/ts-model.log ) &
   ( export CUDA_VISIBLE_DEVICES=0; timeout 300 $BP/perf_tests/portable/kbla_bench_portable --mbytes 2048 --rounds 3 --json $OUT/portable.json > $OUT/portable.log 2>&1; echo "portable rc $?" >> $OUT/portable.log )
   wait; tail -5 $OUT/portable.log; tail -4 $OUT/ts-model.log ;;
 esac; done

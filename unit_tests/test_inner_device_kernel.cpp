@@ -1,8 +1,8 @@
-// The portable device kernel of kbla::inner for C wider than 4 x 4 (src/impl/kbla_inner_device_blocks.hpp), on
-// the host. The kernel is generic Kokkos team code: it is launched on the host execution space (teams of one
-// thread on Serial), and its schedule is also run by the host emulation of teams of GPU size (256 threads and
-// more, thread groups, the closing tree), in forward and reverse thread order (equal bits, or a step read what
-// another thread of the same step wrote). Every run's partials go through the public path's fixed-order combine
+// The portable device kernel of kbla::inner (src/impl/kbla_inner_device_direct.hpp), on the host. The kernel is
+// generic Kokkos team code: it is launched on the host execution space (teams of one thread on Serial), and its
+// schedule is also run by the host emulation of teams of GPU size (128 or 256 threads, several tiles per team,
+// tile groups, the closing sum), in forward and reverse thread order (equal bits, or a step read what another
+// thread of the same step wrote). Every run's partials go through the public path's fixed-order combine
 // with alpha and beta, and are compared with a naive long double reference: exactly for small-integer data (every
 // sum exact in float), within a bound relative to the sum of |terms| for random data.
 #include <impl/kbla_inner_impl.hpp>
@@ -82,7 +82,13 @@ struct KernelConfig {
   using CView = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Kokkos::HostSpace>;
   using Portable = kbla::Impl::InnerPortable<Host, AView, BView, CView>;
   using PartialView = typename Portable::PartialView;
-  using Blocks = kbla::Impl::InnerDeviceBlocks<Host, AView, BView, PartialView>;
+  // Calls f(kernel) with a value of the kernel type for C of M x N entries.
+  template <class F>
+  static void with_kernel(int M, int N, F&& f) {
+    kbla::Impl::with_inner_direct_tiles<Scalar>(M, N, [&](auto TM, auto TN) {
+      f(kbla::Impl::InnerDeviceDirect<Host, AView, BView, PartialView, decltype(TM)::value, decltype(TN)::value>());
+    });
+  }
 };
 
 using L = Kokkos::LayoutLeft;
@@ -147,7 +153,6 @@ class ShapeRun {
  public:
   using Scalar = typename Cfg::Scalar;
   using Real = typename Parts<Scalar>::real;
-  using Blocks = typename Cfg::Blocks;
   using PartialView = typename Cfg::PartialView;
 
   ShapeRun(std::int64_t K, int M, int N, bool a_rows_fast, bool b_rows_fast, Values values, std::uint64_t seed)
@@ -166,21 +171,28 @@ class ShapeRun {
     description_ = d.str();
   }
 
-  // Runs the schedule under `plan` over `teams` chunks (emulated in the given thread order, or launched through
-  // Kokkos on the host space) and checks C = alpha A^H B + beta C0 through the combine step. Returns the partials.
-  PartialView check(kbla::Impl::InnerBlockPlan plan, std::int64_t teams, bool conjA, int mode, const char* what) {
-    SCOPED_TRACE(description_ + ", " + what + ", team " + std::to_string(plan.team_size) + ", groups " +
-                 std::to_string(plan.groups) + ", passes " + std::to_string(plan.passes) + ", block rows " +
-                 std::to_string(plan.block_rows) + ", conj " + std::to_string(conjA));
-    plan.rows_per_team = teams == 0 ? 0 : (K_ + teams - 1) / teams;
-    if (teams > 0) teams = (K_ + plan.rows_per_team - 1) / plan.rows_per_team;
+  // Runs the schedule under the plan for a team of at most team_size_max threads and a device of `concurrency`
+  // threads (emulated in the given thread order, or launched through Kokkos on the host space) and checks
+  // C = alpha A^H B + beta C0 through the combine step. Returns the partials.
+  PartialView check(int team_size_max, std::int64_t concurrency, bool conjA, int mode, const char* what) {
     const int M = static_cast<int>(A_.extent(1)), N = static_cast<int>(B_.extent(1));
-    PartialView partial("partial", teams, M, N);
+    kbla::Impl::InnerDirectPlan plan;
+    Cfg::with_kernel(M, N, [&](auto kernel) {
+      plan = decltype(kernel)::plan_for(M, N, K_, team_size_max, concurrency);
+    });
+    SCOPED_TRACE(description_ + ", " + what + ", team " + std::to_string(plan.team_size) + ", lanes " +
+                 std::to_string(plan.lanes) + ", slots " + std::to_string(plan.slots) + ", tile groups " +
+                 std::to_string(plan.tile_groups) + ", chunks " + std::to_string(plan.chunks) + ", round entries " +
+                 std::to_string(plan.round_entries) + ", conj " + std::to_string(conjA));
+    PartialView partial("partial", plan.chunks, M, N);
     Kokkos::deep_copy(partial, Parts<Scalar>::make(std::numeric_limits<Real>::quiet_NaN(), 0));  // unwritten shows
-    if (mode == launch)
-      Blocks::run(Host(), conjA, A_, B_, partial, plan);
-    else
-      Blocks::emulate(conjA, A_, B_, partial, plan, mode == emulate_reverse);
+    Cfg::with_kernel(M, N, [&](auto kernel) {
+      using Kernel = decltype(kernel);
+      if (mode == launch)
+        Kernel::run(Host(), conjA, A_, B_, partial, plan);
+      else
+        Kernel::emulate(conjA, A_, B_, partial, plan, mode == emulate_reverse);
+    });
     Host().fence();
     typename Cfg::CView C("C", M, N);
     Kokkos::deep_copy(C, C0_);
@@ -190,7 +202,7 @@ class ShapeRun {
     const Reference& ref = reference_for(conjA);
     const cld alpha = Parts<Scalar>::get(alpha_), beta = Parts<Scalar>::get(beta_);
     // Longest chain of roundings to one entry: a thread's rows, the closing tree, the teams, alpha and beta.
-    const long double chain = static_cast<long double>(plan.rows_per_team) + std::log2(plan.groups) + teams + 4;
+    const long double chain = static_cast<long double>(plan.rows_per_chunk) + plan.lanes + plan.chunks + 4;
     const long double eps = std::numeric_limits<Real>::epsilon();
     int bad = 0;
     for (int j = 0; j < N; ++j)
@@ -236,37 +248,31 @@ bool same_bits(const PartialView& x, const PartialView& y) {
          std::memcmp(x.data(), y.data(), x.span() * sizeof(typename PartialView::value_type)) == 0;
 }
 
-// One shape: the plan a GPU would get (teams of 256+ threads, 32 KiB of scratch) in both thread orders, a small
-// odd team with a tiny scratch budget (many blocks, tree rounds of few entries), and a real Kokkos launch on the
-// host space with the team size it allows, which must match the emulation of the same plan bit for bit.
+// One shape: the plans a GPU would get (teams of up to 256 threads; a device of 8 or 4 teams, so that a short K
+// still makes several chunks) in both thread orders, a small odd team limit, and a real Kokkos launch on the host
+// space with the team size it allows, which must match the emulation of the same plan bit for bit.
 template <class Cfg>
 void check_shape(std::int64_t K, int M, int N, int variant, Values values, bool all_plans = true) {
-  using Blocks = typename Cfg::Blocks;
   using Run = ShapeRun<Cfg>;
   const bool a_rows_fast = variant % 2 == 0, b_rows_fast = variant % 3 != 1;
   Run run(K, M, N, a_rows_fast, b_rows_fast, values, 0x9e3779b97f4a7c15ull * (variant + 1) + K * 131 + M * 7 + N);
-  const std::int64_t teams = std::min<std::int64_t>(K, 3);
   const bool conjA = variant % 4 != 3;
 
-  const int gpu_team = Blocks::device_team_size(Blocks::tile_count(M, N), 1024);
-  const auto gpu_plan = Blocks::plan_for(M, N, gpu_team, Blocks::scratch_budget);
-  const auto forward = run.check(gpu_plan, teams, conjA, Run::emulate_forward, "device plan, emulated");
-  const auto reverse = run.check(gpu_plan, teams, conjA, Run::emulate_reverse, "device plan, emulated in reverse");
+  const auto forward = run.check(1024, 2048, conjA, Run::emulate_forward, "device plan, emulated");
+  const auto reverse = run.check(1024, 2048, conjA, Run::emulate_reverse, "device plan, emulated in reverse");
   EXPECT_TRUE(same_bits(forward, reverse)) << "thread order changed the result: a step reads another thread's write";
 
-  if (!all_plans) return;  // long chunks: the device plan only (a one-thread team loops over every tile)
+  if (!all_plans) return;
 
-  const int host_team = typename Blocks::Policy(Host(), 1, Kokkos::AUTO).team_size_max(Blocks(), Kokkos::ParallelForTag());
-  const auto host_plan = Blocks::plan_for(M, N, host_team, Blocks::scratch_budget);
-  const auto launched = run.check(host_plan, teams, conjA, Run::launch, "Kokkos launch on the host space");
-
-  const auto small_plan = Blocks::plan_for(M, N, 37, 1024);
-  const auto small_forward = run.check(small_plan, teams, conjA, Run::emulate_forward, "37 threads, 1 KiB, emulated");
-  const auto small_reverse = run.check(small_plan, teams, conjA, Run::emulate_reverse, "37 threads, 1 KiB, reverse");
-  EXPECT_TRUE(same_bits(small_forward, small_reverse));
-
-  const auto emulated = run.check(host_plan, teams, conjA, Run::emulate_forward, "the host launch's plan, emulated");
+  int host_max = 1;
+  Cfg::with_kernel(M, N, [&](auto kernel) { host_max = decltype(kernel)::team_size_max(Host()); });
+  const auto launched = run.check(host_max, 4, conjA, Run::launch, "Kokkos launch on the host space");
+  const auto emulated = run.check(host_max, 4, conjA, Run::emulate_forward, "the host launch's plan, emulated");
   EXPECT_TRUE(same_bits(launched, emulated)) << "the Kokkos launch and the emulation of its plan differ";
+
+  const auto small_forward = run.check(37, 1000, conjA, Run::emulate_forward, "at most 37 threads, emulated");
+  const auto small_reverse = run.check(37, 1000, conjA, Run::emulate_reverse, "at most 37 threads, reverse");
+  EXPECT_TRUE(same_bits(small_forward, small_reverse));
 }
 
 template <class Cfg>
@@ -290,25 +296,31 @@ TYPED_TEST(InnerDeviceKernel, RectangularAndEdgeRows) {
   check_shape<TypeParam>(100003, 9, 6, 2, Values::SmallIntegers, false);
 }
 
-// The device plan's promises, for the widths the kernel is chosen for: one tile per thread (no passes), the
-// requested scratch within a 48 KiB limit (the smallest common per-team limit), whole groups per block.
+// The device plan's promises for every width 1-64: every tile owned by one slot of one tile group, lanes a whole
+// number of parts, the closing sum's scratch within 48 KiB (the smallest common per-team limit), every row in one
+// chunk.
 TYPED_TEST(InnerDeviceKernel, DevicePlans) {
-  using Blocks = typename TypeParam::Blocks;
   for (int M = 1; M <= 64; ++M)
-    for (int N = 1; N <= 64; ++N) {
-      if (M <= 4 && N <= 4) continue;
-      const int tiles = Blocks::tile_count(M, N);
-      const auto plan = Blocks::plan_for(M, N, Blocks::device_team_size(tiles, 1024), Blocks::scratch_budget);
-      SCOPED_TRACE("M=" + std::to_string(M) + " N=" + std::to_string(N));
-      ASSERT_EQ(plan.passes, 1);
-      ASSERT_GE(plan.team_size, tiles);
-      ASSERT_EQ(plan.block_rows % plan.groups, 0);
-      ASSERT_LE(Blocks::scratch_bytes(plan), std::size_t(48 * 1024));
-      ASSERT_GE(plan.scratch_scalars, std::size_t(plan.block_rows) * (plan.padded_m + plan.padded_n));
-      ASSERT_GE(plan.scratch_scalars, std::size_t(plan.groups) * plan.owners * plan.reduce_entries);
-      ASSERT_GE(plan.block_rows / plan.groups, Blocks::min_group_rows);
-      ASSERT_GE(plan.groups * plan.owners, tiles);
-    }
+    for (int N = 1; N <= 64; ++N)
+      TypeParam::with_kernel(M, N, [&](auto kernel) {
+        using Kernel = decltype(kernel);
+        for (std::int64_t K : {std::int64_t(1), std::int64_t(1000), std::int64_t(1) << 26}) {
+          const auto plan = Kernel::plan_for(M, N, K, 1024, 132 * 2048);
+          SCOPED_TRACE("M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K));
+          ASSERT_EQ(plan.team_size, plan.lanes * plan.slots);
+          ASSERT_LE(plan.team_size, 256);
+          ASSERT_GE(plan.lanes, 32);
+          ASSERT_EQ(plan.lanes % plan.parts, 0);
+          ASSERT_GE(plan.slots * plan.tile_groups, plan.tiles);
+          ASSERT_LT(plan.slots * (plan.tile_groups - 1), plan.tiles);
+          ASSERT_LE(Kernel::scratch_bytes(plan), std::size_t(48 * 1024));
+          ASSERT_GE(plan.chunks * plan.rows_per_chunk, K);
+          ASSERT_LT((plan.chunks - 1) * plan.rows_per_chunk, K);
+          ASSERT_GE(Kernel::rows_in_flight, 1);
+          ASSERT_LE(Kernel::rows_in_flight, 8);
+          ASSERT_LE(Kernel::tile_entries * (kbla::Impl::ArithTraits<typename TypeParam::Scalar>::is_complex ? 2 : 1), 16);
+        }
+      });
 }
 
 }  // namespace

@@ -6,16 +6,15 @@
 // reproducible for a given number of teams, so InnerOptions::deterministic needs no separate path.
 //  - host execution spaces (kbla_inner_portable_host.hpp): one team per hardware thread, blocks of rows packed
 //    into cache and summed by vectorisable tiles;
-//  - device execution spaces: a team of many threads per chunk, as many chunks as fill the device; C wider than
-//    4 x 4 through kbla_inner_device_blocks.hpp (threads own entries of C, rows staged in scratch), narrower C
-//    (or C too large for one team) through kbla_inner_portable_device.hpp (threads own rows).
+//  - device execution spaces (kbla_inner_device_direct.hpp): teams of many threads per chunk of rows, each
+//    thread a register tile of C over rows it reads straight from device memory; the chunks' partials summed by
+//    a team per run of entries (combine_on_device).
 // This is the path of every backend without a vendor / hand-written one, and the reference those are tested
 // against.
 #pragma once
 
 #include <kbla_options.hpp>
-#include <impl/kbla_inner_device_blocks.hpp>
-#include <impl/kbla_inner_portable_device.hpp>
+#include <impl/kbla_inner_device_direct.hpp>
 #include <impl/kbla_inner_portable_host.hpp>
 #include <impl/kbla_scale.hpp>
 
@@ -35,8 +34,6 @@ struct InnerPortable {
   using ATS = kbla::Impl::ArithTraits<Scalar>;
   using PartialView = Kokkos::View<Scalar***, Kokkos::LayoutRight, typename ExecSpace::memory_space>;
   using HostKernel = InnerHostBlocks<ExecSpace, AView, BView, PartialView>;
-  using DeviceKernel = InnerDeviceTeams<ExecSpace, AView, BView, PartialView>;
-  using DeviceBlocks = InnerDeviceBlocks<ExecSpace, AView, BView, PartialView>;
 
   static void run(const ExecSpace& exec, bool conjA, const Scalar& alpha, const AView& A, const BView& B,
                   const Scalar& beta, const CView& C, const InnerOptions& /*every variant is deterministic*/) {
@@ -47,44 +44,26 @@ struct InnerPortable {
       scale_matrix(exec, beta, C);
       return;
     }
-    std::int64_t teams = 1, rows_per_team = K;
-    int device_threads = 1;
-    InnerBlockPlan block_plan;
-    bool use_blocks = false;
     if constexpr (runs_on_host<ExecSpace>::value) {
       // One chunk per hardware thread, but no chunk shorter than one packed block.
       const std::int64_t block = HostKernel::block_rows(M, N);
-      teams = std::max<std::int64_t>(1, std::min<std::int64_t>(exec.concurrency(), (K + block - 1) / block));
-    } else if ((use_blocks = DeviceBlocks::choose(exec, M, N, block_plan))) {
-      // Four times the teams that fill the device's threads once: how many teams a multiprocessor holds at once
-      // also depends on their scratch, which Kokkos does not report, and with four waves or more the last,
-      // partly filled one is a small part of the run. Each team at least four staged blocks long, so that its
-      // closing sum across thread groups is paid for by many rows.
-      const std::int64_t fill =
-          std::max<std::int64_t>(1, 4 * std::int64_t(exec.concurrency()) / block_plan.team_size);
-      const std::int64_t min_rows = 4 * std::int64_t(block_plan.block_rows);
-      teams = std::max<std::int64_t>(1, std::min<std::int64_t>(fill, (K + min_rows - 1) / min_rows));
-    } else {
-      // Enough teams to fill the device once, each with at least 16 rows per thread so that the team's
-      // reduction of every tile is paid for by many loads.
-      device_threads = DeviceKernel::team_threads(exec);
-      const std::int64_t fill = std::max<std::int64_t>(1, std::int64_t(exec.concurrency()) / device_threads);
-      const std::int64_t min_rows = 16 * std::int64_t(device_threads);
-      teams = std::max<std::int64_t>(1, std::min<std::int64_t>(fill, (K + min_rows - 1) / min_rows));
-    }
-    rows_per_team = (K + teams - 1) / teams;
-    teams = (K + rows_per_team - 1) / rows_per_team;
-    const PartialView partial(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kbla::inner partial sums"), teams, M,
-                              N);
-    if constexpr (runs_on_host<ExecSpace>::value) {
+      std::int64_t teams = std::max<std::int64_t>(1, std::min<std::int64_t>(exec.concurrency(), (K + block - 1) / block));
+      const std::int64_t rows_per_team = (K + teams - 1) / teams;
+      teams = (K + rows_per_team - 1) / rows_per_team;
+      const PartialView partial(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kbla::inner partial sums"), teams,
+                                M, N);
       HostKernel::run(exec, conjA, A, B, partial, rows_per_team);
-    } else if (use_blocks) {
-      block_plan.rows_per_team = rows_per_team;
-      DeviceBlocks::run(exec, conjA, A, B, partial, block_plan);
+      combine(exec, alpha, partial, beta, C);
     } else {
-      DeviceKernel::run(exec, conjA, A, B, partial, rows_per_team, device_threads);
+      with_inner_direct_tiles<Scalar>(M, N, [&](auto TM, auto TN) {
+        using Kernel = InnerDeviceDirect<ExecSpace, AView, BView, PartialView, decltype(TM)::value, decltype(TN)::value>;
+        const InnerDirectPlan plan = Kernel::plan_for(M, N, K, Kernel::team_size_max(exec), exec.concurrency());
+        const PartialView partial(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kbla::inner partial sums"),
+                                  plan.chunks, M, N);
+        Kernel::run(exec, conjA, A, B, partial, plan);
+        combine_on_device(exec, alpha, partial, beta, C);
+      });
     }
-    combine(exec, alpha, partial, beta, C);
   }
 
   // C(i, j) = alpha * sum_t partial(t, i, j) + beta * C(i, j), teams in order; beta = 0 never reads C.
@@ -101,6 +80,52 @@ struct InnerPortable {
           Scalar sum = ATS::zero();
           for (std::int64_t t = 0; t < teams; ++t) sum += partial(t, i, j);
           C(i, j) = beta_zero ? alpha * sum : alpha * sum + beta * C(i, j);
+        });
+  }
+
+  // The same sum on a device, where one thread per entry would add a thousand partials one after another: a team
+  // per run of `lanes` consecutive entries; its threads (entry, stripe) sum every stripes-th chunk in order, then a
+  // fixed-shape tree in scratch adds the stripes. Runs of one entry up to 512 entries, so that there are enough
+  // teams and each thread adds a few partials only (a few teams adding two thousand partials each took as long as
+  // the products at width 8 on an H200); up to 32 consecutive entries (coalesced loads) for larger C. The order
+  // depends only on the launch shape.
+  static void combine_on_device(const ExecSpace& exec, const Scalar& alpha, const PartialView& partial,
+                                const Scalar& beta, const CView& C) {
+    using Policy = Kokkos::TeamPolicy<ExecSpace>;
+    const int M = C.extent(0), N = C.extent(1);
+    const int entries = M * N;
+    const std::int64_t chunks = partial.extent(0);
+    int lanes = 1;  // entries per team, consecutive in the partials' row-major M x N
+    while (lanes < 32 && lanes * 512 < entries) lanes *= 2;
+    const int team_max = Policy(exec, 1, Kokkos::AUTO).team_size_max(
+        KOKKOS_LAMBDA(const typename Policy::member_type&){}, Kokkos::ParallelForTag());
+    int stripes = 1;
+    while (stripes * lanes * 2 <= std::min(256, team_max) && stripes < chunks) stripes *= 2;
+    const int team_size = stripes * lanes;
+    const bool beta_zero = beta == ATS::zero();
+    const Scalar* const sums = partial.data();
+    const int teams = (entries + lanes - 1) / lanes;
+    const Policy policy = Policy(exec, teams, team_size).set_scratch_size(0, Kokkos::PerTeam(sizeof(Scalar) * (team_size + 1)));
+    Kokkos::parallel_for(
+        "kbla::inner(portable, fixed-order sum of chunks)", policy,
+        KOKKOS_LAMBDA(const typename Policy::member_type& team) {
+          Scalar* const tree = static_cast<Scalar*>(
+              team.team_scratch(0).get_shmem_aligned(sizeof(Scalar) * team_size, alignof(Scalar)));
+          const int rank = team.team_rank(), lane = rank % lanes, stripe = rank / lanes;
+          const int e = team.league_rank() * lanes + lane;
+          Scalar sum = ATS::zero();
+          if (e < entries)
+            for (std::int64_t c = stripe; c < chunks; c += stripes) sum += sums[c * entries + e];
+          tree[rank] = sum;
+          for (int half = stripes / 2; half > 0; half /= 2) {
+            team.team_barrier();
+            if (stripe < half) tree[rank] += tree[rank + half * lanes];
+          }
+          team.team_barrier();
+          if (stripe == 0 && e < entries) {
+            const int i = e / N, j = e % N;
+            C(i, j) = beta_zero ? alpha * tree[rank] : alpha * tree[rank] + beta * C(i, j);
+          }
         });
   }
 };

@@ -5,11 +5,14 @@
 // (X <- X * C without a second K x M buffer), and every value of A is read from memory once.
 //  - host execution spaces (kbla_update_portable_host.hpp): one team per hardware thread, blocks of A packed
 //    into cache, register tiles of rows x columns that the compiler vectorises;
-//  - device execution spaces (kbla_update_portable_device.hpp): a team per block staged in scratch memory,
-//    a thread per row and tile of columns.
+//  - device execution spaces: B column-major with at most 8 columns (kbla_update_device_direct.hpp): threads read
+//    a few rows of A straight from device memory and write all columns of the same rows of B; any other B
+//    (kbla_update_portable_device.hpp): a team per block of rows of A staged in scratch memory, then coalesced
+//    stores of B.
 #pragma once
 
 #include <impl/kbla_scale.hpp>
+#include <impl/kbla_update_device_direct.hpp>
 #include <impl/kbla_update_portable_device.hpp>
 #include <impl/kbla_update_portable_host.hpp>
 
@@ -37,6 +40,10 @@ struct UpdatePortable {
     }
     if constexpr (runs_on_host<ExecSpace>::value) {
       UpdateHostBlocks<ExecSpace, AView, CView, BView>::run(exec, alpha, A, C, beta, B);
+    } else if (update_direct_fits(B)) {
+      with_update_direct_tile(N, [&](auto TN) {
+        UpdateDeviceDirect<ExecSpace, AView, CView, BView, decltype(TN)::value>::run(exec, alpha, A, C, beta, B);
+      });
     } else {
       UpdateDeviceTeams<ExecSpace, AView, CView, BView>::run(exec, alpha, A, C, beta, B);
     }
