@@ -318,7 +318,8 @@ TYPED_TEST(InnerDeviceKernel, DevicePlans) {
           ASSERT_LT((plan.chunks - 1) * plan.rows_per_chunk, K);
           ASSERT_GE(Kernel::rows_in_flight, 1);
           ASSERT_LE(Kernel::rows_in_flight, 8);
-          ASSERT_LE(Kernel::tile_entries * (kbla::Impl::ArithTraits<typename TypeParam::Scalar>::is_complex ? 2 : 1), 16);
+          const int real_parts = kbla::Impl::ArithTraits<typename TypeParam::Scalar>::is_complex ? 2 : 1;
+          ASSERT_LE(Kernel::tile_entries * real_parts, 16);
         }
       });
 }

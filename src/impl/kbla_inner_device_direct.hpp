@@ -66,7 +66,8 @@ struct InnerDeviceDirect {
   static constexpr int max_team_size = 256;
   // Rows loaded before their multiply-adds: about 256 bytes of loads in flight per thread, 1 to 8 rows.
   static constexpr int row_bytes = int((TileM + TileN) * sizeof(Scalar));
-  static constexpr int rows_in_flight = 8 * row_bytes <= 256 ? 8 : 4 * row_bytes <= 256 ? 4 : 2 * row_bytes <= 256 ? 2 : 1;
+  static constexpr int rows_in_flight =
+      8 * row_bytes <= 256 ? 8 : 4 * row_bytes <= 256 ? 4 : 2 * row_bytes <= 256 ? 2 : 1;
   // Scratch for the closing sum; each round sums as many tile entries as it holds.
   static constexpr std::size_t scratch_budget = 32 * 1024;
   // Each lane reads at least this many rows of its chunk, so that the closing sum is a small part of a team's time.
