@@ -228,20 +228,21 @@ struct InnerDeviceDirect {
   };
 
   // Host stand-in for a team of any size: every thread's step in turn (forward or reverse rank order), the
-  // barrier implied by the return of `each`.
+  // barrier implied by the return of `each`. Marked like team_body, which calls it (nvcc rejects a host-only
+  // function called from a host-device one).
   struct EmulatedTeam {
     Scalar* scratch;
     Tile* tiles;
     int size;
     bool reverse;
     template <class Step>
-    void each(const Step& step) {
+    KOKKOS_INLINE_FUNCTION void each(const Step& step) {
       for (int t = 0; t < size; ++t) {
         const int rank = reverse ? size - 1 - t : t;
         step(rank, tiles[rank]);
       }
     }
-    void barrier() const {}
+    KOKKOS_INLINE_FUNCTION void barrier() const {}
   };
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& member) const {
