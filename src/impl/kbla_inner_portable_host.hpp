@@ -10,6 +10,7 @@
 #pragma once
 
 #include <impl/kbla_host_row_kernels.hpp>
+#include <impl/kbla_inner_host_pairs.hpp>
 #include <impl/kbla_portable_tiles.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -82,7 +83,14 @@ struct InnerHostBlocks {
     const int Mr = Planes::planes * M, Nr = Planes::planes * N;  // the real product's extents
     const std::size_t out_reals = std::size_t(Mr) * Nr;
     const std::size_t scratch = (pack_reals + out_reals) * sizeof(Real) + 64;
-    const bool direct = !complex && M + N <= max_direct_columns && A.stride(0) == 1 && B.stride(0) == 1;
+    const bool direct = M + N <= max_direct_columns && A.stride(0) == 1 && B.stride(0) == 1;
+    if constexpr (complex) {
+      // Complex columns read in place as interleaved reals (kbla_inner_host_pairs.hpp).
+      if (direct) {
+        run_pairs(exec, conjA, A, B, partial, rows_per_team);
+        return;
+      }
+    }
     // Narrow row-major operands: the row kernels read them in place (kbla_host_row_kernels.hpp says when and why).
     if (!direct && HostRowKernels::apply(A.stride(1), B.stride(1), Mr, Nr)) {
       run_rows(exec, conjA, A, B, partial, rows_per_team);
@@ -103,7 +111,7 @@ struct InnerHostBlocks {
             const int rows = static_cast<int>(std::min<std::int64_t>(ld, k_end - k0));
             // Real operands with unit stride down the columns are read in place, all but the last rows that
             // do not fill a vector of lanes; everything else goes through the packed planes.
-            const int in_place = direct ? rows / lanes * lanes : 0;
+            const int in_place = !complex && direct ? rows / lanes * lanes : 0;
             if constexpr (!complex) {
               if (in_place > 0)
                 accumulate_block(&A(k0, 0), A.stride(1), &B(k0, 0), B.stride(1), in_place, Mr, Nr, out);
@@ -121,6 +129,39 @@ struct InnerHostBlocks {
                   complex ? Planes::make(out[i * Nr + j] - out[(M + i) * Nr + N + j],
                                          out[i * Nr + N + j] + out[(M + i) * Nr + j])
                           : Planes::make(out[i * Nr + j], Real(0));
+        });
+  }
+
+  // As run, for complex operands whose columns are contiguous: the four sums of kbla_inner_host_pairs.hpp per entry.
+  static void run_pairs(const ExecSpace& exec, bool conjA, const AView& A, const BView& B, const PartialView& partial,
+                        std::int64_t rows_per_team) {
+    const std::int64_t K = A.extent(0);
+    const int M = A.extent(1), N = B.extent(1);
+    const std::int64_t lda = 2 * std::int64_t(A.stride(1)), ldb = 2 * std::int64_t(B.stride(1));
+    const int ld = block_rows(M, N);
+    const int teams = static_cast<int>(partial.extent(0));
+    const std::size_t sums = std::size_t(M) * N * PairSums::count;
+    const std::size_t scratch = sums * sizeof(Real) + 64;
+    const Policy policy = Policy(exec, teams, 1).set_scratch_size(1, Kokkos::PerTeam(scratch));
+    Kokkos::parallel_for(
+        "kbla::inner(portable host complex columns)", policy, [=](const Member& team) {
+          Real* const out = static_cast<Real*>(team.team_scratch(1).get_shmem(scratch - 64));
+          for (std::size_t e = 0; e < sums; ++e) out[e] = Real(0);
+          const std::int64_t t = team.league_rank();
+          const std::int64_t k_begin = t * rows_per_team;
+          const std::int64_t k_end = std::min<std::int64_t>(K, k_begin + rows_per_team);
+          const Real* const a = reinterpret_cast<const Real*>(A.data());
+          const Real* const b = reinterpret_cast<const Real*>(B.data());
+          for (std::int64_t k0 = k_begin; k0 < k_end; k0 += ld) {
+            const int rows = static_cast<int>(std::min<std::int64_t>(ld, k_end - k0));
+            inner_pairs_block<Real, lanes>(a + 2 * k0, lda, b + 2 * k0, ldb, rows, M, N, out);
+          }
+          for (int i = 0; i < M; ++i)
+            for (int j = 0; j < N; ++j) {
+              Real re, im;
+              PairSums::finish(out + std::size_t(i * N + j) * PairSums::count, conjA, re, im);
+              partial(t, i, j) = Planes::make(re, im);
+            }
         });
   }
 

@@ -11,6 +11,7 @@
 
 #include <impl/kbla_host_row_kernels.hpp>
 #include <impl/kbla_portable_tiles.hpp>
+#include <impl/kbla_update_host_pairs.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -87,8 +88,14 @@ struct UpdateHostBlocks {
     const bool beta_zero = beta == ATS::zero();
     const bool b_rows_fast = B.stride(0) <= B.stride(1);
     const bool same_view = static_cast<const void*>(A.data()) == static_cast<const void*>(B.data());
-    const bool direct =
-        !complex && !same_view && M + N <= max_direct_columns && A.stride(0) == 1 && B.stride(0) == 1;
+    const bool direct = !same_view && M + N <= max_direct_columns && A.stride(0) == 1 && B.stride(0) == 1;
+    if constexpr (complex) {
+      // Complex columns read and written in place as interleaved reals (kbla_update_host_pairs.hpp).
+      if (direct) {
+        run_pairs(exec, alpha, A, C, beta, B);
+        return;
+      }
+    }
     // Narrow row-major operands: the row kernels read and write them in place (kbla_host_row_kernels.hpp says
     // when and why).
     if (!direct && HostRowKernels::apply(A.stride(1), B.stride(1), Mr, Nr)) {
@@ -117,7 +124,7 @@ struct UpdateHostBlocks {
             const int rows = static_cast<int>(std::min<std::int64_t>(ld, k_end - k0));
             // Real A and B with unit stride down the columns (and not the same View) are read and written in
             // place, all but the last rows that do not fill a tile; everything else goes through packed planes.
-            const int in_place = direct ? rows / tile_rows * tile_rows : 0;
+            const int in_place = !complex && direct ? rows / tile_rows * tile_rows : 0;
             if constexpr (!complex) {
               if (in_place > 0)
                 compute_block(&A(k0, 0), A.stride(1), in_place, Mr, Nr, c, &B(k0, 0), B.stride(1), beta, beta_zero);
@@ -138,6 +145,43 @@ struct UpdateHostBlocks {
                 for (int j = 0; j < N; ++j)
                   store(B, kp + r, j, o_re, o_im, std::size_t(j) * padded + r, beta, beta_zero);
             }
+          }
+        });
+  }
+
+  // As run, for complex A and B whose columns are contiguous (and B not A): kbla_update_host_pairs.hpp.
+  static void run_pairs(const ExecSpace& exec, const Scalar& alpha, const AView& A, const CView& C,
+                        const Scalar& beta, const BView& B) {
+    const std::int64_t K = B.extent(0);
+    const int M = A.extent(1), N = B.extent(1);
+    const std::int64_t lda = 2 * std::int64_t(A.stride(1)), ldb = 2 * std::int64_t(B.stride(1));
+    const int ld = block_rows(M, N);
+    const std::int64_t blocks = (K + ld - 1) / ld;
+    const int teams = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(exec.concurrency(), blocks)));
+    const std::int64_t rows_per_team = (blocks + teams - 1) / teams * ld;
+    const std::size_t scratch = 2 * std::size_t(M) * N * sizeof(Real) + 64;
+    const bool beta_zero = beta == ATS::zero();
+    const Real beta_re = Planes::re(beta), beta_im = Planes::im(beta);
+    const Policy policy = Policy(exec, teams, 1).set_scratch_size(1, Kokkos::PerTeam(scratch));
+    Kokkos::parallel_for(
+        "kbla::update(portable host complex columns)", policy, [=](const Member& team) {
+          Real* const c_re = static_cast<Real*>(team.team_scratch(1).get_shmem(scratch - 64));
+          Real* const c_swap = c_re + std::size_t(M) * N;
+          for (int i = 0; i < M; ++i)
+            for (int j = 0; j < N; ++j) {
+              const Scalar v = alpha * C(i, j);
+              c_re[i * N + j] = Planes::re(v);
+              c_swap[i * N + j] = Planes::im(v);
+            }
+          const PairFactors<Real> c{c_re, c_swap, N};
+          const Real* const a = reinterpret_cast<const Real*>(A.data());
+          Real* const b = reinterpret_cast<Real*>(B.data());
+          const std::int64_t k_begin = team.league_rank() * rows_per_team;
+          const std::int64_t k_end = std::min<std::int64_t>(K, k_begin + rows_per_team);
+          for (std::int64_t k0 = k_begin; k0 < k_end; k0 += ld) {
+            const int rows = static_cast<int>(std::min<std::int64_t>(ld, k_end - k0));
+            update_pairs_block<Real, tile_rows>(a + 2 * k0, lda, rows, M, N, c, b + 2 * k0, ldb, beta_re, beta_im,
+                                                beta_zero);
           }
         });
   }

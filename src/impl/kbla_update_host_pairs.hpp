@@ -1,0 +1,109 @@
+// Host kernel of the portable kbla::update for complex A and B whose columns are contiguous (LayoutLeft and
+// unit-stride subviews), read and written in place. A column of complex values is a run of interleaved reals
+// (re, im, re, im, ...); with c = cr + i ci an entry of alpha C, a column of A contributes to lane l of a column
+// of B
+//   a[l] * cr + s[l] * ci,  s = (-ai, ar, -ai, ar, ...)      (re: ar cr - ai ci, im: ai cr + ar ci);
+// the sums of a * cr and a * ci vectorise along the run as plain multiply-adds, and the swap and sign of the
+// second are applied once per tile. No packing into planes, which at narrow widths cost as much as the product
+// (measured in docs/portable.md).
+#pragma once
+
+#include <impl/kbla_host_row_kernels.hpp>
+#include <impl/kbla_portable_tiles.hpp>
+
+#include <cstdint>
+
+namespace kbla {
+namespace Impl {
+
+// alpha C's real and imaginary parts, entry (i, j) at index i * ldc + j.
+template <class Real>
+struct PairFactors {
+  const Real* re;    // cr
+  const Real* swap;  // ci: multiplies s, the swapped and signed run
+  int ldc;
+};
+
+// o[j * ldo + l] = sum over i < M of the pair product of column i of a and entry (i, j) (+ beta * o, complex
+// beta = beta_re + i beta_im, unless beta_zero) for columns j < TN over `reals` interleaved reals (a multiple of
+// Rows; Rows even).
+// GCC's loop vectoriser turned the column loop into vectors gathered across columns (half the speed at widths 4-8
+// on the host of docs/portable.md); the vectorisation along the rows (SLP) stays.
+template <class Real, int TN, int Rows>
+KBLA_HOST_ROWS_NO_LOOP_VECTORIZE inline void update_pairs_tile(const Real* a, std::int64_t lda, std::int64_t reals, int M, PairFactors<Real> c,
+                              Real* o, std::int64_t ldo, Real beta_re, Real beta_im, bool beta_zero) {
+  static_assert(Rows % 2 == 0, "a tile holds whole complex values");
+  for (std::int64_t k = 0; k < reals; k += Rows) {
+    // a * cr and a * ci summed apart (plain broadcast multiply-adds); the swap and sign once per tile, at the end:
+    // the sum of s * ci is the swapped, signed sum of a * ci.
+    Real by_re[TN][Rows] = {}, by_im[TN][Rows] = {};
+    for (int i = 0; i < M; ++i) {
+      Real av[Rows];
+      for (int l = 0; l < Rows; ++l) av[l] = a[i * lda + k + l];
+      for (int j = 0; j < TN; ++j) {
+        const Real cr = c.re[i * c.ldc + j], ci = c.swap[i * c.ldc + j];
+        for (int l = 0; l < Rows; ++l) {
+          by_re[j][l] += av[l] * cr;
+          by_im[j][l] += av[l] * ci;
+        }
+      }
+    }
+    for (int j = 0; j < TN; ++j) {
+      Real sum[Rows];
+      for (int l = 0; l < Rows; l += 2) {
+        sum[l] = by_re[j][l] - by_im[j][l + 1];
+        sum[l + 1] = by_re[j][l + 1] + by_im[j][l];
+      }
+      Real* oj = o + j * ldo + k;
+      if (beta_zero) {
+        for (int l = 0; l < Rows; ++l) oj[l] = sum[l];
+      } else {
+        for (int l = 0; l < Rows; l += 2) {
+          const Real re = oj[l], im = oj[l + 1];
+          oj[l] = sum[l] + (beta_re * re - beta_im * im);
+          oj[l + 1] = sum[l + 1] + (beta_re * im + beta_im * re);
+        }
+      }
+    }
+  }
+}
+
+// Columns j < N of b (ldb reals apart) over `rows` complex rows, from columns of a (lda apart): tiles of up to 4
+// columns by Rows reals, the rows that do not fill a tile one at a time. b must not overlap a.
+template <class Real, int Rows>
+KBLA_HOST_ROWS_NO_LOOP_VECTORIZE inline void update_pairs_block(const Real* a, std::int64_t lda, int rows, int M, int N, PairFactors<Real> c, Real* b,
+                               std::int64_t ldb, Real beta_re, Real beta_im, bool beta_zero) {
+  constexpr int max_tn = 4;  // 2 x 4 x Rows sums: eight 32-byte accumulators for Rows of one vector
+  const std::int64_t reals = 2 * std::int64_t(rows);
+  const std::int64_t tile_reals = reals / Rows * Rows;
+  for (int j0 = 0; j0 < N;) {
+    const int tn = tile_extent(N - j0, max_tn);
+    const PairFactors<Real> cj{c.re + j0, c.swap + j0, c.ldc};
+    host_with_extent<max_tn>(tn, [&](auto TN) {
+      update_pairs_tile<Real, decltype(TN)::value, Rows>(a, lda, tile_reals, M, cj, b + j0 * ldb, ldb, beta_re,
+                                                         beta_im, beta_zero);
+    });
+    j0 += tn;
+  }
+  for (std::int64_t k = tile_reals; k < reals; k += 2)
+    for (int j = 0; j < N; ++j) {
+      Real re = Real(0), im = Real(0);
+      for (int i = 0; i < M; ++i) {
+        const Real ar = a[i * lda + k], ai = a[i * lda + k + 1];
+        const Real cr = c.re[i * c.ldc + j], ci = c.swap[i * c.ldc + j];
+        re += ar * cr - ai * ci;
+        im += ai * cr + ar * ci;
+      }
+      Real* bj = b + j * ldb + k;
+      if (!beta_zero) {
+        const Real br = bj[0], bi = bj[1];
+        re += beta_re * br - beta_im * bi;
+        im += beta_re * bi + beta_im * br;
+      }
+      bj[0] = re;
+      bj[1] = im;
+    }
+}
+
+}  // namespace Impl
+}  // namespace kbla
