@@ -206,7 +206,7 @@ template <class TypeParam>
 void InPlaceThroughUpdate() {
   Maker mk(__LINE__);  // a different random stream per part
   for (long long K : {1, 7, 1000, 4099})
-    for (int M : {1, 5, 16, 64}) run_in_place<TypeParam>(mk, K, M, Coef::General, InPlaceForm::update);
+    for (int M : {1, 2, 4, 5, 16, 64}) run_in_place<TypeParam>(mk, K, M, Coef::General, InPlaceForm::update);
   run_in_place<TypeParam>(mk, 300, 130, Coef::General, InPlaceForm::update);
   run_in_place<TypeParam>(mk, 2000, 7, Coef::Zero, InPlaceForm::update);
   run_in_place<TypeParam>(mk, 2000, 7, Coef::One, InPlaceForm::update);

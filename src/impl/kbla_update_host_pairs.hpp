@@ -68,12 +68,23 @@ KBLA_HOST_ROWS_NO_LOOP_VECTORIZE inline void update_pairs_tile(const Real* a, st
   }
 }
 
+// Widest tile of update_pairs_block: 2 x 4 x Rows sums, sixteen 32-byte accumulators at Rows of two vectors.
+constexpr int update_pairs_max_columns = 4;
+
+// Whether b may be a itself (update_in_place): only when one tile covers every column, so that each group of
+// rows is read whole before any of it is written.
+inline bool update_pairs_in_place_ok(int N) {
+  return tile_extent(N, update_pairs_max_columns) == N;
+}
+
 // Columns j < N of b (ldb reals apart) over `rows` complex rows, from columns of a (lda apart): tiles of up to 4
-// columns by Rows reals, the rows that do not fill a tile one at a time. b must not overlap a.
+// columns by Rows reals, the rows that do not fill a tile one at a time. b overlaps a only as
+// update_pairs_in_place_ok allows.
 template <class Real, int Rows>
-KBLA_HOST_ROWS_NO_LOOP_VECTORIZE inline void update_pairs_block(const Real* a, std::int64_t lda, int rows, int M, int N, PairFactors<Real> c, Real* b,
-                               std::int64_t ldb, Real beta_re, Real beta_im, bool beta_zero) {
-  constexpr int max_tn = 4;  // 2 x 4 x Rows sums: eight 32-byte accumulators for Rows of one vector
+KBLA_HOST_ROWS_NO_LOOP_VECTORIZE inline void update_pairs_block(const Real* a, std::int64_t lda, int rows, int M, int N,
+                                                                PairFactors<Real> c, Real* b, std::int64_t ldb,
+                                                                Real beta_re, Real beta_im, bool beta_zero) {
+  constexpr int max_tn = update_pairs_max_columns;
   const std::int64_t reals = 2 * std::int64_t(rows);
   const std::int64_t tile_reals = reals / Rows * Rows;
   for (int j0 = 0; j0 < N;) {
@@ -85,24 +96,32 @@ KBLA_HOST_ROWS_NO_LOOP_VECTORIZE inline void update_pairs_block(const Real* a, s
     });
     j0 += tn;
   }
-  for (std::int64_t k = tile_reals; k < reals; k += 2)
+  // The last rows one at a time, each row's outputs computed before any is stored (in place, a store would
+  // overwrite a value of A that the next column still reads).
+  constexpr int max_columns = 16;  // M + N <= 16 (UpdateHostBlocks::max_direct_columns)
+  for (std::int64_t k = tile_reals; k < reals; k += 2) {
+    Real re[max_columns], im[max_columns];
     for (int j = 0; j < N; ++j) {
-      Real re = Real(0), im = Real(0);
+      re[j] = Real(0);
+      im[j] = Real(0);
       for (int i = 0; i < M; ++i) {
         const Real ar = a[i * lda + k], ai = a[i * lda + k + 1];
         const Real cr = c.re[i * c.ldc + j], ci = c.swap[i * c.ldc + j];
-        re += ar * cr - ai * ci;
-        im += ai * cr + ar * ci;
+        re[j] += ar * cr - ai * ci;
+        im[j] += ai * cr + ar * ci;
       }
+    }
+    for (int j = 0; j < N; ++j) {
       Real* bj = b + j * ldb + k;
       if (!beta_zero) {
         const Real br = bj[0], bi = bj[1];
-        re += beta_re * br - beta_im * bi;
-        im += beta_re * bi + beta_im * br;
+        re[j] += beta_re * br - beta_im * bi;
+        im[j] += beta_re * bi + beta_im * br;
       }
-      bj[0] = re;
-      bj[1] = im;
+      bj[0] = re[j];
+      bj[1] = im[j];
     }
+  }
 }
 
 }  // namespace Impl

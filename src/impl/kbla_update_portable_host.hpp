@@ -90,8 +90,10 @@ struct UpdateHostBlocks {
     const bool same_view = static_cast<const void*>(A.data()) == static_cast<const void*>(B.data());
     const bool direct = !same_view && M + N <= max_direct_columns && A.stride(0) == 1 && B.stride(0) == 1;
     if constexpr (complex) {
-      // Complex columns read and written in place as interleaved reals (kbla_update_host_pairs.hpp).
-      if (direct) {
+      // Complex columns read and written in place as interleaved reals (kbla_update_host_pairs.hpp); B may be A
+      // when one tile holds all its columns.
+      if ((direct || (same_view && update_pairs_in_place_ok(N))) && M + N <= max_direct_columns &&
+          A.stride(0) == 1 && B.stride(0) == 1) {
         run_pairs(exec, alpha, A, C, beta, B);
         return;
       }
