@@ -101,6 +101,25 @@ inline void update_row_tile(const Real* a, int Mr, const Real* c, int ldc, Real*
   for (int j = 0; j < TN; ++j) o[j] = acc[j];
 }
 
+// As update_row_tile for two rows (a0 and a1) at once: two independent chains of multiply-adds per column, which
+// the processor overlaps better than the one chain of a row (on the host of docs/portable.md, double row-major
+// update at width 8, one thread, alternating runs: 5.8-6.8 GB/s against 4.8-5.6 for the one-row loop).
+template <class Real, int TN>
+inline void update_row_pair_tile(const Real* a0, const Real* a1, int Mr, const Real* c, int ldc, Real* o0, Real* o1) {
+  Real acc0[TN] = {}, acc1[TN] = {};
+  for (int p = 0; p < Mr; ++p) {
+    const Real x0 = a0[p], x1 = a1[p];
+    for (int j = 0; j < TN; ++j) {
+      acc0[j] += x0 * c[p * ldc + j];
+      acc1[j] += x1 * c[p * ldc + j];
+    }
+  }
+  for (int j = 0; j < TN; ++j) {
+    o0[j] = acc0[j];
+    o1[j] = acc1[j];
+  }
+}
+
 // b_k = o_k + beta * b_k for the Nr reals of one row; beta_zero never reads b. With Pairs, b holds interleaved
 // complex values and beta is beta_re + i beta_im.
 template <class Real, bool Pairs>
@@ -148,7 +167,22 @@ KBLA_HOST_ROWS_NO_LOOP_VECTORIZE inline void update_rows_block(const Real* a, st
     });
     return;
   }
-  for (int k = 0; k < rows; ++k) {
+  // Two rows at a time, both computed before either is stored (so b may still be a).
+  int k = 0;
+  for (; k + 1 < rows; k += 2) {
+    Real o0[HostRowKernels::max_row_reals], o1[HostRowKernels::max_row_reals];
+    const Real* a0 = a + k * lda;
+    for (int j0 = 0; j0 < Nr;) {
+      const int tn = tile_extent(Nr - j0, max_tn);
+      host_with_extent<max_tn>(tn, [&](auto TN) {
+        update_row_pair_tile<Real, decltype(TN)::value>(a0, a0 + lda, Mr, c + j0, Nr, o0 + j0, o1 + j0);
+      });
+      j0 += tn;
+    }
+    store_row<Real, Pairs>(o0, b + k * ldb, Nr, beta_re, beta_im, beta_zero);
+    store_row<Real, Pairs>(o1, b + (k + 1) * ldb, Nr, beta_re, beta_im, beta_zero);
+  }
+  for (; k < rows; ++k) {
     Real o[HostRowKernels::max_row_reals];
     for (int j0 = 0; j0 < Nr;) {
       const int tn = tile_extent(Nr - j0, max_tn);
