@@ -4,6 +4,10 @@
 # developers can build KokkosBlockLA against the Kokkos generation its users have, next to Debian's 3.4.
 #
 #   tools/kokkos-modern.sh [PREFIX]      default PREFIX /opt/kbla-deps/kokkos-4.6-openmp
+#   KBLA_MODERN_HOST_BLAS=1 tools/kokkos-modern.sh [PREFIX]
+#                                        as the first, Kokkos Kernels with the BLAS TPL (the system's BLAS, e.g.
+#                                        Debian's libopenblas-dev): what the host benchmark of docs/portable.md
+#                                        measures; default PREFIX /opt/kbla-deps/kokkos-4.6-openmp-blas.
 #   KBLA_MODERN_BACKEND=cuda tools/kokkos-modern.sh [PREFIX]
 #                                        Cuda + Serial for sm_90 with nvcc (CUDA_HOME, default /usr/local/cuda),
 #                                        Kokkos' nvcc_wrapper as the compiler, Kokkos Kernels with the cuBLAS
@@ -19,8 +23,11 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DEPS_DIR=${KBLA_DEPS_DIR:-$ROOT/../shared/deps}
 BACKEND=${KBLA_MODERN_BACKEND:-openmp}
+HOST_BLAS=${KBLA_MODERN_HOST_BLAS:-0}
+HOST_BLAS_SUFFIX=""
+if [ "$HOST_BLAS" = 1 ]; then HOST_BLAS_SUFFIX=-blas; fi
 case $BACKEND in
-  openmp) PREFIX=${1:-/opt/kbla-deps/kokkos-4.6-openmp} ;;
+  openmp) PREFIX=${1:-/opt/kbla-deps/kokkos-4.6-openmp${HOST_BLAS_SUFFIX}} ;;
   cuda) PREFIX=${1:-/opt/kbla-deps/kokkos-4.6-cuda} ;;
   *) echo "[kokkos-modern] error: KBLA_MODERN_BACKEND is '$BACKEND', not openmp or cuda" >&2; exit 2 ;;
 esac
@@ -77,6 +84,8 @@ if [ "$BACKEND" = cuda ]; then
             -DKokkosKernels_ENABLE_TPL_CUSOLVER=OFF -DKokkosKernels_ENABLE_TPL_MAGMA=OFF)
 else
   KOKKOS_OPTS+=(-DKokkos_ENABLE_OPENMP=ON)
+  # The later -D wins over the TPL_BLAS=OFF above.
+  if [ "$HOST_BLAS" = 1 ]; then KK_OPTS+=(-DKokkosKernels_ENABLE_TPL_BLAS=ON); fi
 fi
 
 verify_tarballs() {
