@@ -167,31 +167,22 @@ KBLA_HOST_ROWS_NO_LOOP_VECTORIZE inline void update_rows_block(const Real* a, st
     });
     return;
   }
-  // Two rows at a time, both computed before either is stored (so b may still be a).
-  int k = 0;
-  for (; k + 1 < rows; k += 2) {
+  // Two rows at a time, both computed before either is stored (so b may still be a); an odd last row is computed
+  // as both rows of the pair and stored once.
+  for (int k = 0; k < rows; k += 2) {
+    const bool pair = k + 1 < rows;
     Real o0[HostRowKernels::max_row_reals], o1[HostRowKernels::max_row_reals];
     const Real* a0 = a + k * lda;
+    const Real* a1 = pair ? a0 + lda : a0;
     for (int j0 = 0; j0 < Nr;) {
       const int tn = tile_extent(Nr - j0, max_tn);
       host_with_extent<max_tn>(tn, [&](auto TN) {
-        update_row_pair_tile<Real, decltype(TN)::value>(a0, a0 + lda, Mr, c + j0, Nr, o0 + j0, o1 + j0);
+        update_row_pair_tile<Real, decltype(TN)::value>(a0, a1, Mr, c + j0, Nr, o0 + j0, o1 + j0);
       });
       j0 += tn;
     }
     store_row<Real, Pairs>(o0, b + k * ldb, Nr, beta_re, beta_im, beta_zero);
-    store_row<Real, Pairs>(o1, b + (k + 1) * ldb, Nr, beta_re, beta_im, beta_zero);
-  }
-  for (; k < rows; ++k) {
-    Real o[HostRowKernels::max_row_reals];
-    for (int j0 = 0; j0 < Nr;) {
-      const int tn = tile_extent(Nr - j0, max_tn);
-      host_with_extent<max_tn>(tn, [&](auto TN) {
-        update_row_tile<Real, decltype(TN)::value>(a + k * lda, Mr, c + j0, Nr, o + j0);
-      });
-      j0 += tn;
-    }
-    store_row<Real, Pairs>(o, b + k * ldb, Nr, beta_re, beta_im, beta_zero);
+    if (pair) store_row<Real, Pairs>(o1, b + (k + 1) * ldb, Nr, beta_re, beta_im, beta_zero);
   }
 }
 

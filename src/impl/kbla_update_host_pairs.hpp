@@ -30,8 +30,9 @@ struct PairFactors {
 // GCC's loop vectoriser turned the column loop into vectors gathered across columns (half the speed at widths 4-8
 // on the host of docs/portable.md); the vectorisation along the rows (SLP) stays.
 template <class Real, int TN, int Rows>
-KBLA_HOST_ROWS_NO_LOOP_VECTORIZE inline void update_pairs_tile(const Real* a, std::int64_t lda, std::int64_t reals, int M, PairFactors<Real> c,
-                              Real* o, std::int64_t ldo, Real beta_re, Real beta_im, bool beta_zero) {
+KBLA_HOST_ROWS_NO_LOOP_VECTORIZE inline void update_pairs_tile(const Real* a, std::int64_t lda, std::int64_t reals,
+                                                               int M, PairFactors<Real> c, Real* o, std::int64_t ldo,
+                                                               Real beta_re, Real beta_im, bool beta_zero) {
   static_assert(Rows % 2 == 0, "a tile holds whole complex values");
   for (std::int64_t k = 0; k < reals; k += Rows) {
     // a * cr and a * ci summed apart (plain broadcast multiply-adds); the swap and sign once per tile, at the end:

@@ -88,12 +88,12 @@ struct UpdateHostBlocks {
     const bool beta_zero = beta == ATS::zero();
     const bool b_rows_fast = B.stride(0) <= B.stride(1);
     const bool same_view = static_cast<const void*>(A.data()) == static_cast<const void*>(B.data());
-    const bool direct = !same_view && M + N <= max_direct_columns && A.stride(0) == 1 && B.stride(0) == 1;
+    const bool columns_in_place = M + N <= max_direct_columns && A.stride(0) == 1 && B.stride(0) == 1;
+    const bool direct = !same_view && columns_in_place;
     if constexpr (complex) {
       // Complex columns read and written in place as interleaved reals (kbla_update_host_pairs.hpp); B may be A
       // when one tile holds all its columns.
-      if ((direct || (same_view && update_pairs_in_place_ok(N))) && M + N <= max_direct_columns &&
-          A.stride(0) == 1 && B.stride(0) == 1) {
+      if (columns_in_place && (!same_view || update_pairs_in_place_ok(N))) {
         run_pairs(exec, alpha, A, C, beta, B);
         return;
       }
@@ -151,7 +151,8 @@ struct UpdateHostBlocks {
         });
   }
 
-  // As run, for complex A and B whose columns are contiguous (and B not A): kbla_update_host_pairs.hpp.
+  // As run, for complex A and B whose columns are contiguous (B may be A where update_pairs_in_place_ok says so):
+  // kbla_update_host_pairs.hpp.
   static void run_pairs(const ExecSpace& exec, const Scalar& alpha, const AView& A, const CView& C,
                         const Scalar& beta, const BView& B) {
     const std::int64_t K = B.extent(0);
