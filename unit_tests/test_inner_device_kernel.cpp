@@ -1,4 +1,5 @@
-// The portable device kernel of kbla::inner (src/impl/kbla_inner_device_direct.hpp), on the host. The kernel is
+// The portable device kernels of kbla::inner (src/impl/kbla_inner_device_direct.hpp and, in the *_rows
+// configurations, kbla_inner_device_rows.hpp where it fits the shape), on the host. The kernel is
 // generic Kokkos team code: it is launched on the host execution space (teams of one thread on Serial), and its
 // schedule is also run by the host emulation of teams of GPU size (128 or 256 threads, several tiles per team,
 // tile groups, the closing sum), in forward and reverse thread order (equal bits, or a step read what another
@@ -74,9 +75,11 @@ Kokkos::View<Scalar**, Layout, Kokkos::HostSpace> make_operand(std::int64_t rows
   return v;
 }
 
-template <class ScalarT, class LayoutA, class LayoutB>
+// Rows: the rows kernel (kbla_inner_device_rows.hpp) where it fits the shape, else the direct kernel.
+template <class ScalarT, class LayoutA, class LayoutB, bool Rows = false>
 struct KernelConfig {
   using Scalar = ScalarT;
+  static constexpr bool rows = Rows;
   using AView = Kokkos::View<Scalar**, LayoutA, Kokkos::HostSpace>;
   using BView = Kokkos::View<Scalar**, LayoutB, Kokkos::HostSpace>;
   using CView = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Kokkos::HostSpace>;
@@ -85,6 +88,13 @@ struct KernelConfig {
   // Calls f(kernel) with a value of the kernel type for C of M x N entries.
   template <class F>
   static void with_kernel(int M, int N, F&& f) {
+    if (Rows && kbla::Impl::InnerRowsShape<Scalar>::fits(M, N)) {
+      kbla::Impl::with_inner_rows_shape<Scalar>(M, N, [&](auto Sums, auto OwnsA) {
+        f(kbla::Impl::InnerDeviceRows<Host, AView, BView, PartialView, decltype(Sums)::value,
+                                      decltype(OwnsA)::value>());
+      });
+      return;
+    }
     kbla::Impl::with_inner_direct_tiles<Scalar>(M, N, [&](auto TM, auto TN) {
       f(kbla::Impl::InnerDeviceDirect<Host, AView, BView, PartialView, decltype(TM)::value, decltype(TN)::value>());
     });
@@ -111,8 +121,14 @@ KBLA_KERNEL_CONFIG(cfloat, L, R);
 KBLA_KERNEL_CONFIG(cfloat, R, L);
 KBLA_KERNEL_CONFIG(cfloat, S, S);
 #undef KBLA_KERNEL_CONFIG
-using KernelConfigs = ::testing::Types<double_LL, double_RR, double_SS, float_LL, float_RR, float_SS, cdouble_LL,
-                                       cdouble_RR, cdouble_SS, cfloat_LR, cfloat_RL, cfloat_SS>;
+struct double_RR_rows : KernelConfig<double, R, R, true> {};
+struct cdouble_RR_rows : KernelConfig<cdouble, R, R, true> {};
+struct float_SL_rows : KernelConfig<float, S, L, true> {};
+struct cfloat_LR_rows : KernelConfig<cfloat, L, R, true> {};
+using KernelConfigs =
+    ::testing::Types<double_LL, double_RR, double_SS, float_LL, float_RR, float_SS, cdouble_LL, cdouble_RR,
+                     cdouble_SS, cfloat_LR, cfloat_RL, cfloat_SS, double_RR_rows, cdouble_RR_rows, float_SL_rows,
+                     cfloat_LR_rows>;
 
 template <class Cfg>
 class InnerDeviceKernel : public ::testing::Test {};
@@ -287,7 +303,9 @@ TYPED_TEST(InnerDeviceKernel, SquareWidths) {
 }
 
 TYPED_TEST(InnerDeviceKernel, RectangularAndEdgeRows) {
-  const std::pair<int, int> shapes[] = {{13, 40}, {40, 13}, {64, 7}, {7, 64}, {1, 64}, {70, 3}, {5, 66}, {6, 5}};
+  // {3, 12}, {9, 30}, {1, 7}: the rows kernel owning B's columns (B the wider operand, at most 32 columns)
+  const std::pair<int, int> shapes[] = {{13, 40}, {40, 13}, {64, 7}, {7, 64}, {1, 64}, {70, 3},
+                                        {5, 66},  {6, 5},   {3, 12}, {9, 30}, {1, 7}};
   int variant = 0;
   for (long long K : {0, 1, 17, 1000})
     for (auto mn : shapes) check_both_values<TypeParam>(K, mn.first, mn.second, variant++);
@@ -309,7 +327,9 @@ TYPED_TEST(InnerDeviceKernel, DevicePlans) {
           SCOPED_TRACE("M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K));
           ASSERT_EQ(plan.team_size, plan.lanes * plan.slots);
           ASSERT_LE(plan.team_size, 256);
-          ASSERT_GE(plan.lanes, 32);
+          // direct: at least a warp of lanes per tile; rows: the owned columns in one group
+          ASSERT_GE(plan.lanes, TypeParam::rows && kbla::Impl::InnerRowsShape<typename TypeParam::Scalar>::fits(M, N)
+                                    ? 1 : 32);
           ASSERT_EQ(plan.lanes % plan.parts, 0);
           ASSERT_GE(plan.slots * plan.tile_groups, plan.tiles);
           ASSERT_LT(plan.slots * (plan.tile_groups - 1), plan.tiles);
