@@ -7,8 +7,9 @@
 //  - host execution spaces (kbla_inner_portable_host.hpp): one team per hardware thread, blocks of rows packed
 //    into cache and summed by vectorisable tiles;
 //  - device execution spaces (kbla_inner_device_direct.hpp): teams of many threads per chunk of rows, each
-//    thread a register tile of C over rows it reads straight from device memory; the chunks' partials summed by
-//    a team per run of entries (combine_on_device).
+//    thread a register tile of C over rows it reads straight from device memory (row-major operands wider than
+//    4 columns: a group of threads per row, kbla_inner_device_rows.hpp); the chunks' partials, kept in memory
+//    reused between calls (kbla_reused_scratch.hpp), summed by a team per run of entries (combine_on_device).
 // This is the path of every backend without a vendor / hand-written one, and the reference those are tested
 // against.
 #pragma once
