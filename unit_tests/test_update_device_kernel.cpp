@@ -139,4 +139,24 @@ TYPED_TEST(UpdateDeviceKernel, StagedKernelAnyWidth) {
     for (int M : {1, 5, 16, 33, 64}) check<TypeParam>(K, M, M, true, K % 2 == 1, Kernel::staged, variant++);
 }
 
+// The staged kernel's walk over a block: the elements of all ranks of a team together, each exactly once, for
+// GPU-sized teams (the host launches above have teams of one or two threads) and blocks narrower and wider than
+// the team.
+TEST(UpdateDeviceKernelWalk, EveryElementOnce) {
+  for (int step : {1, 2, 37, 256})
+    for (int inner_n : {1, 3, 16, 255, 256, 257, 1000})
+      for (int outer_n : {1, 2, 7, 64}) {
+        std::vector<int> seen(std::size_t(inner_n) * outer_n, 0);
+        for (int rank = 0; rank < step; ++rank)
+          for (kbla::Impl::StridedWalk walk(inner_n, outer_n, rank, step); !walk.done(); walk.next()) {
+            ASSERT_GE(walk.inner, 0);
+            ASSERT_LT(walk.inner, inner_n);
+            ++seen[std::size_t(walk.outer) * inner_n + walk.inner];
+          }
+        for (std::size_t e = 0; e < seen.size(); ++e)
+          ASSERT_EQ(seen[e], 1) << "element " << e << ", inner " << inner_n << ", outer " << outer_n << ", step "
+                                << step;
+      }
+}
+
 }  // namespace

@@ -24,6 +24,28 @@
 namespace kbla {
 namespace Impl {
 
+// Elements rank, rank + step, rank + 2 step, ... of an outer_n x inner_n block (inner the contiguous index) as
+// (outer, inner) pairs, advanced without a division per element.
+struct StridedWalk {
+  int inner_n, outer_n, d_inner, d_outer, inner, outer;
+  KOKKOS_INLINE_FUNCTION StridedWalk(int inner_extent, int outer_extent, int rank, int step)
+      : inner_n(inner_extent),
+        outer_n(outer_extent),
+        d_inner(step % inner_extent),
+        d_outer(step / inner_extent),
+        inner(rank % inner_extent),
+        outer(rank / inner_extent) {}
+  KOKKOS_INLINE_FUNCTION bool done() const { return outer >= outer_n; }
+  KOKKOS_INLINE_FUNCTION void next() {
+    inner += d_inner;
+    outer += d_outer;
+    if (inner >= inner_n) {
+      inner -= inner_n;
+      ++outer;
+    }
+  }
+};
+
 template <class ExecSpace, class AView, class CView, class BView>
 struct UpdateDeviceTeams {
   using Scalar = typename BView::non_const_value_type;
@@ -60,25 +82,18 @@ struct UpdateDeviceTeams {
     // and remainder cost about as many instructions as an element's 16 multiply-adds), and it issues
     // loads_per_round loads before their stores to scratch.
     const bool a_rows_fast = A.stride(0) <= A.stride(1);
-    const int inner_n = a_rows_fast ? nrows : M, outer_n = a_rows_fast ? M : nrows;
-    const int d_outer = team_size / inner_n, d_inner = team_size % inner_n;
-    int outer = rank / inner_n, inner = rank % inner_n;
-    while (outer < outer_n) {
+    StridedWalk walk(a_rows_fast ? nrows : M, a_rows_fast ? M : nrows, rank, team_size);
+    while (!walk.done()) {
       Scalar v[loads_per_round];
       int at[loads_per_round];
       for (int u = 0; u < loads_per_round; ++u) {
         at[u] = -1;
-        if (outer < outer_n) {
-          const int r = a_rows_fast ? inner : outer, i = a_rows_fast ? outer : inner;
+        if (!walk.done()) {
+          const int r = a_rows_fast ? walk.inner : walk.outer, i = a_rows_fast ? walk.outer : walk.inner;
           v[u] = A(k0 + r, i);
           at[u] = r * pitch + i;
         }
-        inner += d_inner;
-        outer += d_outer;
-        if (inner >= inner_n) {
-          inner -= inner_n;
-          ++outer;
-        }
+        walk.next();
       }
       for (int u = 0; u < loads_per_round; ++u)
         if (at[u] >= 0) a[at[u]] = v[u];
