@@ -50,14 +50,18 @@ template <class ExecSpace, class AView, class BView, class PartialView, int Sums
 struct InnerDeviceRows {
   using Scalar = typename PartialView::non_const_value_type;
   using ATS = kbla::Impl::ArithTraits<Scalar>;
+  // As the direct kernel: teams of 256, two per multiprocessor (at most 128 registers per thread).
   using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, 2>>;
   using Member = typename Policy::member_type;
   static constexpr int tile_entries = Sums;
   static constexpr int max_team_size = 256;
+  // Rows loaded before their multiply-adds: about 256 bytes of loads in flight per thread, 1 to 8 rows.
   static constexpr int row_bytes = int((1 + Sums) * sizeof(Scalar));
   static constexpr int rows_in_flight =
       8 * row_bytes <= 256 ? 8 : 4 * row_bytes <= 256 ? 4 : 2 * row_bytes <= 256 ? 2 : 1;
+  // Scratch for the closing sum; each round sums as many entries as it holds.
   static constexpr std::size_t scratch_budget = 32 * 1024;
+  // Each group reads at least this many rows of its chunk (the closing sum a small part of a team's time).
   static constexpr int min_rows_per_lane = 32;
 
   AView A;
