@@ -33,14 +33,21 @@ inline void inner_pairs_tile(const Real* a, std::int64_t lda, const Real* b, std
   static_assert(Lanes % 2 == 0, "lanes hold whole complex values");
   Real same[TM][TN][Lanes] = {};
   Real cross[TM][TN][Lanes] = {};
-  for (std::int64_t k = 0; k < reals; k += Lanes)
+  // Loads into local arrays first, as inner_host_tile (kbla_inner_portable_host.hpp) says why: indexing A and B
+  // in the multiply-add loop, GCC 12 with AVX-512 read a column past the tile's last one.
+  for (std::int64_t k = 0; k < reals; k += Lanes) {
+    Real av[TM][Lanes], bv[TN][Lanes];
+    for (int i = 0; i < TM; ++i)
+      for (int l = 0; l < Lanes; ++l) av[i][l] = a[i * lda + k + l];
+    for (int j = 0; j < TN; ++j)
+      for (int l = 0; l < Lanes; ++l) bv[j][l] = b[j * ldb + k + l];
     for (int i = 0; i < TM; ++i)
       for (int j = 0; j < TN; ++j)
         for (int l = 0; l < Lanes; ++l) {
-          const Real av = a[i * lda + k + l];
-          same[i][j][l] += av * b[j * ldb + k + l];
-          cross[i][j][l] += av * b[j * ldb + k + (l ^ 1)];
+          same[i][j][l] += av[i][l] * bv[j][l];
+          cross[i][j][l] += av[i][l] * bv[j][l ^ 1];
         }
+  }
   for (int i = 0; i < TM; ++i)
     for (int j = 0; j < TN; ++j) {
       Real s[PairSums::count] = {};

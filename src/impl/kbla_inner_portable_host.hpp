@@ -34,10 +34,19 @@ template <class Real, int TM, int TN, int Lanes>
 inline void inner_host_tile(const Real* a, std::int64_t lda, const Real* b, std::int64_t ldb, int rows, Real* out,
                             int ldo) {
   Real acc[TM][TN][Lanes] = {};
-  for (int k = 0; k < rows; k += Lanes)
+  // The rows' values are loaded into local arrays first. Indexing A and B inside the multiply-add loop, GCC 12 with
+  // AVX-512 (-march=native on an AMD EPYC) merged the loads of two columns into one 64-byte register and read a
+  // column past the tile's last one: beyond the end of A, a segmentation fault (double width 4, column-major).
+  for (int k = 0; k < rows; k += Lanes) {
+    Real av[TM][Lanes], bv[TN][Lanes];
+    for (int i = 0; i < TM; ++i)
+      for (int l = 0; l < Lanes; ++l) av[i][l] = a[i * lda + k + l];
+    for (int j = 0; j < TN; ++j)
+      for (int l = 0; l < Lanes; ++l) bv[j][l] = b[j * ldb + k + l];
     for (int i = 0; i < TM; ++i)
       for (int j = 0; j < TN; ++j)
-        for (int l = 0; l < Lanes; ++l) acc[i][j][l] += a[i * lda + k + l] * b[j * ldb + k + l];
+        for (int l = 0; l < Lanes; ++l) acc[i][j][l] += av[i][l] * bv[j][l];
+  }
   for (int i = 0; i < TM; ++i)
     for (int j = 0; j < TN; ++j) {
       Real s = Real(0);
