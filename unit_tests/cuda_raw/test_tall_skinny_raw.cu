@@ -367,6 +367,8 @@ void tiny_suite() {
     test_tsmm<T>(1000, w, w, R, R, R, 0, al, zero);
     test_tsmm<T>(999, w, w, C, C, C, 1, al, be);
   }
+  test_tsmm<T>(513, 100, 3, C, R, C, 1, al, be);     // one thread per row (update_columns.cuh), real types
+  test_tsmm<T>(1001, 8, 8, C, C, C, 2, al, zero, true);  // the same in place
   test_tsmttsm<T>(500, 7, 70, R, C, R, 0, al, be);
   test_tsmttsm<T>(300, 96, 96, C, C, C, 0, al, be);
   test_tsmm<T>(300, 70, 96, R, C, C, 0, al, be);
@@ -457,6 +459,20 @@ void suite(bool quick) {
         test_tsmm<T>(K, m, n, C, R, C, 2, al, be);
       }
     }
+  }
+  // the one-thread-per-row update of real column-major operands with N <= 8 (update_columns.cuh): every output
+  // width class, M below, at and past its column groups of 4 up to its limit of 128 (129: the other paths), K
+  // below, at and past one block of rows (512), padded ld, C either layout, beta = 0 (NaN B) and != 0, in place
+  for (int n : {1, 2, 3, 5, 8}) {
+    for (int m : {1, 3, 4, 7, 30, 100, 128, 129}) {
+      if (quick && m > 30) continue;
+      for (std::int64_t K : {1, 511, 512, 513, 70001}) {
+        if (quick && K > 513) continue;
+        test_tsmm<T>(K, m, n, C, (m % 2) ? R : C, C, int(K % 3), al, (K % 2) ? be : zero);
+      }
+    }
+    test_tsmm<T>(quick ? 2049 : 70001, n, n, C, C, C, 2, al, zero, true);  // in place
+    test_tsmm<T>(1025, n, n, C, R, C, 0, one, be, true);
   }
   for (int n : {1, 8}) {  // long K, K below the block count
     test_tsmttsm<T>(quick ? 20011 : 300007, 64, n, C, C, C, 0, al, be);

@@ -16,6 +16,7 @@
 #include "tall_skinny_select.hpp"
 #include "update_bulk.cuh"
 #include "update_bulk_cplx.cuh"
+#include "update_columns.cuh"
 #include "update_dmma.cuh"
 #include "update_kernel.cuh"
 #include "update_rows.cuh"
@@ -259,9 +260,14 @@ cudaError_t tsmm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T alph
   if (inplace && (M != N || la != lb || lda != ldb)) return cudaErrorInvalidValue;
   const bool narrow_class = narrow_shape(M, N, 64);  // the narrow tables stage all of M (MT <= 64)
   const bool wide = std::max(M, N) > kCublasAbove;    // never narrow: narrow shapes have M <= 64 here
+  // Real column-major A and B with few output columns: the one-thread-per-row kernel (update_columns.cuh), up to
+  // M = 128 (wider A than the square tables: measured against cuBLAS by the selection, not sent to it outright).
+  const bool columns = !ScalarOf<T>::cplx && la == Layout::ColMajor && lb == Layout::ColMajor &&
+                       N <= kUpdateColumnsMaxN && M <= kUpdateColumnsMaxM;
   const bool to_cublas =
       !inplace && opt.allow_cublas &&
-      (wide || update_takes_cublas<T>(stream, K, M, N, alpha, A, lda, la, C, ldc, lc, beta, B, ldb, lb, opt));
+      ((wide && !columns) ||
+       update_takes_cublas<T>(stream, K, M, N, alpha, A, lda, la, C, ldc, lc, beta, B, ldb, lb, opt));
   const bool narrow = !inplace && narrow_class && !to_cublas;
   if (to_cublas) {
     const cudaError_t e = cublas_tsmm(stream, K, M, N, alpha, A, lda, la, C, ldc, lc, beta, B, ldb, lb);
@@ -284,6 +290,10 @@ cudaError_t tsmm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T alph
   a.beta = coef(beta);
   a.beta_zero = (beta == T(0));
   const int lay = lay_of(la, lb);
+  if (columns && !to_cublas) {
+    const cudaError_t e = launch_update_columns(a, lay, stream);
+    if (e != cudaErrorNotSupported) return e;
+  }
   if (narrow) {
     const cudaError_t e = run_narrow(a, lay, stream);
     if (e != cudaErrorNotSupported) return e;

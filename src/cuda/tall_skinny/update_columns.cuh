@@ -1,0 +1,127 @@
+// kbla::update (B = alpha A C + beta B) for column-major real A and B with a narrow output: N <= 8 columns of B,
+// M <= 128 columns of A. The block Gram-Schmidt and block Lanczos steps run these shapes (a block of s vectors
+// minus a basis of p vectors times p x s coefficients, or an s x s rotation in place) at K of 10^5-10^7 rows.
+//
+// One thread per row: alpha C sits in shared memory (every thread of a warp reads the same entry: a broadcast), a
+// thread keeps its rows' N sums in registers and walks A's columns, consecutive threads on consecutive rows
+// (a warp reads 32 consecutive values of a column: whole sectors). Loads of several columns and rows are issued
+// before their multiply-adds so that enough bytes are in flight. A thread reads all of its rows of A (and B, for
+// beta != 0) before it writes them, and no other thread touches those rows: B may be A (in place, M == N).
+//
+// On an H200 the staged narrow tables (update_kernel.cuh) ran a 16-column A into 8 columns of B at 47-54 % of the
+// read bandwidth at 10^6-1.6 * 10^7 rows, cuBLAS alike; the s x s rotation in place at 65 % at 10^6 rows.
+#pragma once
+#include <cstdint>
+#include "tall_skinny_common.cuh"
+#include "inner_kernel.cuh"  // kLayCC
+#include "update_kernel.cuh"
+
+namespace kbla {
+namespace cuda {
+namespace detail {
+
+constexpr int kUpdateColumnsMaxM = 128;  // alpha C of M x 8 doubles: 8 KB of shared memory
+constexpr int kUpdateColumnsMaxN = 8;
+
+// OUT_COLS: the output columns a thread sums (N rounded up to 1, 2, 4 or 8); ROWS: rows per thread;
+// COLS_IN_FLIGHT: columns of A loaded before their multiply-adds.
+template <class Scalar, int OUT_COLS, int ROWS, int COLS_IN_FLIGHT>
+__global__ void __launch_bounds__(256, 3) update_columns_kernel(TsmmArgs<Scalar, false> a) {
+  __shared__ Scalar alpha_c[kUpdateColumnsMaxM][OUT_COLS];
+  const int M = a.M, N = a.N;
+  for (int e = threadIdx.x; e < M * OUT_COLS; e += blockDim.x) {
+    const int i = e / OUT_COLS, j = e % OUT_COLS;
+    alpha_c[i][j] = j < N ? Scalar(a.alpha.re) * a.C[a.crow ? i * a.ldc + j : i + j * a.ldc] : Scalar(0);
+  }
+  __syncthreads();
+  const std::int64_t first = (std::int64_t(blockIdx.x) * ROWS) * blockDim.x + threadIdx.x;
+  std::int64_t row[ROWS];
+  bool live[ROWS];
+#pragma unroll
+  for (int u = 0; u < ROWS; ++u) {
+    row[u] = first + std::int64_t(u) * blockDim.x;
+    live[u] = row[u] < a.K;
+    if (!live[u]) row[u] = a.K - 1;  // a valid row to read; its sums are dropped
+  }
+  Scalar sum[ROWS][OUT_COLS];
+#pragma unroll
+  for (int u = 0; u < ROWS; ++u)
+#pragma unroll
+    for (int j = 0; j < OUT_COLS; ++j) sum[u][j] = Scalar(0);
+  const Scalar* const A = a.A;
+  const std::int64_t lda = a.asm_;
+  int i = 0;
+  for (; i + COLS_IN_FLIGHT <= M; i += COLS_IN_FLIGHT) {
+    Scalar v[COLS_IN_FLIGHT][ROWS];
+#pragma unroll
+    for (int c = 0; c < COLS_IN_FLIGHT; ++c)
+#pragma unroll
+      for (int u = 0; u < ROWS; ++u) v[c][u] = A[row[u] + (i + c) * lda];
+#pragma unroll
+    for (int c = 0; c < COLS_IN_FLIGHT; ++c)
+#pragma unroll
+      for (int j = 0; j < OUT_COLS; ++j) {
+        const Scalar w = alpha_c[i + c][j];
+#pragma unroll
+        for (int u = 0; u < ROWS; ++u) sum[u][j] += v[c][u] * w;
+      }
+  }
+  for (; i < M; ++i) {
+    Scalar v[ROWS];
+#pragma unroll
+    for (int u = 0; u < ROWS; ++u) v[u] = A[row[u] + i * lda];
+#pragma unroll
+    for (int j = 0; j < OUT_COLS; ++j) {
+      const Scalar w = alpha_c[i][j];
+#pragma unroll
+      for (int u = 0; u < ROWS; ++u) sum[u][j] += v[u] * w;
+    }
+  }
+  Scalar* const B = a.B;
+  const std::int64_t ldb = a.bsn;
+  if (!a.beta_zero) {
+    const Scalar beta = Scalar(a.beta.re);
+    Scalar old[ROWS][OUT_COLS];
+#pragma unroll
+    for (int j = 0; j < OUT_COLS; ++j)
+#pragma unroll
+      for (int u = 0; u < ROWS; ++u) old[u][j] = j < N ? B[row[u] + j * ldb] : Scalar(0);
+#pragma unroll
+    for (int j = 0; j < OUT_COLS; ++j)
+#pragma unroll
+      for (int u = 0; u < ROWS; ++u) sum[u][j] += beta * old[u][j];
+  }
+#pragma unroll
+  for (int j = 0; j < OUT_COLS; ++j)
+#pragma unroll
+    for (int u = 0; u < ROWS; ++u)
+      if (j < N && live[u]) B[row[u] + j * ldb] = sum[u][j];
+}
+
+// Takes real column-major A and B (unit row stride) with N <= 8 and M <= 128; cudaErrorNotSupported otherwise.
+template <class Scalar, bool CPLX>
+cudaError_t launch_update_columns(const TsmmArgs<Scalar, CPLX>& a, int lay, cudaStream_t stream) {
+  if constexpr (CPLX) {
+    return cudaErrorNotSupported;
+  } else {
+    if (lay != kLayCC || a.ask != 1 || a.N > kUpdateColumnsMaxN || a.M > kUpdateColumnsMaxM || a.K <= 0)
+      return cudaErrorNotSupported;
+    constexpr int threads = 256, rows = 2, cols_in_flight = 4;
+    const std::int64_t blocks = (a.K + std::int64_t(threads) * rows - 1) / (std::int64_t(threads) * rows);
+    if (blocks > 0x7fffffff) return cudaErrorNotSupported;
+    const dim3 grid{static_cast<unsigned>(blocks)};
+    if (a.N <= 1)
+      update_columns_kernel<Scalar, 1, rows, cols_in_flight><<<grid, threads, 0, stream>>>(a);
+    else if (a.N <= 2)
+      update_columns_kernel<Scalar, 2, rows, cols_in_flight><<<grid, threads, 0, stream>>>(a);
+    else if (a.N <= 4)
+      update_columns_kernel<Scalar, 4, rows, cols_in_flight><<<grid, threads, 0, stream>>>(a);
+    else
+      update_columns_kernel<Scalar, 8, rows, cols_in_flight><<<grid, threads, 0, stream>>>(a);
+    return cudaGetLastError();
+  }
+}
+
+}  // namespace detail
+}  // namespace cuda
+}  // namespace kbla
