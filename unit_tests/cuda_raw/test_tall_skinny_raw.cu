@@ -367,7 +367,7 @@ void tiny_suite() {
     test_tsmm<T>(1000, w, w, R, R, R, 0, al, zero);
     test_tsmm<T>(999, w, w, C, C, C, 1, al, be);
   }
-  test_tsmm<T>(513, 100, 3, C, R, C, 1, al, be);     // one thread per row (update_columns.cuh), real types
+  test_tsmm<T>(513, 100, 3, C, R, C, 1, al, be);     // one thread per row (update_columns.cuh)
   test_tsmm<T>(1001, 8, 8, C, C, C, 2, al, zero, true);  // the same in place
   test_tsmttsm<T>(500, 7, 70, R, C, R, 0, al, be);
   test_tsmttsm<T>(300, 96, 96, C, C, C, 0, al, be);
@@ -460,8 +460,9 @@ void suite(bool quick) {
       }
     }
   }
-  // the one-thread-per-row update of real column-major operands with N <= 8 (update_columns.cuh): every output
-  // width class, M below, at and past its column groups of 4 up to its limit of 128 (129: the other paths), K
+  // the one-thread-per-row update of column-major operands with N <= 8 (update_columns.cuh): every output width
+  // class, M below its lower limit of 4 (the other paths), at and past its column groups of 4 up to its upper limit
+  // of 128 (129: the other paths), K
   // below, at and past one block of rows (512), padded ld, C either layout, beta = 0 (NaN B) and != 0, in place
   for (int n : {1, 2, 3, 5, 8}) {
     for (int m : {1, 3, 4, 7, 30, 100, 128, 129}) {

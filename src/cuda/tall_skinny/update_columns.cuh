@@ -1,4 +1,4 @@
-// kbla::update (B = alpha A C + beta B) for column-major real A and B with a narrow output: N <= 8 columns of B,
+// kbla::update (B = alpha A C + beta B) for column-major A and B with a narrow output: N <= 8 columns of B,
 // M <= 128 columns of A. The block Gram-Schmidt and block Lanczos steps run these shapes (a block of s vectors
 // minus a basis of p vectors times p x s coefficients, or an s x s rotation in place) at K of 10^5-10^7 rows.
 //
@@ -9,7 +9,8 @@
 // beta != 0) before it writes them, and no other thread touches those rows: B may be A (in place, M == N).
 //
 // On an H200 the staged narrow tables (update_kernel.cuh) ran a 16-column A into 8 columns of B at 47-54 % of the
-// read bandwidth at 10^6-1.6 * 10^7 rows, cuBLAS alike; the s x s rotation in place at 65 % at 10^6 rows.
+// read bandwidth at 10^6-1.6 * 10^7 rows, cuBLAS alike; this kernel 67-88 %. Complex N = 2-4 went from 22-70 % to
+// 87-96 % (docs/tall_skinny.md).
 #pragma once
 #include <cstdint>
 #include "tall_skinny_common.cuh"
@@ -20,18 +21,51 @@ namespace kbla {
 namespace cuda {
 namespace detail {
 
-constexpr int kUpdateColumnsMaxM = 128;  // alpha C of M x 8 doubles: 8 KB of shared memory
+constexpr int kUpdateColumnsMinM = 4;
+constexpr int kUpdateColumnsMaxM = 128;  // alpha C of M x 8 elements: at most 16 KB of shared memory (complex)
 constexpr int kUpdateColumnsMaxN = 8;
+
+// Element arithmetic of the kernel: real S or complex cpx<S>.
+template <class S>
+__device__ __forceinline__ S columns_zero(S) {
+  return S(0);
+}
+template <class S>
+__device__ __forceinline__ cpx<S> columns_zero(cpx<S>) {
+  return {S(0), S(0)};
+}
+template <class S>
+__device__ __forceinline__ void columns_fma(S& sum, S a, S b) {
+  sum += a * b;
+}
+template <class S>
+__device__ __forceinline__ void columns_fma(cpx<S>& sum, cpx<S> a, cpx<S> b) {
+  sum.x += a.x * b.x - a.y * b.y;
+  sum.y += a.x * b.y + a.y * b.x;
+}
+template <class S>
+__device__ __forceinline__ S columns_coef(const Coef<S, false>& c) {
+  return c.re;
+}
+template <class S>
+__device__ __forceinline__ cpx<S> columns_coef(const Coef<S, true>& c) {
+  return {c.re, c.im};
+}
 
 // OUT_COLS: the output columns a thread sums (N rounded up to 1, 2, 4 or 8); ROWS: rows per thread;
 // COLS_IN_FLIGHT: columns of A loaded before their multiply-adds.
-template <class Scalar, int OUT_COLS, int ROWS, int COLS_IN_FLIGHT>
-__global__ void __launch_bounds__(256, 3) update_columns_kernel(TsmmArgs<Scalar, false> a) {
-  __shared__ Scalar alpha_c[kUpdateColumnsMaxM][OUT_COLS];
+template <class Scalar, bool CPLX, int OUT_COLS, int ROWS, int COLS_IN_FLIGHT>
+__global__ void __launch_bounds__(256, 3) update_columns_kernel(TsmmArgs<Scalar, CPLX> a) {
+  using E = Elem<Scalar, CPLX>;
+  __shared__ E alpha_c[kUpdateColumnsMaxM][OUT_COLS];
   const int M = a.M, N = a.N;
+  const E zero = columns_zero(E());
+  const E alpha = columns_coef(a.alpha);
   for (int e = threadIdx.x; e < M * OUT_COLS; e += blockDim.x) {
     const int i = e / OUT_COLS, j = e % OUT_COLS;
-    alpha_c[i][j] = j < N ? Scalar(a.alpha.re) * a.C[a.crow ? i * a.ldc + j : i + j * a.ldc] : Scalar(0);
+    E v = zero;
+    if (j < N) columns_fma(v, alpha, a.C[a.crow ? i * a.ldc + j : i + j * a.ldc]);
+    alpha_c[i][j] = v;
   }
   __syncthreads();
   const std::int64_t first = (std::int64_t(blockIdx.x) * ROWS) * blockDim.x + threadIdx.x;
@@ -43,16 +77,16 @@ __global__ void __launch_bounds__(256, 3) update_columns_kernel(TsmmArgs<Scalar,
     live[u] = row[u] < a.K;
     if (!live[u]) row[u] = a.K - 1;  // a valid row to read; its sums are dropped
   }
-  Scalar sum[ROWS][OUT_COLS];
+  E sum[ROWS][OUT_COLS];
 #pragma unroll
   for (int u = 0; u < ROWS; ++u)
 #pragma unroll
-    for (int j = 0; j < OUT_COLS; ++j) sum[u][j] = Scalar(0);
-  const Scalar* const A = a.A;
+    for (int j = 0; j < OUT_COLS; ++j) sum[u][j] = zero;
+  const E* const A = a.A;
   const std::int64_t lda = a.asm_;
   int i = 0;
   for (; i + COLS_IN_FLIGHT <= M; i += COLS_IN_FLIGHT) {
-    Scalar v[COLS_IN_FLIGHT][ROWS];
+    E v[COLS_IN_FLIGHT][ROWS];
 #pragma unroll
     for (int c = 0; c < COLS_IN_FLIGHT; ++c)
 #pragma unroll
@@ -61,35 +95,35 @@ __global__ void __launch_bounds__(256, 3) update_columns_kernel(TsmmArgs<Scalar,
     for (int c = 0; c < COLS_IN_FLIGHT; ++c)
 #pragma unroll
       for (int j = 0; j < OUT_COLS; ++j) {
-        const Scalar w = alpha_c[i + c][j];
+        const E w = alpha_c[i + c][j];
 #pragma unroll
-        for (int u = 0; u < ROWS; ++u) sum[u][j] += v[c][u] * w;
+        for (int u = 0; u < ROWS; ++u) columns_fma(sum[u][j], v[c][u], w);
       }
   }
   for (; i < M; ++i) {
-    Scalar v[ROWS];
+    E v[ROWS];
 #pragma unroll
     for (int u = 0; u < ROWS; ++u) v[u] = A[row[u] + i * lda];
 #pragma unroll
     for (int j = 0; j < OUT_COLS; ++j) {
-      const Scalar w = alpha_c[i][j];
+      const E w = alpha_c[i][j];
 #pragma unroll
-      for (int u = 0; u < ROWS; ++u) sum[u][j] += v[u] * w;
+      for (int u = 0; u < ROWS; ++u) columns_fma(sum[u][j], v[u], w);
     }
   }
-  Scalar* const B = a.B;
+  E* const B = a.B;
   const std::int64_t ldb = a.bsn;
   if (!a.beta_zero) {
-    const Scalar beta = Scalar(a.beta.re);
-    Scalar old[ROWS][OUT_COLS];
+    const E beta = columns_coef(a.beta);
+    E old[ROWS][OUT_COLS];
 #pragma unroll
     for (int j = 0; j < OUT_COLS; ++j)
 #pragma unroll
-      for (int u = 0; u < ROWS; ++u) old[u][j] = j < N ? B[row[u] + j * ldb] : Scalar(0);
+      for (int u = 0; u < ROWS; ++u) old[u][j] = j < N ? B[row[u] + j * ldb] : zero;
 #pragma unroll
     for (int j = 0; j < OUT_COLS; ++j)
 #pragma unroll
-      for (int u = 0; u < ROWS; ++u) sum[u][j] += beta * old[u][j];
+      for (int u = 0; u < ROWS; ++u) columns_fma(sum[u][j], beta, old[u][j]);
   }
 #pragma unroll
   for (int j = 0; j < OUT_COLS; ++j)
@@ -98,28 +132,25 @@ __global__ void __launch_bounds__(256, 3) update_columns_kernel(TsmmArgs<Scalar,
       if (j < N && live[u]) B[row[u] + j * ldb] = sum[u][j];
 }
 
-// Takes real column-major A and B (unit row stride) with N <= 8 and M <= 128; cudaErrorNotSupported otherwise.
+// Takes column-major A and B (unit row stride) with N <= 8 and M <= 128; cudaErrorNotSupported otherwise. Two rows
+// per thread for real data; complex sums take twice the registers, so one row per thread there.
 template <class Scalar, bool CPLX>
 cudaError_t launch_update_columns(const TsmmArgs<Scalar, CPLX>& a, int lay, cudaStream_t stream) {
-  if constexpr (CPLX) {
+  if (lay != kLayCC || a.ask != 1 || a.N > kUpdateColumnsMaxN || a.M > kUpdateColumnsMaxM || a.K <= 0)
     return cudaErrorNotSupported;
-  } else {
-    if (lay != kLayCC || a.ask != 1 || a.N > kUpdateColumnsMaxN || a.M > kUpdateColumnsMaxM || a.K <= 0)
-      return cudaErrorNotSupported;
-    constexpr int threads = 256, rows = 2, cols_in_flight = 4;
-    const std::int64_t blocks = (a.K + std::int64_t(threads) * rows - 1) / (std::int64_t(threads) * rows);
-    if (blocks > 0x7fffffff) return cudaErrorNotSupported;
-    const dim3 grid{static_cast<unsigned>(blocks)};
-    if (a.N <= 1)
-      update_columns_kernel<Scalar, 1, rows, cols_in_flight><<<grid, threads, 0, stream>>>(a);
-    else if (a.N <= 2)
-      update_columns_kernel<Scalar, 2, rows, cols_in_flight><<<grid, threads, 0, stream>>>(a);
-    else if (a.N <= 4)
-      update_columns_kernel<Scalar, 4, rows, cols_in_flight><<<grid, threads, 0, stream>>>(a);
-    else
-      update_columns_kernel<Scalar, 8, rows, cols_in_flight><<<grid, threads, 0, stream>>>(a);
-    return cudaGetLastError();
-  }
+  constexpr int threads = 256, rows = CPLX ? 1 : 2, cols_in_flight = 4;
+  const std::int64_t blocks = (a.K + std::int64_t(threads) * rows - 1) / (std::int64_t(threads) * rows);
+  if (blocks > 0x7fffffff) return cudaErrorNotSupported;
+  const dim3 grid{static_cast<unsigned>(blocks)};
+  if (a.N <= 1)
+    update_columns_kernel<Scalar, CPLX, 1, rows, cols_in_flight><<<grid, threads, 0, stream>>>(a);
+  else if (a.N <= 2)
+    update_columns_kernel<Scalar, CPLX, 2, rows, cols_in_flight><<<grid, threads, 0, stream>>>(a);
+  else if (a.N <= 4)
+    update_columns_kernel<Scalar, CPLX, 4, rows, cols_in_flight><<<grid, threads, 0, stream>>>(a);
+  else
+    update_columns_kernel<Scalar, CPLX, 8, rows, cols_in_flight><<<grid, threads, 0, stream>>>(a);
+  return cudaGetLastError();
 }
 
 }  // namespace detail
