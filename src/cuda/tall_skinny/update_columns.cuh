@@ -9,7 +9,7 @@
 // beta != 0) before it writes them, and no other thread touches those rows: B may be A (in place, M == N).
 //
 // On an H200 the staged narrow tables (update_kernel.cuh) ran a 16-column A into 8 columns of B at 47-54 % of the
-// read bandwidth at 10^6-1.6 * 10^7 rows, cuBLAS alike; this kernel 67-88 %. Complex N = 2-4 went from 22-70 % to
+// read bandwidth at 10^6-1.6 * 10^7 rows, cuBLAS alike; this kernel 67-88 %. Complex N = 2-4 went from 22-78 % to
 // 87-96 % (docs/tall_skinny.md).
 #pragma once
 #include <cstdint>
