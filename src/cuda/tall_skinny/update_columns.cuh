@@ -14,8 +14,8 @@
 #pragma once
 #include <cstdint>
 #include "tall_skinny_common.cuh"
-#include "inner_kernel.cuh"  // kLayCC
-#include "update_kernel.cuh"
+#include "inner_kernel.cuh"  // kLayCC, add_to
+#include "update_kernel.cuh"  // TsmmArgs, fma_plain, scale
 
 namespace kbla {
 namespace cuda {
@@ -25,33 +25,6 @@ constexpr int kUpdateColumnsMinM = 4;
 constexpr int kUpdateColumnsMaxM = 128;  // alpha C of M x 8 elements: at most 16 KB of shared memory (complex)
 constexpr int kUpdateColumnsMaxN = 8;
 
-// Element arithmetic of the kernel: real S or complex cpx<S>.
-template <class S>
-__device__ __forceinline__ S columns_zero(S) {
-  return S(0);
-}
-template <class S>
-__device__ __forceinline__ cpx<S> columns_zero(cpx<S>) {
-  return {S(0), S(0)};
-}
-template <class S>
-__device__ __forceinline__ void columns_fma(S& sum, S a, S b) {
-  sum += a * b;
-}
-template <class S>
-__device__ __forceinline__ void columns_fma(cpx<S>& sum, cpx<S> a, cpx<S> b) {
-  sum.x += a.x * b.x - a.y * b.y;
-  sum.y += a.x * b.y + a.y * b.x;
-}
-template <class S>
-__device__ __forceinline__ S columns_coef(const Coef<S, false>& c) {
-  return c.re;
-}
-template <class S>
-__device__ __forceinline__ cpx<S> columns_coef(const Coef<S, true>& c) {
-  return {c.re, c.im};
-}
-
 // OUT_COLS: the output columns a thread sums (N rounded up to 1, 2, 4 or 8); ROWS: rows per thread;
 // COLS_IN_FLIGHT: columns of A loaded before their multiply-adds.
 template <class Scalar, bool CPLX, int OUT_COLS, int ROWS, int COLS_IN_FLIGHT>
@@ -59,13 +32,11 @@ __global__ void __launch_bounds__(256, 3) update_columns_kernel(TsmmArgs<Scalar,
   using E = Elem<Scalar, CPLX>;
   __shared__ E alpha_c[kUpdateColumnsMaxM][OUT_COLS];
   const int M = a.M, N = a.N;
-  const E zero = columns_zero(E());
-  const E alpha = columns_coef(a.alpha);
+  E zero;
+  set_zero(zero);
   for (int e = threadIdx.x; e < M * OUT_COLS; e += blockDim.x) {
     const int i = e / OUT_COLS, j = e % OUT_COLS;
-    E v = zero;
-    if (j < N) columns_fma(v, alpha, a.C[a.crow ? i * a.ldc + j : i + j * a.ldc]);
-    alpha_c[i][j] = v;
+    alpha_c[i][j] = j < N ? scale(a.alpha, a.C[a.crow ? i * a.ldc + j : i + j * a.ldc]) : zero;
   }
   __syncthreads();
   const std::int64_t first = (std::int64_t(blockIdx.x) * ROWS) * blockDim.x + threadIdx.x;
@@ -97,7 +68,7 @@ __global__ void __launch_bounds__(256, 3) update_columns_kernel(TsmmArgs<Scalar,
       for (int j = 0; j < OUT_COLS; ++j) {
         const E w = alpha_c[i + c][j];
 #pragma unroll
-        for (int u = 0; u < ROWS; ++u) columns_fma(sum[u][j], v[c][u], w);
+        for (int u = 0; u < ROWS; ++u) fma_plain(sum[u][j], v[c][u], w);
       }
   }
   for (; i < M; ++i) {
@@ -108,13 +79,12 @@ __global__ void __launch_bounds__(256, 3) update_columns_kernel(TsmmArgs<Scalar,
     for (int j = 0; j < OUT_COLS; ++j) {
       const E w = alpha_c[i][j];
 #pragma unroll
-      for (int u = 0; u < ROWS; ++u) columns_fma(sum[u][j], v[u], w);
+      for (int u = 0; u < ROWS; ++u) fma_plain(sum[u][j], v[u], w);
     }
   }
   E* const B = a.B;
   const std::int64_t ldb = a.bsn;
   if (!a.beta_zero) {
-    const E beta = columns_coef(a.beta);
     E old[ROWS][OUT_COLS];
 #pragma unroll
     for (int j = 0; j < OUT_COLS; ++j)
@@ -123,7 +93,7 @@ __global__ void __launch_bounds__(256, 3) update_columns_kernel(TsmmArgs<Scalar,
 #pragma unroll
     for (int j = 0; j < OUT_COLS; ++j)
 #pragma unroll
-      for (int u = 0; u < ROWS; ++u) columns_fma(sum[u][j], beta, old[u][j]);
+      for (int u = 0; u < ROWS; ++u) add_to(sum[u][j], scale(a.beta, old[u][j]));
   }
 #pragma unroll
   for (int j = 0; j < OUT_COLS; ++j)
