@@ -6,10 +6,13 @@
 //
 // Spectra: "random" (Gaussian Hermitian), "planted" (a random unitary times eigenvalues with multiplicities 3 and 6
 // and a cluster 1e-12 apart, like the Laplacian's), "banded" (bandwidth 8, shaped like the block Lanczos T).
-// The three are called in turn, each call timed alone (steady clock); the median and the minimum over as many rounds
-// as fit in --seconds per candidate (at least 5).
+// Candidates: all eigenvectors (kbla), the top `kept` only (kbla_kept: kbla::eigen's Rayleigh-Ritz call, which forms
+// the wanted and kept Ritz vectors, here for k = 16 wanted values and block size 8 as the eigen driver runs it), and
+// LAPACK. They are called in turn, each call timed alone (steady clock); the median and the minimum over as many
+// rounds as fit in --seconds per candidate (at least 5).
 // Residual: ||A Z - Z diag(w)||_F / max|w|; orthogonality: ||Z^H Z - I||_F.
 #include <solvers/kbla_dense_host.hpp>
+#include <solvers/kbla_eigen.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -118,21 +121,22 @@ struct Accuracy {
   double residual = 0, orthogonality = 0;
 };
 
+// Z's column j belongs to w[first + j] (first > 0: a range of eigenvectors).
 template <class T>
-Accuracy accuracy(const Matrix<T>& A, const std::vector<double>& w, const Matrix<T>& Z) {
-  const int n = A.rows();
+Accuracy accuracy(const Matrix<T>& A, const std::vector<double>& w, const Matrix<T>& Z, int first = 0) {
+  const int n = A.rows(), cols = Z.cols();
   Accuracy acc;
   double wmax = 0;
   for (double x : w) wmax = std::max(wmax, std::abs(x));
   Matrix<T> R = kbla::dense::multiply(A, Z);
   double r2 = 0;
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) r2 += kbla::dense::abs2(R(i, j) - Z(i, j) * T(w[j]));
+  for (int j = 0; j < cols; ++j)
+    for (int i = 0; i < n; ++i) r2 += kbla::dense::abs2(R(i, j) - Z(i, j) * T(w[first + j]));
   acc.residual = std::sqrt(r2) / std::max(wmax, 1e-300);
   const Matrix<T> G = kbla::dense::multiply(Z, Z, true);
   double o2 = 0;
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) o2 += kbla::dense::abs2(G(i, j) - T(i == j ? 1 : 0));
+  for (int j = 0; j < cols; ++j)
+    for (int i = 0; i < cols; ++i) o2 += kbla::dense::abs2(G(i, j) - T(i == j ? 1 : 0));
   acc.orthogonality = std::sqrt(o2);
   return acc;
 }
@@ -219,6 +223,9 @@ struct Row {
   int n = 0;
   Timing kbla_time;
   Accuracy kbla;
+  int kept = 0;  // eigenvectors formed by kbla_kept
+  Timing kept_time;
+  Accuracy kept_accuracy;
   bool have_lapack = false;
   Timing lapack_time;
   Accuracy lapack;
@@ -233,7 +240,13 @@ Row measure(const char* scalar, const std::string& kind, int n, double seconds) 
   const Matrix<T> A = test_matrix<T>(kind, n, 1000 + std::uint64_t(n));
   std::vector<double> w;
   Matrix<T> Z;
-  std::vector<std::function<void()>> candidates = {[&] { kbla::dense::hermitian_eigen(A, w, Z); }};
+  // kbla::eigen's rule (Impl::kept_count) for an active basis of n columns, 16 wanted values, block size 8.
+  const int wanted = std::min(16, n), kept = std::min(n, std::max(wanted, kbla::Impl::kept_count(n - 8, wanted)));
+  row.kept = kept;
+  std::vector<double> wk;
+  Matrix<T> Zk;
+  std::vector<std::function<void()>> candidates = {[&] { kbla::dense::hermitian_eigen(A, w, Z); },
+                                                   [&] { kbla::dense::hermitian_eigen(A, wk, Zk, n - kept, kept); }};
 #if KBLA_BENCH_HAVE_LAPACK
   LapackEigen lapack;
   Matrix<T> ZL;
@@ -243,9 +256,11 @@ Row measure(const char* scalar, const std::string& kind, int n, double seconds) 
   const std::vector<Timing> times = time_interleaved(candidates, seconds);
   row.kbla_time = times[0];
   row.kbla = accuracy(A, w, Z);
+  row.kept_time = times[1];
+  row.kept_accuracy = accuracy(A, wk, Zk, n - kept);
 #if KBLA_BENCH_HAVE_LAPACK
   if (row.have_lapack) {
-    row.lapack_time = times[1];
+    row.lapack_time = times[2];
     row.lapack = accuracy(A, lapack.w, ZL);
   }
 #endif
@@ -319,8 +334,9 @@ int main(int argc, char** argv) {
   std::printf("kbla::dense::hermitian_eigen on %s (%u hardware threads, load %s)%s\n", cpu.c_str(),
               std::thread::hardware_concurrency(), load.c_str(),
               KBLA_BENCH_HAVE_LAPACK ? "; LAPACK dsyevd/zheevd in the same run" : "; no LAPACK baseline");
-  std::printf("%-8s %-8s %5s %9s %9s %8s %8s %9s %9s %8s %8s\n", "scalar", "spectrum", "n", "kbla_us", "kbla_min",
-              "residual", "orth", "lapack_us", "lapack_min", "residual", "orth");
+  std::printf("%-8s %-8s %5s %9s %9s %8s %8s %5s %9s %9s %8s %9s %9s %8s %8s\n", "scalar", "spectrum", "n",
+              "kbla_us", "kbla_min", "residual", "orth", "kept", "kept_us", "kept_min", "residual", "lapack_us",
+              "lapack_min", "residual", "orth");
   std::vector<Row> rows;
   for (const char* scalar : {"double", "complex"})
     for (const std::string kind : {"random", "planted", "banded"})
@@ -328,8 +344,9 @@ int main(int argc, char** argv) {
         const Row r = std::string(scalar) == "double" ? measure<double>(scalar, kind, n, seconds)
                                                       : measure<Complex>(scalar, kind, n, seconds);
         rows.push_back(r);
-        std::printf("%-8s %-8s %5d %9.1f %9.1f %8.1e %8.1e", r.scalar.c_str(), r.kind.c_str(), r.n,
-                    r.kbla_time.median_us, r.kbla_time.min_us, r.kbla.residual, r.kbla.orthogonality);
+        std::printf("%-8s %-8s %5d %9.1f %9.1f %8.1e %8.1e %5d %9.1f %9.1f %8.1e", r.scalar.c_str(), r.kind.c_str(),
+                    r.n, r.kbla_time.median_us, r.kbla_time.min_us, r.kbla.residual, r.kbla.orthogonality, r.kept,
+                    r.kept_time.median_us, r.kept_time.min_us, r.kept_accuracy.residual);
         if (r.have_lapack)
           std::printf(" %9.1f %9.1f %8.1e %8.1e", r.lapack_time.median_us, r.lapack_time.min_us, r.lapack.residual,
                       r.lapack.orthogonality);
@@ -357,6 +374,12 @@ int main(int argc, char** argv) {
                     "\"kbla_min_us\": %.2f, \"kbla_residual\": %.3e, \"kbla_orthogonality\": %.3e",
                     r.scalar.c_str(), r.kind.c_str(), r.n, r.kbla_time.median_us, r.kbla_time.min_us,
                     r.kbla.residual, r.kbla.orthogonality);
+      out << buf;
+      std::snprintf(buf, sizeof buf,
+                    ", \"kept_vectors\": %d, \"kbla_kept_us\": %.2f, \"kbla_kept_min_us\": %.2f, "
+                    "\"kbla_kept_residual\": %.3e, \"kbla_kept_orthogonality\": %.3e",
+                    r.kept, r.kept_time.median_us, r.kept_time.min_us, r.kept_accuracy.residual,
+                    r.kept_accuracy.orthogonality);
       out << buf;
       if (r.have_lapack) {
         std::snprintf(buf, sizeof buf,

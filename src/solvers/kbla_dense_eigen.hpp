@@ -363,10 +363,11 @@ void backward_row_all_shifts(int nv, const M* __restrict__ bk, const M* __restri
 // O(eps ||T||)), a pseudo-random start, each iteration scaled as dstein and followed by modified Gram-Schmidt against
 // the cluster's earlier vectors (clusters by gap 1e-3 ||T||; equal eigenvalues' shifts separated by 10 eps |lambda|;
 // earlier chunks' vectors are final, this chunk's are the current iterates), converged two iterations after the
-// solve's growth reaches dstein's bound. y: column-major bn x bn. False: some vector did not converge in 5 iterations
-// or its residual ||T y - lambda y|| is not at the eps * ||T|| level; the caller then takes the QL route.
+// solve's growth reaches dstein's bound. lambda: `count` ascending eigenvalues of the block (all bn, or a
+// contiguous part, as dstein takes any subset); y: column-major bn x count. False: some vector did not converge in 5
+// iterations or its residual ||T y - lambda y|| is not at the eps * ||T|| level; the caller then takes the QL route.
 template <class M>
-bool inverse_iteration(const M* diag, const M* off, int bn, const M* lambda, M* y, StartVectorRandom& rng) {
+bool inverse_iteration(const M* diag, const M* off, int bn, const M* lambda, int count, M* y, StartVectorRandom& rng) {
   const M eps = std::numeric_limits<M>::epsilon();
   M onenrm = 0;
   for (int i = 0; i < bn; ++i)
@@ -374,9 +375,9 @@ bool inverse_iteration(const M* diag, const M* off, int bn, const M* lambda, M* 
                                   (i + 1 < bn ? std::abs(off[i]) : M(0)));
   const M ortol = M(1e-3) * onenrm, stpcrt = std::sqrt(M(0.1) / M(bn)), inverse_norm = M(1) / onenrm;
   constexpr int max_iterations = 5, extra_iterations = 2, chunk = 16;
-  std::vector<M> shift(bn);
-  std::vector<int> cluster_start(bn, 0);
-  for (int j = 0; j < bn; ++j) {
+  std::vector<M> shift(count);
+  std::vector<int> cluster_start(count, 0);
+  for (int j = 0; j < count; ++j) {
     M xj = lambda[j];
     if (j > 0) {
       const M pertol = M(10) * std::abs(eps * xj);
@@ -389,8 +390,8 @@ bool inverse_iteration(const M* diag, const M* off, int bn, const M* lambda, M* 
   std::vector<M> a(size), b(size), c(size), d(size), inv(size), x(size), swapped(size);
   std::vector<M> scale1(chunk), tol(chunk), work(chunk);
   std::vector<int> checks(chunk);
-  for (int j0 = 0; j0 < bn; j0 += chunk) {
-    const int nv = std::min(chunk, bn - j0);
+  for (int j0 = 0; j0 < count; j0 += chunk) {
+    const int nv = std::min(chunk, count - j0);
     const M* sh = shift.data() + j0;
     auto at = [&](int k, int jj) -> std::size_t { return std::size_t(k) * nv + jj; };
     // dlagtf for the chunk's shifts; c[k] = off[k] is never zero in an unreduced block.
@@ -453,7 +454,7 @@ bool inverse_iteration(const M* diag, const M* off, int bn, const M* lambda, M* 
         for (int k = 0; k < bn; ++k) xmax = std::max(xmax, std::abs(x[at(k, jj)]));
         if (xmax >= stpcrt) ++checks[jj];
         converged = converged && checks[jj] >= extra_iterations + 1;
-        if (j + 1 < bn && cluster_start[j + 1] <= j) {  // a later vector orthogonalises against this one
+        if (j + 1 < count && cluster_start[j + 1] <= j) {  // a later vector orthogonalises against this one
           M norm2 = 0;  // of x / xmax: the solve's growth may be near overflow when ||T|| is
           for (int k = 0; k < bn; ++k) norm2 += (x[at(k, jj)] / xmax) * (x[at(k, jj)] / xmax);
           const M scl = M(1) / (xmax * std::sqrt(norm2));
@@ -491,77 +492,87 @@ bool inverse_iteration(const M* diag, const M* off, int bn, const M* lambda, M* 
   return true;
 }
 
-// Eigen-decomposition of the real symmetric tridiagonal (d, e): w ascending, Y (n x n, column-major, real)
-// orthogonal. Splits into unreduced blocks, eigenvalues by QL, vectors by inverse iteration or QL with vectors.
-// use_ql: every block by QL with vectors (the fallback route; for tests).
+// Eigen-decomposition of the real symmetric tridiagonal (d, e): w all n eigenvalues ascending, Y (n x count,
+// column-major, real) orthonormal, column c the eigenvector of w[first + c] (count = n: all, as before; fewer: the
+// vectors not asked for are never formed, as LAPACK's stein on a subset). Splits into unreduced blocks, eigenvalues
+// by QL, vectors by inverse iteration or QL with vectors. use_ql: every block by QL with vectors (the fallback
+// route; for tests).
 template <class M>
-void tridiagonal_eigen(std::vector<M> d, std::vector<M> e, std::vector<M>& w, std::vector<M>& Y, bool use_ql = false) {
+void tridiagonal_eigen(std::vector<M> d, std::vector<M> e, std::vector<M>& w, std::vector<M>& Y, bool use_ql = false,
+                       int first = 0, int count = -1) {
   const int n = int(d.size());
+  if (count < 0) count = n - first;
   const M eps = std::numeric_limits<M>::epsilon();
   M tnorm = 0;
   for (int i = 0; i < n; ++i) tnorm = std::max(tnorm, std::abs(d[i]) + (i + 1 < n ? std::abs(e[i]) : M(0)));
-  std::vector<M> values(n), vectors;  // vectors: each block's bn x bn, stacked
+  // The unreduced blocks and their eigenvalues (each block's ascending, stored block after block).
+  std::vector<M> values(n);
   std::vector<int> block_of(n), block_start, block_size;
-  std::vector<std::size_t> block_offset;
-  StartVectorRandom rng;
   std::vector<M> dd, ee;
   for (int b0 = 0; b0 < n;) {
     int b1 = b0;
     while (b1 + 1 < n && std::abs(e[b1]) > eps * tnorm) ++b1;
-    const int bn = b1 - b0 + 1;
     block_start.push_back(b0);
-    block_size.push_back(bn);
-    block_offset.push_back(vectors.size());
-    vectors.resize(vectors.size() + std::size_t(bn) * bn, M(0));
-    M* y = vectors.data() + block_offset.back();
-    M* lambda = values.data() + b0;
+    block_size.push_back(b1 - b0 + 1);
     for (int i = b0; i <= b1; ++i) block_of[i] = int(block_start.size()) - 1;
-    if (bn == 1) {
-      lambda[0] = d[b0];
-      y[0] = 1;
-    } else {
-      dd.assign(d.begin() + b0, d.begin() + b1 + 1);
-      ee.assign(e.begin() + b0, e.begin() + b1 + 1);
-      if (!tridiagonal_ql(dd.data(), ee.data(), bn))
-        throw std::runtime_error("kbla::dense::hermitian_eigen: QL iteration did not converge");
-      std::sort(dd.begin(), dd.end());
-      std::copy(dd.begin(), dd.end(), lambda);
-      if (use_ql || !inverse_iteration(d.data() + b0, e.data() + b0, bn, lambda, y, rng)) {
-        dd.assign(d.begin() + b0, d.begin() + b1 + 1);
-        ee.assign(e.begin() + b0, e.begin() + b1 + 1);
-        std::fill(y, y + std::size_t(bn) * bn, M(0));
-        for (int i = 0; i < bn; ++i) y[i + std::size_t(i) * bn] = 1;
-        if (!tridiagonal_ql(dd.data(), ee.data(), bn, y, bn, bn))
-          throw std::runtime_error("kbla::dense::hermitian_eigen: QL iteration did not converge");
-        std::vector<int> order(bn);
-        std::iota(order.begin(), order.end(), 0);
-        std::stable_sort(order.begin(), order.end(), [&](int p, int q) { return dd[p] < dd[q]; });
-        std::vector<M> sorted(std::size_t(bn) * bn);
-        for (int j = 0; j < bn; ++j) {
-          lambda[j] = dd[order[j]];
-          const M* column = y + std::size_t(order[j]) * bn;
-          std::copy(column, column + bn, sorted.begin() + std::size_t(j) * bn);
-        }
-        std::copy(sorted.begin(), sorted.end(), y);
-      }
-    }
+    dd.assign(d.begin() + b0, d.begin() + b1 + 1);
+    ee.assign(e.begin() + b0, e.begin() + b1 + 1);
+    if (!tridiagonal_ql(dd.data(), ee.data(), b1 - b0 + 1))
+      throw std::runtime_error("kbla::dense::hermitian_eigen: QL iteration did not converge");
+    std::sort(dd.begin(), dd.end());
+    std::copy(dd.begin(), dd.end(), values.begin() + b0);
     b0 = b1 + 1;
   }
-  // All eigenvalues ascending; eigenvector j of its block becomes a column of Y, zero outside the block.
+  // All eigenvalues ascending (ties in block order, so a block's part of [first, first + count) is contiguous in
+  // its own ascending order).
   std::vector<int> order(n);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int p, int q) { return values[p] < values[q]; });
   w.resize(n);
-  Y.assign(std::size_t(n) * n, M(0));
-  for (int j = 0; j < n; ++j) {
-    const int src = order[j], b = block_of[src], b0 = block_start[b], bn = block_size[b];
-    w[j] = values[src];
-    const M* y = vectors.data() + block_offset[b] + std::size_t(src - b0) * bn;
-    std::copy(y, y + bn, Y.begin() + std::size_t(j) * n + b0);
+  for (int j = 0; j < n; ++j) w[j] = values[order[j]];
+  std::vector<int> wanted_lo(block_start.size(), n), wanted_hi(block_start.size(), -1);  // per block, in values[]
+  for (int c = 0; c < count; ++c) {
+    const int src = order[first + c], b = block_of[src];
+    wanted_lo[b] = std::min(wanted_lo[b], src);
+    wanted_hi[b] = std::max(wanted_hi[b], src);
+  }
+  // Each block's wanted vectors, placed at its rows of their columns of Y (zero outside the block).
+  Y.assign(std::size_t(n) * count, M(0));
+  std::vector<int> column_of(n, -1);
+  for (int c = 0; c < count; ++c) column_of[order[first + c]] = c;
+  StartVectorRandom rng;
+  std::vector<M> y;
+  for (std::size_t b = 0; b < block_start.size(); ++b) {
+    if (wanted_hi[b] < 0) continue;
+    const int b0 = block_start[b], bn = block_size[b], lo = wanted_lo[b] - b0, nw = wanted_hi[b] - wanted_lo[b] + 1;
+    y.assign(std::size_t(bn) * nw, M(0));
+    if (bn == 1) {
+      y[0] = 1;
+    } else if (use_ql ||
+               !inverse_iteration(d.data() + b0, e.data() + b0, bn, values.data() + b0 + lo, nw, y.data(), rng)) {
+      dd.assign(d.begin() + b0, d.begin() + b0 + bn);
+      ee.assign(e.begin() + b0, e.begin() + b0 + bn);
+      std::vector<M> z(std::size_t(bn) * bn, M(0));
+      for (int i = 0; i < bn; ++i) z[i + std::size_t(i) * bn] = 1;
+      if (!tridiagonal_ql(dd.data(), ee.data(), bn, z.data(), bn, bn))
+        throw std::runtime_error("kbla::dense::hermitian_eigen: QL iteration did not converge");
+      std::vector<int> ascending(bn);
+      std::iota(ascending.begin(), ascending.end(), 0);
+      std::stable_sort(ascending.begin(), ascending.end(), [&](int p, int q) { return dd[p] < dd[q]; });
+      for (int j = 0; j < nw; ++j) {
+        const M* column = z.data() + std::size_t(ascending[lo + j]) * bn;
+        std::copy(column, column + bn, y.begin() + std::size_t(j) * bn);
+      }
+    }
+    for (int j = 0; j < nw; ++j) {
+      const int c = column_of[b0 + lo + j];
+      if (c < 0) continue;  // cannot happen: a block's wanted part is contiguous
+      std::copy(y.begin() + std::size_t(j) * bn, y.begin() + std::size_t(j + 1) * bn, Y.begin() + std::size_t(c) * n + b0);
+    }
   }
 }
 
-// Z = Q Y = H_0 H_1 ... H_{n-2} Y on a row-major copy B of Y (rows padded to a whole number of tiles), the
+// Z = Q Y = H_0 H_1 ... H_{n-2} Y (Y: n x cols) on a row-major copy B of Y (rows padded to a whole number of tiles), the
 // reflectors taken `group` at a time, last group first, each group as one block reflector I - V S V^H (S upper
 // triangular, as LAPACK's larft): W = V^H B, W <- S W, B -= V W. Both products are one pass over B's rows with a
 // tile of W's columns in fixed-size accumulators (registers), instead of two passes over B per reflector.
@@ -571,10 +582,10 @@ void back_transform(SplitMatrix<M>& A, const std::vector<M>& tau_re, const std::
   using C = std::complex<M>;
   constexpr int group = 4;              // reflectors per block reflector
   constexpr int width = cplx ? 2 : 4;   // columns of B per tile
-  const int n = A.n;
-  const int ld = (n + width - 1) / width * width;
+  const int n = A.n, cols = int(Y.size() / std::size_t(std::max(n, 1)));
+  const int ld = (cols + width - 1) / width * width;
   std::vector<M> br(std::size_t(n) * ld, M(0)), bi(cplx ? std::size_t(n) * ld : 0, M(0));
-  for (int j = 0; j < n; ++j)
+  for (int j = 0; j < cols; ++j)
     for (int i = 0; i < n; ++i) br[std::size_t(i) * ld + j] = Y[i + std::size_t(j) * n];
   std::vector<M> vr(std::size_t(group) * n), vi(std::size_t(group) * n);  // V: row i at i * group
   std::vector<M> wr(std::size_t(group) * ld), wi(std::size_t(group) * ld);  // W: row r at r * ld
@@ -694,8 +705,8 @@ void back_transform(SplitMatrix<M>& A, const std::vector<M>& tau_re, const std::
       }
     }
   }
-  Z.resize(n, n);
-  for (int j = 0; j < n; ++j)
+  Z.resize(n, cols);
+  for (int j = 0; j < cols; ++j)
     for (int i = 0; i < n; ++i) {
       if constexpr (cplx)
         Z(i, j) = T(br[std::size_t(i) * ld + j], bi[std::size_t(i) * ld + j]);
@@ -793,14 +804,21 @@ void small_hermitian_eigen(const Matrix<T>& Ain, std::vector<mag_t<T>>& w, Matri
 
 }  // namespace eigen_detail
 
-// Hermitian eigenproblem A = Z diag(w) Z^H, w ascending, Z unitary (see the top of this file for the method).
-// Works on the Hermitian part (A + A^H) / 2 of A.
+// Hermitian eigenproblem A = Z diag(w) Z^H, w ascending, with the eigenvectors of a range of them only (as
+// LAPACK's syevx with range 'I'): w gets all n eigenvalues ascending, Z (n x count) the orthonormal eigenvectors
+// of w[first], ..., w[first + count - 1]. The others are never formed: the Rayleigh-Ritz step keeps about half of
+// its Ritz vectors, and the inverse iteration and the back-transform cost in proportion to the vectors formed.
+// Works on the Hermitian part (A + A^H) / 2 of A (see the top of this file for the method).
 template <class T>
-void hermitian_eigen(const Matrix<T>& Ain, std::vector<mag_t<T>>& w, Matrix<T>& Z) {
+void hermitian_eigen(const Matrix<T>& Ain, std::vector<mag_t<T>>& w, Matrix<T>& Z, int first, int count) {
   using M = mag_t<T>;
   constexpr bool cplx = eigen_detail::is_complex_v<T>;
   const int n = Ain.rows();
   if (Ain.cols() != n) throw std::invalid_argument("kbla::dense::hermitian_eigen: matrix is not square");
+  if (first < 0 || count < 0 || first > n - count)
+    throw std::invalid_argument("kbla::dense::hermitian_eigen: eigenvector range first = " + std::to_string(first) +
+                                ", count = " + std::to_string(count) + " is not within the " + std::to_string(n) +
+                                " eigenvalues");
   w.assign(n, M(0));
   if (n == 0) {
     Z.resize(0, 0);
@@ -841,14 +859,26 @@ void hermitian_eigen(const Matrix<T>& Ain, std::vector<mag_t<T>>& w, Matrix<T>& 
     eigen_detail::small_hermitian_eigen(S, w, Z);
     if (scale != M(1))
       for (M& x : w) x /= scale;
+    if (first != 0 || count != n) {  // all n formed here (n <= 12): keep the range
+      Matrix<T> all = Z;
+      Z.resize(n, count);
+      for (int j = 0; j < count; ++j)
+        for (int i = 0; i < n; ++i) Z(i, j) = all(i, first + j);
+    }
     return;
   }
   std::vector<M> d, e, tau_re, tau_im, Y;
   eigen_detail::tridiagonalize<M, cplx>(A, d, e, tau_re, tau_im);
-  eigen_detail::tridiagonal_eigen(std::move(d), std::move(e), w, Y);
+  eigen_detail::tridiagonal_eigen(std::move(d), std::move(e), w, Y, false, first, count);
   eigen_detail::back_transform<T, M, cplx>(A, tau_re, tau_im, Y, Z);
   if (scale != M(1))
     for (M& x : w) x /= scale;
+}
+
+// All eigenvectors: A = Z diag(w) Z^H, w ascending, Z unitary.
+template <class T>
+void hermitian_eigen(const Matrix<T>& Ain, std::vector<mag_t<T>>& w, Matrix<T>& Z) {
+  hermitian_eigen(Ain, w, Z, 0, Ain.rows());
 }
 
 }  // namespace dense

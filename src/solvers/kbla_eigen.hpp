@@ -141,6 +141,12 @@ std::vector<int> wanted_order(const std::vector<M>& ascending, EigenWhich which)
   return order;
 }
 
+// Thick restart: the Ritz vectors a restart keeps (newly converged and kept unconverged together) when `room`
+// columns (active basis less the residual block) hold `wanted` still-unconverged wanted values: the wanted ones plus
+// half of the remaining room. Each converged vector is locked and leaves both the room and the wanted count, so
+// the sum does not depend on how many converged: it is fixed before the Ritz values are known.
+inline int kept_count(int room, int wanted) { return std::min(room, wanted + std::max(0, (room - wanted) / 2)); }
+
 }  // namespace Impl
 
 // Eigenpairs of the Hermitian operator `op` of dimension n (<kbla_eigen.hpp>; <kbla_solvers.hpp> adds an overload
@@ -338,22 +344,29 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
       for (int j = 0; j < na; ++j)
         for (int i = 0; i < na; ++i)
           Ta(i, j) = (T(nl + i, nl + j) + dense::conj(T(nl + j, nl + i))) / Scalar(2);
+      // Only the Ritz vectors this step can use are formed: the first `formed` in the wanted order (the wanted
+      // window's, for the residual estimates, and the kept ones). Which are kept depends on how many converge, but
+      // their number does not (kept_count below), so it is known before the eigenproblem is solved.
+      const int k_rem = nev - nl;
+      const int formed = std::min(na, std::max(k_rem, Impl::kept_count(na - s, k_rem)));
+      const int first_formed = options.which == EigenWhich::largest ? na - formed : 0;
       std::vector<M> theta;
-      dense::hermitian_eigen(Ta, theta, Y);
+      dense::hermitian_eigen(Ta, theta, Y, first_formed, formed);
+      const auto column = [&](int j) { return j - first_formed; };  // Y's column of ascending index j
       const std::vector<int> order = Impl::wanted_order(theta, options.which);
       M anorm = 0;
       for (const M t : theta) anorm = std::max(anorm, std::abs(t));
       dense::Matrix<Scalar> B(s, na);
       for (int j = 0; j < na; ++j)
         for (int i = 0; i < s; ++i) B(i, j) = T(top + i, nl + j);
-      const dense::Matrix<Scalar> BY = dense::multiply(B, Y);
+      const dense::Matrix<Scalar> BY = dense::multiply(B, Y);  // column column(j): Ritz pair j's residual block
       std::vector<double> rel(na);
-      for (int j = 0; j < na; ++j) {
+      for (int w = 0; w < std::min(k_rem, na); ++w) {
+        const int j = order[w];
         M r2 = 0;
-        for (int i = 0; i < s; ++i) r2 += dense::abs2(BY(i, j));
+        for (int i = 0; i < s; ++i) r2 += dense::abs2(BY(i, column(j)));
         rel[j] = double(std::sqrt(r2) / std::max(std::abs(theta[j]), guard_factor * anorm));
       }
-      const int k_rem = nev - nl;
       std::vector<int> conv, unconv;
       double max_res = 0;
       for (int w = 0; w < na; ++w) {
@@ -386,9 +399,7 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
       // steadier in m (-16% at m = 11). The default m = ceil(2k/s) + 8 = 12 was the cheapest of m = 8..20
       // (m = 14..16 within 10%, m = 11 and 13 up to +47% at 30^3: a restarted run's iteration count is not smooth
       // in m; at 40^3 m = 12, 14, 16 took 227, 226, 226 iterations).
-      const int room = top - locked_now - s;
-      const int k_rem2 = nev - locked_now;
-      const int kk = (done || out_of_restarts) ? 0 : std::min(room, k_rem2 + std::max(0, (room - k_rem2) / 2));
+      const int kk = (done || out_of_restarts) ? 0 : Impl::kept_count(na - s, k_rem) - int(conv.size());
 
       // New basis (in the other buffer): [locked | newly locked | kept | residual block], the middle part
       // V_active * Y(:, perm) for the nkeep = conv + kk columns that stay; the other Ritz vectors are never formed.
@@ -397,7 +408,7 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
       const int nkeep = int(conv.size()) + kk;
       dense::Matrix<Scalar> Yp(na, nkeep);
       for (int j = 0; j < nkeep; ++j)
-        for (int i = 0; i < na; ++i) Yp(i, j) = Y(i, perm[j]);
+        for (int i = 0; i < na; ++i) Yp(i, j) = Y(i, column(perm[j]));
       const SmallU Ydn(Yd.data(), na, nkeep);
       to_device(Yp, Ydn);
       exec.fence();
@@ -411,7 +422,7 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
         T.set_zero();
         for (int i = 0; i < kk; ++i) T(locked_now + i, locked_now + i) = Scalar(theta[perm[conv.size() + i]]);
         for (int j = 0; j < kk; ++j)
-          for (int i = 0; i < s; ++i) T(locked_now + kk + i, locked_now + j) = BY(i, perm[conv.size() + j]);
+          for (int i = 0; i < s; ++i) T(locked_now + kk + i, locked_now + j) = BY(i, column(perm[conv.size() + j]));
         Kokkos::deep_copy(exec, cols2(locked_now + kk, locked_now + kk + s), cols(top, top + s));
         result.timings.restart_bytes += double(n_rows) * sizeof(Scalar) * 2.0 * s;
       }

@@ -122,6 +122,27 @@ void check_contract(const HostMatrix<T>& A, const std::string& what) {
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < n; ++i) R(i, j) -= Z(i, j) * T(w[j]);
   EXPECT_LE(frobenius(R), tol * scale);
+  // Eigenvectors of a range only (the Rayleigh-Ritz step's kept Ritz vectors: the top or bottom part, ranges that
+  // cut through clusters and repeated values, none): the same eigenvalues bit for bit, orthonormal vectors, each
+  // with its own eigenvalue's residual.
+  const int half = n / 2, third = n / 3;
+  const std::pair<int, int> ranges[] = {{n - half, half}, {0, third + 1}, {third, half - third + 1}, {n, 0}, {0, n}};
+  for (const auto& [first, count] : ranges) {
+    if (first < 0 || count < 0 || first + count > n) continue;
+    SCOPED_TRACE("eigenvectors " + std::to_string(first) + " + " + std::to_string(count));
+    std::vector<Mag<T>> wr;
+    HostMatrix<T> Zr;
+    kbla::dense::hermitian_eigen(A, wr, Zr, first, count);
+    EXPECT_EQ(wr, w);
+    ASSERT_EQ(Zr.rows(), n);
+    ASSERT_EQ(Zr.cols(), count);
+    if (count == 0) continue;
+    EXPECT_LE(orthogonality_loss(Zr), tol);
+    HostMatrix<T> Rr = kbla::dense::multiply(A, Zr);
+    for (int j = 0; j < count; ++j)
+      for (int i = 0; i < n; ++i) Rr(i, j) -= Zr(i, j) * T(w[first + j]);
+    EXPECT_LE(frobenius(Rr), tol * scale);
+  }
 }
 
 // U diag(lambda) U^H with a random unitary U (computed in double, then rounded to T and made exactly Hermitian).
@@ -239,6 +260,23 @@ void check_all_shapes() {
 }  // namespace
 
 TEST(DenseHost, HermitianEigenContractDouble) { check_all_shapes<double>(); }
+
+TEST(DenseHost, HermitianEigenBadRange) {
+  const HostMatrix<double> A = random_hermitian<double>(20, 7);
+  std::vector<double> w = {1.0};
+  HostMatrix<double> Z(3, 3);
+  for (const auto& [first, count] : {std::pair<int, int>{-1, 2}, {0, -1}, {15, 6}, {21, 0}}) {
+    try {
+      kbla::dense::hermitian_eigen(A, w, Z, first, count);
+      ADD_FAILURE() << "no exception for first " << first << " count " << count;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("first = " + std::to_string(first)), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("20 eigenvalues"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(w, std::vector<double>{1.0});  // nothing written
+    EXPECT_EQ(Z.rows(), 3);
+  }
+}
 TEST(DenseHost, HermitianEigenContractComplexDouble) { check_all_shapes<Kokkos::complex<double>>(); }
 TEST(DenseHost, HermitianEigenContractFloat) { check_all_shapes<float>(); }
 TEST(DenseHost, HermitianEigenContractComplexFloat) { check_all_shapes<Kokkos::complex<float>>(); }
