@@ -1,5 +1,6 @@
-// Where the ranks sit: their index on their node, the GPU each should take (ranks may outnumber the GPUs), and
-// whether the GPUs of all ranks can reach each other directly (CUDA IPC between the ranks of one node).
+// Where the ranks sit: their index on their node, the GPU each should take (ranks may outnumber the GPUs),
+// whether the GPUs of all ranks can reach each other directly (CUDA IPC between the ranks of one node) and whether
+// each rank has a GPU of its own (NCCL's condition).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -10,6 +11,7 @@
 #include <hip/hip_runtime.h>
 #endif
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -92,6 +94,36 @@ inline bool gpus_reach_each_other(MPI_Comm comm) {
   }
 #else
   ok = 0;
+#endif
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+  return ok == 1;
+}
+
+// Whether every rank of comm uses a GPU of its own (CUDA builds, after Kokkos::initialize): no two ranks on one
+// GPU, compared by the GPUs' UUIDs, so it holds across nodes and whatever CUDA_VISIBLE_DEVICES each rank has. NCCL
+// needs it (one rank per GPU in a communicator: with two ranks on one GPU its set-up fails or waits forever).
+// False without CUDA or when a rank cannot name its GPU. Collective; the same answer on every rank.
+inline bool every_rank_has_its_own_gpu(MPI_Comm comm) {
+  int ok = 0;
+#if defined(KOKKOS_ENABLE_CUDA)
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  std::vector<unsigned char> mine(17, 0);  // 16 bytes of UUID, then 1 if it is valid
+  cudaDeviceProp prop;
+  const int device = current_gpu();
+  if (device >= 0 && cudaGetDeviceProperties(&prop, device) == cudaSuccess) {
+    for (int i = 0; i < 16; ++i) mine[i] = static_cast<unsigned char>(prop.uuid.bytes[i]);
+    mine[16] = 1;
+  }
+  std::vector<unsigned char> all(mine.size() * static_cast<std::size_t>(size));
+  MPI_Allgather(mine.data(), 17, MPI_UNSIGNED_CHAR, all.data(), 17, MPI_UNSIGNED_CHAR, comm);
+  ok = 1;
+  for (int a = 0; a < size && ok; ++a) {
+    const unsigned char* ua = all.data() + 17 * static_cast<std::size_t>(a);
+    if (ua[16] != 1) ok = 0;
+    for (int b = a + 1; b < size && ok; ++b)
+      if (std::equal(ua, ua + 16, all.data() + 17 * static_cast<std::size_t>(b))) ok = 0;
+  }
 #endif
   MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
   return ok == 1;

@@ -144,7 +144,14 @@ class Reducer {
     }
     state_->method = resolve(options.method);
 #if KBLA_MPI_HAS_NCCL
-    if (state_->method == ReduceMethod::nccl) state_->init_nccl();
+    if (state_->method == ReduceMethod::nccl) {
+      if (!every_rank_has_its_own_gpu(comm))
+        throw std::invalid_argument(
+            "kbla::mpi::Reducer: ReduceMethod::nccl needs a GPU of its own for each of the " +
+            std::to_string(state_->size) + " ranks (NCCL cannot put two ranks of one communicator on one GPU); "
+            "use host_staged, or measured, which leaves NCCL out then");
+      state_->init_nccl();
+    }
 #endif
   }
 
@@ -290,7 +297,8 @@ class Reducer {
 
   // Times every route available here on ExecSpace's memory and keeps the fastest for the slowest rank. The
   // candidates: host_staged always; device_direct when the memory is not host memory and MPI reports CUDA
-  // support; nccl in NCCL builds on CUDA. A route counts only where every rank offers it.
+  // support; nccl in NCCL builds on CUDA when every rank has a GPU of its own. A route counts only where every
+  // rank offers it.
   template <class ExecSpace>
   void measure_routes() {
     using memory_space = typename ExecSpace::memory_space;
@@ -300,7 +308,8 @@ class Reducer {
     int offered = 1;  // bit i: all[i] can run here
     if (!host_memory && mpi_is_cuda_aware()) offered |= 2;
 #if KBLA_MPI_HAS_NCCL
-    if (std::is_same<ExecSpace, Kokkos::Cuda>::value) offered |= 4;
+    // NCCL only with one rank per GPU (ranks may outnumber the GPUs and share them; NCCL's set-up hangs then).
+    if (std::is_same<ExecSpace, Kokkos::Cuda>::value && every_rank_has_its_own_gpu(st.comm)) offered |= 4;
 #endif
     Impl::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &offered, 1, MPI_INT, MPI_BAND, st.comm),
                     "MPI_Allreduce (routes offered)");
