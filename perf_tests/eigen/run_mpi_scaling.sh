@@ -5,7 +5,7 @@
 #   BUILD_DIR=build-mpi-cuda OUT=out RUNS=3 perf_tests/eigen/run_mpi_scaling.sh [driver options]
 #
 # Cases, RUNS times each, interleaved (k = 16 largest, tol 1e-10, checked against the analytic spectrum; each run
-# first makes a one-restart warm-up solve, --warmup). The 2-rank case runs the driver's default routes
+# first makes a whole warm-up solve that is not timed, --warmup). The 2-rank case runs the driver's default routes
 # (--reduce measured --halo auto: each chosen by timing at start-up), so weak2 is what a user gets:
 #   weak1    1 rank, 3D Laplacian 100^3                    -> $OUT/eigen-mpi-weak1-<i>.json
 #   strong1  1 rank, 100 x 100 x 200                       -> $OUT/eigen-mpi-strong1-<i>.json
