@@ -227,6 +227,24 @@ void RowMajorNarrow() {
   run_inner<TypeParam>(mk, c);
 }
 
+// The vector tiles of the row kernels (kbla_host_vectors.hpp, AVX-512 builds): rows of B of one or two 64-byte
+// vectors (8 or 16 doubles, 16 floats, complex widths 4 and 8) by up to 8 reals of A's row. Width 8 and its
+// neighbours, A's width not a multiple of 8 (tiles of 4, 2 and 1), odd K (one row, a partial block, many blocks),
+// beta = 0 over NaN. Builds without AVX-512 run the same calls through the scalar tiles.
+template <class TypeParam>
+void VectorTileWidths() {
+  Maker mk(__LINE__);  // a different random stream per part
+  const std::pair<int, int> mn[] = {{8, 8}, {3, 8}, {8, 3}, {5, 8}, {8, 5}, {16, 8}, {7, 16}, {16, 16}, {4, 4},
+                                    {1, 8}, {9, 4}};
+  for (long long K : {1, 3, 1003, 20011})
+    for (auto p : mn) run_inner<TypeParam>(mk, {K, p.first, p.second});
+  for (auto p : {std::make_pair(8, 8), std::make_pair(5, 8)}) {
+    InnerCase c{4097, p.first, p.second, Coef::General, Coef::Zero};
+    c.nan_output = true;
+    run_inner<TypeParam>(mk, c);
+  }
+}
+
 template <class TypeParam>
 void DefaultInstanceOverload() {
   Maker mk(__LINE__);  // a different random stream per part
@@ -248,6 +266,7 @@ TYPED_TEST(InnerTest, WidthClassesAndHugeK) {
   KBLA_PART(WidthClasses);
   KBLA_PART(HugeK);
   KBLA_PART(RowMajorNarrow);
+  KBLA_PART(VectorTileWidths);
 }
 TYPED_TEST(InnerTest, SpecialCoefficients) {
   KBLA_PART(AlphaBetaKinds);

@@ -275,6 +275,29 @@ void RowMajorNarrow() {
     }
 }
 
+// The vector tiles (kbla_host_vectors.hpp, AVX-512 builds) of the complex column kernel (up to 8 columns of B by
+// one vector of rows) and of the row kernels: width 8 and its neighbours, odd K (rows that fill no tile, a partial
+// block, many blocks), beta = 0 over NaN, and in place at widths 4 and 8 (one tile holds every column, so the
+// complex column kernel runs in place there) through update(X, C, X) with beta and through update_in_place.
+// Builds without AVX-512 run the same calls through the scalar tiles.
+template <class TypeParam>
+void VectorTileWidths() {
+  Maker mk(__LINE__);  // a different random stream per part
+  const std::pair<int, int> mn[] = {{8, 8}, {3, 8}, {8, 3}, {5, 8}, {8, 5}, {7, 8}, {8, 1}, {4, 4}, {1, 8}, {16, 8}};
+  for (long long K : {1, 3, 5, 1003, 20011})
+    for (auto p : mn) run_update<TypeParam>(mk, {K, p.first, p.second});
+  for (auto p : {std::make_pair(8, 8), std::make_pair(5, 8)}) {
+    UpdateCase c{4097, p.first, p.second, Coef::General, Coef::Zero};
+    c.nan_output = true;
+    run_update<TypeParam>(mk, c);
+  }
+  for (long long K : {3, 1003, 20011})
+    for (int M : {4, 8}) {
+      run_in_place<TypeParam>(mk, K, M, Coef::General, InPlaceForm::update);
+      run_in_place<TypeParam>(mk, K, M, Coef::Zero, InPlaceForm::update_in_place);
+    }
+}
+
 template <class TypeParam>
 void DefaultInstanceOverload() {
   Maker mk(__LINE__);  // a different random stream per part
@@ -296,6 +319,7 @@ TYPED_TEST(UpdateTest, WidthClassesAndHugeK) {
   KBLA_PART(WidthClasses);
   KBLA_PART(HugeK);
   KBLA_PART(RowMajorNarrow);
+  KBLA_PART(VectorTileWidths);
 }
 TYPED_TEST(UpdateTest, SpecialCoefficients) {
   KBLA_PART(AlphaBetaKinds);
