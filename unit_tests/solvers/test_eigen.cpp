@@ -1,9 +1,11 @@
-// kbla::eigen (thick-restart block Lanczos) on the default backend: the 3D Laplacian against its analytic spectrum
-// with repeated eigenvalues, a diagonal matrix with a chosen spectrum (user functor operator), a complex Hermitian
-// matrix, the dense fallback for tiny problems, and option checking.
+// kbla::eigen (thick-restart block Lanczos) on the default backend: the 3D and 2D Laplacians against their analytic
+// spectra with repeated eigenvalues, diagonal matrices with planted spectra (user functor operator; repeated values
+// and a tight cluster), a complex Hermitian matrix, the dense fallback for tiny problems, and option checking.
 #include "solver_test_helpers.hpp"
 
+#include <cmath>
 #include <cstdio>
+#include <functional>
 #include <cstdlib>
 #include <map>
 #include <stdexcept>
@@ -148,6 +150,85 @@ TEST(Eigen, DiagonalWithChosenSpectrumFunctorOperator) {
   r = kbla::eigen<double>(Exec(), DiagonalOperator{d}, n, opt);
   print_summary("diagonal smallest", r);
   check_against(r, std::vector<double>(spectrum.begin(), spectrum.begin() + 4), 1e-10, 1e-10);
+}
+
+// A planted spectrum with a tight cluster (three values 1e-9 apart: numerically one triple value to the solver's
+// 1e-10 tolerance, yet not equal), a repeated value and close neighbours, on the diagonal functor operator: the
+// solver must return every member of the cluster and of the repeated value.
+TEST(Eigen, PlantedTightClusterAndRepeatedValues) {
+  const int n = 500;
+  std::vector<double> spectrum = {20.0, 20.0 - 1e-9, 20.0 - 2e-9, 19.5, 19.5, 19.5, 19.4, 19.4 - 1e-3};
+  while (int(spectrum.size()) < n) spectrum.push_back(-5.0 + 23.0 * double(spectrum.size()) / n);
+  std::vector<double> permuted = spectrum;
+  std::mt19937_64 g(11);
+  std::shuffle(permuted.begin(), permuted.end(), g);
+  Kokkos::View<double*, Mem> d("d", n);
+  auto dh = Kokkos::create_mirror_view(d);
+  for (int i = 0; i < n; ++i) dh(i) = permuted[i];
+  Kokkos::deep_copy(d, dh);
+  std::sort(spectrum.begin(), spectrum.end(), std::greater<double>());
+
+  kbla::EigenOptions opt;
+  opt.nev = 8;
+  opt.block_size = 4;
+  opt.tol = 1e-10;
+  const auto r = kbla::eigen<double>(Exec(), DiagonalOperator{d}, n, opt);
+  print_summary("planted clusters", r);
+  const std::vector<double> expected(spectrum.begin(), spectrum.begin() + 8);
+  check_against(r, expected, 1e-10, 1e-10);
+  check_multiplicities(r.eigenvalues, expected);
+  EXPECT_FALSE(r.dense);
+}
+
+namespace kbla_test {
+
+// The 2D Laplacian (5-point stencil, Dirichlet) on an nx x nx grid, matrix-free, as a user functor.
+struct Laplacian2DOperator {
+  int nx = 0;
+  template <class XV, class YV>
+  void operator()(const XV& X, const YV& Y) const {
+    const int m = nx;
+    const std::int64_t cols = X.extent(1);
+    Kokkos::parallel_for(
+        "laplacian 2d", Kokkos::RangePolicy<Exec>(0, X.extent(0)), KOKKOS_LAMBDA(const std::int64_t row) {
+          const int i = int(row % m), j = int(row / m);
+          for (std::int64_t c = 0; c < cols; ++c) {
+            double y = 4.0 * X(row, c);
+            if (i > 0) y -= X(row - 1, c);
+            if (i + 1 < m) y -= X(row + 1, c);
+            if (j > 0) y -= X(row - m, c);
+            if (j + 1 < m) y -= X(row + m, c);
+            Y(row, c) = y;
+          }
+        });
+  }
+};
+
+}  // namespace kbla_test
+
+// 2D Laplacian on 40 x 40: eigenvalues 4 - 2 cos(i pi / 41) - 2 cos(j pi / 41), double wherever i != j; the 12
+// largest have multiplicities 1 + 2 + 1 + 2 + 2 + 2 + 1 + 1 (the last double cut by k), block size 4.
+TEST(Eigen, Laplacian2dLargestAnalytic) {
+  const int nx = 40, k = 12;
+  std::vector<double> all;
+  const double pi = std::acos(-1.0);
+  for (int i = 1; i <= nx; ++i)
+    for (int j = 1; j <= nx; ++j)
+      all.push_back(4.0 - 2.0 * std::cos(i * pi / (nx + 1)) - 2.0 * std::cos(j * pi / (nx + 1)));
+  std::sort(all.begin(), all.end(), std::greater<double>());
+  const std::vector<double> expected(all.begin(), all.begin() + k);
+  kbla::EigenOptions opt;
+  opt.nev = k;
+  opt.block_size = 4;
+  opt.tol = 1e-10;
+  const auto r = kbla::eigen<double>(Exec(), Laplacian2DOperator{nx}, std::int64_t(nx) * nx, opt);
+  print_summary("laplacian 2d", r);
+  check_against(r, expected, 1e-10, 1.5e-10);
+  check_multiplicities(r.eigenvalues, expected);
+  int doubles = 0;
+  for (int i = 1; i < k; ++i) doubles += std::abs(expected[i] - expected[i - 1]) < 1e-12 ? 1 : 0;
+  EXPECT_GE(doubles, 4) << "the case is meant to contain double eigenvalues";
+  EXPECT_FALSE(r.dense);
 }
 
 namespace kbla_test {
