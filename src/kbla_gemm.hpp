@@ -5,6 +5,8 @@
 // options.algorithm strassen, strassen2 or winograd (opt-in, see kbla_options.hpp): every shape goes to
 // kbla::strassen_gemm's paths, tall & skinny ones included — the user asked for that algorithm; shapes too
 // small to split (min(m, n, k) below the threshold) end in one classical product there.
+// options.algorithm automatic: the fastest of the classical path above and those algorithms, measured once per
+// class of calls on the running device (impl/kbla_gemm_automatic.hpp).
 #pragma once
 
 #include <kbla_inner.hpp>
@@ -29,6 +31,33 @@ inline bool is_tall_skinny(const GemmOptions& options, std::int64_t long_dim, st
          long_dim >= std::int64_t(options.tall_skinny_ratio) * width;
 }
 
+// The product by options.algorithm, classical or a Strassen type (not automatic); arguments checked, m, n, k > 0,
+// alpha != 0.
+template <class ExecSpace, class AViewType, class BViewType, class CViewType>
+void gemm_by_algorithm(const ExecSpace& exec, const char* call, const GemmShape& s,
+                       typename CViewType::const_value_type& alpha, const AViewType& A, const BViewType& B,
+                       typename CViewType::const_value_type& beta, const CViewType& C, const GemmOptions& options) {
+  const char tA = s.tA, tB = s.tB;
+  const std::int64_t m = s.m, n = s.n, k = s.k;
+  if (options.algorithm != GemmAlgorithm::classical) {
+    Strassen<ExecSpace, AViewType, BViewType, CViewType>::run(exec, tA, tB, alpha, A, B, beta, C, options, call);
+    return;
+  }
+  if (tA != 'N' && tB == 'N' && is_tall_skinny(options, k, m, n)) {
+    InnerOptions inner_options;
+    inner_options.deterministic = options.deterministic;
+    inner_options.complex_3m = options.complex_3m;
+    Inner<ExecSpace, AViewType, BViewType, CViewType>::inner(exec, tA == 'C', alpha, A, B, beta, C, inner_options);
+    return;
+  }
+  if (tA == 'N' && tB == 'N' && is_tall_skinny(options, m, k, n)) {
+    Update<ExecSpace, AViewType, BViewType, CViewType>::update(exec, alpha, A, B, beta, C, UpdateOptions());
+    return;
+  }
+  // KokkosBlas::gemm with fences around it (it takes no instance) and beta = 0 never reading C.
+  blas_gemm(exec, tA, tB, alpha, A, B, beta, C);
+}
+
 }  // namespace Impl
 
 // Checks (before anything is written): trans characters, extents, C overlapping A or B, Views the execution
@@ -42,31 +71,18 @@ void gemm(const ExecSpace& exec, const char transA[], const char transB[],
   constexpr const char* call = "kbla::gemm";
   using Scalar = typename CViewType::non_const_value_type;
   const Impl::GemmShape s = Impl::check_gemm_arguments<ExecSpace>(call, transA, transB, A, B, C);
-  const GemmOptions resolved = Impl::with_call_algorithm(options, GemmAlgorithm::classical);
-  const bool strassen_type = resolved.algorithm != GemmAlgorithm::classical;
-  if (strassen_type) Impl::check_strassen_call<ExecSpace, Scalar>(call, resolved, s);
+  GemmOptions resolved = Impl::with_call_algorithm(options, GemmAlgorithm::classical);
+  if (resolved.algorithm != GemmAlgorithm::classical) Impl::check_strassen_call<ExecSpace, Scalar>(call, resolved, s);
   if (Impl::finish_without_product(exec, s, alpha, beta, C)) return;
-  const char tA = s.tA, tB = s.tB;
-  const std::int64_t m = s.m, n = s.n, k = s.k;
-  if (strassen_type) {
-    Impl::Strassen<ExecSpace, AViewType, BViewType, CViewType>::run(exec, tA, tB, alpha, A, B, beta, C, resolved,
-                                                                    call);
-    return;
+  if (resolved.algorithm == GemmAlgorithm::automatic) {
+    const auto run = [&](const GemmOptions& o, const auto& Cx) {
+      Impl::gemm_by_algorithm(exec, call, s, alpha, A, B, beta, Cx, o);
+    };
+    const Impl::AutomaticGemmCandidate c = Impl::choose_automatic_gemm<ExecSpace, AViewType, BViewType, CViewType>(
+        exec, call, s.tA, s.tB, s.m, s.n, s.k, beta == Scalar(0), resolved, run);
+    resolved = Impl::automatic_gemm_options(resolved, c);
   }
-  if (tA != 'N' && tB == 'N' && Impl::is_tall_skinny(options, k, m, n)) {
-    InnerOptions inner_options;
-    inner_options.deterministic = options.deterministic;
-    inner_options.complex_3m = options.complex_3m;
-    Impl::Inner<ExecSpace, AViewType, BViewType, CViewType>::inner(exec, tA == 'C', alpha, A, B, beta, C,
-                                                                   inner_options);
-    return;
-  }
-  if (tA == 'N' && tB == 'N' && Impl::is_tall_skinny(options, m, k, n)) {
-    Impl::Update<ExecSpace, AViewType, BViewType, CViewType>::update(exec, alpha, A, B, beta, C, UpdateOptions());
-    return;
-  }
-  // KokkosBlas::gemm with fences around it (it takes no instance) and beta = 0 never reading C.
-  Impl::blas_gemm(exec, tA, tB, alpha, A, B, beta, C);
+  Impl::gemm_by_algorithm(exec, call, s, alpha, A, B, beta, C, resolved);
 }
 
 // Same, on the default instance of C's execution space.

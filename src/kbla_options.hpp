@@ -59,6 +59,9 @@ enum class GemmAlgorithm {
   strassen2,     // 2 levels of Strassen; CUDA: one conventional level (workspace) over the fused 1-level kernel
   winograd,      // Winograd's variant (7 products, 15 additions), up to `levels` levels; CUDA: cuBLAS leaves.
                  // Slightly less accurate than Strassen (see above).
+  automatic,     // the fastest of classical, strassen, strassen2 and winograd with 1 and 2 levels for the shape,
+                 // measured on the running device once per class of calls (GemmOptions::tuning; deterministic:
+                 // classical). Opt-in like the others: where a Strassen type wins, its error bound applies.
 };
 
 struct GemmOptions {
@@ -69,7 +72,7 @@ struct GemmOptions {
   bool route_tall_skinny = true;
   int tall_skinny_ratio = 16;
   int tall_skinny_max_width = 512;
-  bool deterministic = false;  // passed on to kbla::inner when a shape is routed there
+  bool deterministic = false;  // passed on to kbla::inner when a shape is routed there; automatic: classical
   bool complex_3m = false;     // passed on to kbla::inner when a shape is routed there (see InnerOptions)
 
   // --- Strassen-type algorithms (ignored by classical) ---
@@ -85,6 +88,8 @@ struct GemmOptions {
   // touched by anything else during the call. Absent (nullptr): the library allocates a Kokkos::View per call.
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
+  // GemmAlgorithm::automatic: measuring or not, and the choice-cache file (see TuningOptions).
+  TuningOptions tuning;
 };
 
 }  // namespace kbla

@@ -17,10 +17,12 @@
 // leaves). Everything else (other backends, complex scalars, Views without a unit stride): the portable
 // recursion over KokkosBlas::gemm (src/impl/kbla_strassen_impl.hpp; odd sizes by dynamic peeling, any layout).
 // options.algorithm == GemmAlgorithm::classical, named explicitly, means no split at all: one classical product.
+// GemmAlgorithm::automatic: the fastest of those for the shape, measured once per class (impl/kbla_gemm_automatic.hpp).
 #pragma once
 
 #include <kbla_options.hpp>
 #include <impl/kbla_argument_checks.hpp>
+#include <impl/kbla_gemm_automatic.hpp>
 #include <impl/kbla_gemm_checks.hpp>
 #include <impl/kbla_scale.hpp>
 #include <impl/kbla_strassen_spec.hpp>
@@ -45,6 +47,12 @@ inline void check_strassen_options(const char* call, const GemmOptions& options)
 
 template <class ExecSpace, class Scalar>
 std::size_t strassen_workspace_total(const GemmOptions& options, std::int64_t m, std::int64_t n, std::int64_t k) {
+  if (options.algorithm == GemmAlgorithm::automatic) {  // enough for whichever candidate runs
+    std::size_t bytes = 0;
+    for (const AutomaticGemmCandidate c : automatic_gemm_candidates())
+      bytes = std::max(bytes, strassen_workspace_total<ExecSpace, Scalar>(automatic_gemm_options(options, c), m, n, k));
+    return bytes;
+  }
   return std::max(portable_strassen_workspace_bytes(options, sizeof(Scalar), m, n, k),
                   StrassenTplWorkspace<ExecSpace, Scalar>::bytes(options, m, n, k));
 }
@@ -62,8 +70,8 @@ void check_strassen_call(const char* call, const GemmOptions& options, const Gem
 }  // namespace Impl
 
 // Bytes a caller-provided GemmOptions::workspace must hold for strassen_gemm on ExecSpace with this scalar
-// type, options and shape (m x k times k x n); enough for whichever path the call takes. 0: none needed.
-// GemmAlgorithm::call_default counts as strassen, what strassen_gemm runs for it.
+// type, options and shape (m x k times k x n); enough for whichever path the call takes (for automatic, whichever
+// candidate). 0: none needed. GemmAlgorithm::call_default counts as strassen, what strassen_gemm runs for it.
 template <class ExecSpace, class Scalar>
 std::size_t strassen_workspace_bytes(const GemmOptions& options, std::int64_t m, std::int64_t n, std::int64_t k) {
   return Impl::strassen_workspace_total<ExecSpace, Scalar>(
@@ -83,9 +91,18 @@ void strassen_gemm(const ExecSpace& exec, const char transA[], const char transB
   constexpr const char* call = "kbla::strassen_gemm";
   using Scalar = typename CViewType::non_const_value_type;
   const Impl::GemmShape s = Impl::check_gemm_arguments<ExecSpace>(call, transA, transB, A, B, C);
-  const GemmOptions resolved = Impl::with_call_algorithm(options, GemmAlgorithm::strassen);
+  GemmOptions resolved = Impl::with_call_algorithm(options, GemmAlgorithm::strassen);
   Impl::check_strassen_call<ExecSpace, Scalar>(call, resolved, s);
   if (Impl::finish_without_product(exec, s, alpha, beta, C)) return;
+  if (resolved.algorithm == GemmAlgorithm::automatic) {  // here the classical candidate is one KokkosBlas::gemm
+    const auto run = [&](const GemmOptions& o, const auto& Cx) {
+      Impl::Strassen<ExecSpace, AViewType, BViewType, std::decay_t<decltype(Cx)>>::run(exec, s.tA, s.tB, alpha, A, B,
+                                                                                      beta, Cx, o, call);
+    };
+    const Impl::AutomaticGemmCandidate c = Impl::choose_automatic_gemm<ExecSpace, AViewType, BViewType, CViewType>(
+        exec, call, s.tA, s.tB, s.m, s.n, s.k, beta == Scalar(0), resolved, run);
+    resolved = Impl::automatic_gemm_options(resolved, c);
+  }
   Impl::Strassen<ExecSpace, AViewType, BViewType, CViewType>::run(exec, s.tA, s.tB, alpha, A, B, beta, C, resolved,
                                                                   call);
 }

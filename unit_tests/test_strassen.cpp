@@ -6,7 +6,12 @@
 // with a unit-stride direction go through src/cuda's kernels, the rest through the portable recursion.
 #include "kbla_test_helpers.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
+#include <string>
+#include <utility>
 
 namespace {
 
@@ -30,6 +35,7 @@ const char* algorithm_name(kbla::GemmAlgorithm a) {
     case kbla::GemmAlgorithm::strassen2: return "strassen2";
     case kbla::GemmAlgorithm::winograd: return "winograd";
     case kbla::GemmAlgorithm::call_default: return "call_default";
+    case kbla::GemmAlgorithm::automatic: return "automatic";
     default: return "classical";
   }
 }
@@ -63,6 +69,7 @@ struct StrassenBound {
 };
 
 StrassenBound bound_for(const kbla::GemmOptions& o) {
+  if (o.algorithm == kbla::GemmAlgorithm::automatic) return {2, true};  // the loosest of its candidates
   const int L = o.algorithm == kbla::GemmAlgorithm::strassen    ? 1
                 : o.algorithm == kbla::GemmAlgorithm::strassen2 ? 2
                 : o.algorithm == kbla::GemmAlgorithm::winograd  ? o.levels
@@ -440,6 +447,112 @@ TEST(StrassenRouting, GemmUsesRequestedAlgorithm) {
   EXPECT_TRUE(throws_invalid([&] { kbla::gemm(Exec(), "N", "N", 1.0, A.view, B.view, 0.0, C.view, neg); },
                              {"kbla::gemm", "options.levels is -2"}));
   EXPECT_TRUE(C.unchanged());
+}
+
+// GemmAlgorithm::automatic: the product is right whichever candidate wins; the first call of a class times the
+// candidates once, later ones (and a second process reading the cache file) follow the record; a recorded choice
+// is what runs; deterministic and model_only take the classical product; a user workspace covers every candidate.
+namespace automatic_gemm {
+
+using Cfg = double_LLL;
+using Dev = Cfg::device;
+using MatrixView = decltype(std::declval<Maker&>().matrix<double, L, Dev>(1, 1).view);
+
+kbla::GemmOptions automatic_options(const std::string& cache_path) {
+  kbla::GemmOptions o = options_for(kbla::GemmAlgorithm::automatic);
+  o.tuning.cache_path = cache_path;
+  return o;
+}
+
+std::string temp_cache(const char* name) {
+  const std::string path = ::testing::TempDir() + "kbla_automatic_gemm_" + name + "_" + std::to_string(::getpid());
+  std::remove(path.c_str());
+  return path;
+}
+
+long long calls(const kbla::AutomaticGemmStats& s) {
+  return s.classical_chosen + s.strassen_chosen + s.strassen2_chosen + s.winograd_chosen + s.winograd2_chosen;
+}
+
+}  // namespace automatic_gemm
+
+TEST(StrassenAutomatic, RightResultAndOneMeasurementPerClass) {
+  using namespace automatic_gemm;
+  Maker mk(__LINE__);
+  const std::string cache = temp_cache("measure");
+  for (const Via via : {Via::Gemm, Via::StrassenGemm}) {
+    const kbla::AutomaticGemmStats before = kbla::automatic_gemm_stats();
+    if (via == Via::Gemm)
+      run_case<Cfg, Via::Gemm>(mk, Case{'N', 'T', 96, 80, 112, automatic_options(cache)});
+    else
+      run_case<Cfg, Via::StrassenGemm>(mk, Case{'N', 'T', 96, 80, 112, automatic_options(cache)});
+    const kbla::AutomaticGemmStats first = kbla::automatic_gemm_stats();
+    EXPECT_EQ(first.classes_measured, before.classes_measured + 1);
+    EXPECT_EQ(calls(first), calls(before) + 1);
+    if (via == Via::Gemm)  // the same class again (other values, same shape): the record, no measurement
+      run_case<Cfg, Via::Gemm>(mk, Case{'N', 'T', 96, 80, 112, automatic_options(cache), Coef::General, Coef::Zero, true});
+    else
+      run_case<Cfg, Via::StrassenGemm>(mk, Case{'N', 'T', 96, 80, 112, automatic_options(cache)});
+    const kbla::AutomaticGemmStats second = kbla::automatic_gemm_stats();
+    const bool beta_class_changed = via == Via::Gemm;  // beta = 0 is another class
+    EXPECT_EQ(second.classes_measured, first.classes_measured + (beta_class_changed ? 1 : 0));
+    EXPECT_EQ(calls(second), calls(first) + 1);
+  }
+  std::remove(cache.c_str());
+}
+
+TEST(StrassenAutomatic, RecordedChoiceRuns) {
+  using namespace automatic_gemm;
+  Maker mk(__LINE__);
+  const std::string cache = temp_cache("recorded");
+  const int m = 64, n = 72, k = 80;
+  // What a tuning run on this device would have recorded: winograd with 2 levels for this class.
+  const std::string device = kbla::Impl::automatic_gemm_device_key(Exec());
+  const std::string cls =
+      kbla::Impl::automatic_gemm_class<MatrixView, MatrixView, MatrixView>("kbla::gemm", 'N', 'N', m, n, k, false);
+  EXPECT_NE(cls.find("kbla::gemm automatic D NN AL BL CL"), std::string::npos) << cls;
+  kbla::tuning::process_choice_cache(cache).record(device, cls, kbla::tuning::Choice{"winograd2", 1e-3});
+  const kbla::AutomaticGemmStats before = kbla::automatic_gemm_stats();
+  run_case<Cfg, Via::Gemm>(mk, Case{'N', 'N', m, n, k, automatic_options(cache)});
+  const kbla::AutomaticGemmStats after = kbla::automatic_gemm_stats();
+  EXPECT_EQ(after.classes_measured, before.classes_measured);
+  EXPECT_EQ(after.winograd2_chosen, before.winograd2_chosen + 1);
+  EXPECT_EQ(calls(after), calls(before) + 1);
+  std::remove(cache.c_str());
+}
+
+TEST(StrassenAutomatic, DeterministicAndModelOnlyTakeClassical) {
+  using namespace automatic_gemm;
+  Maker mk(__LINE__);
+  const std::string cache = temp_cache("classical");
+  kbla::GemmOptions deterministic = automatic_options(cache), model_only = automatic_options(cache);
+  deterministic.deterministic = true;
+  model_only.tuning.mode = kbla::tuning::TuningMode::model_only;
+  for (const kbla::GemmOptions& o : {deterministic, model_only}) {
+    const kbla::AutomaticGemmStats before = kbla::automatic_gemm_stats();
+    run_case<Cfg, Via::Gemm>(mk, Case{'T', 'N', 70, 66, 90, o});
+    const kbla::AutomaticGemmStats after = kbla::automatic_gemm_stats();
+    EXPECT_EQ(after.classes_measured, before.classes_measured);
+    EXPECT_EQ(after.classical_chosen, before.classical_chosen + 1);
+  }
+  std::remove(cache.c_str());
+}
+
+TEST(StrassenAutomatic, WorkspaceCoversEveryCandidate) {
+  using namespace automatic_gemm;
+  Maker mk(__LINE__);
+  const std::string cache = temp_cache("workspace");
+  const kbla::GemmOptions o = automatic_options(cache);
+  const std::size_t automatic_bytes = kbla::strassen_workspace_bytes<Exec, double>(o, 96, 96, 96);
+  for (const kbla::Impl::AutomaticGemmCandidate c : kbla::Impl::automatic_gemm_candidates()) {
+    const kbla::GemmOptions candidate = kbla::Impl::automatic_gemm_options(o, c);
+    const std::size_t bytes = kbla::strassen_workspace_bytes<Exec, double>(candidate, 96, 96, 96);
+    EXPECT_GE(automatic_bytes, bytes) << kbla::Impl::automatic_gemm_name(c);
+  }
+  Case c{'N', 'N', 96, 96, 96, o};
+  c.user_workspace = true;
+  run_case<Cfg, Via::StrassenGemm>(mk, c);
+  std::remove(cache.c_str());
 }
 
 }  // namespace

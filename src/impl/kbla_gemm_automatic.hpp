@@ -1,0 +1,203 @@
+// GemmAlgorithm::automatic: for a class of products on a device, the fastest of the classical product and the
+// Strassen-type algorithms the library has (strassen, strassen2, winograd with 1 and 2 levels), measured once.
+// Where Strassen pays depends on the device (peak rate against bandwidth), the precision, the shape and the vendor
+// GEMM it competes with, so nothing is predicted from the shape: a Strassen request that names no variant is
+// never slower than classical (to the measurement), and gets the fastest variant above the crossover.
+//
+// Order, as the other measured choices (tuning/kbla_kernel_choice.hpp): GemmOptions::deterministic takes the
+// classical product (its bits never depend on a measurement); then a choice recorded for this device and class
+// (in memory, and in the choice-cache file of GemmOptions::tuning.cache_path or KBLA_TUNING_CACHE); then, in
+// TuningMode::model_only or inside a host parallel region, the classical product; else every candidate runs on
+// the caller's A and B (read only) into a scratch C of the call's shape, and the fastest is recorded.
+//
+// Class: scalar, op(A) / op(B), the three layouts, half octaves of m, n and k, beta = 0 or not. The first call of a
+// class costs about 4 products per candidate (a warm-up, then the median of three; a candidate whose first timed
+// product is 1.5x the best so far is not repeated), and m x n scratch values; a scratch C that cannot be allocated
+// times nothing and runs the classical product.
+#pragma once
+
+#include <kbla_options.hpp>
+#include <impl/kbla_portable_route.hpp>
+#include <impl/kbla_portable_route_keys.hpp>
+#include <impl/kbla_portable_route_timing.hpp>
+#include <tuning/kbla_kernel_choice.hpp>
+#include <tuning/kbla_tuning_environment.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace kbla {
+
+// What GemmAlgorithm::automatic has done in this process (all execution spaces and threads): for tests and the
+// benchmark's report of the tuning cost.
+struct AutomaticGemmStats {
+  long long classes_measured = 0;  // classes whose candidates were timed
+  double seconds_measuring = 0;    // host wall time of those measurements
+  long long classical_chosen = 0;  // calls per algorithm run
+  long long strassen_chosen = 0;
+  long long strassen2_chosen = 0;
+  long long winograd_chosen = 0;   // 1 level
+  long long winograd2_chosen = 0;  // 2 levels
+};
+
+namespace Impl {
+
+enum class AutomaticGemmCandidate { classical, strassen, strassen2, winograd, winograd2 };
+
+// The names in the cache file.
+inline const char* automatic_gemm_name(AutomaticGemmCandidate c) {
+  switch (c) {
+    case AutomaticGemmCandidate::strassen: return "strassen";
+    case AutomaticGemmCandidate::strassen2: return "strassen2";
+    case AutomaticGemmCandidate::winograd: return "winograd";
+    case AutomaticGemmCandidate::winograd2: return "winograd2";
+    default: return "classical";
+  }
+}
+
+inline const std::vector<AutomaticGemmCandidate>& automatic_gemm_candidates() {
+  static const std::vector<AutomaticGemmCandidate> all{
+      AutomaticGemmCandidate::classical, AutomaticGemmCandidate::strassen, AutomaticGemmCandidate::strassen2,
+      AutomaticGemmCandidate::winograd, AutomaticGemmCandidate::winograd2};
+  return all;
+}
+
+// The options that run candidate c (the caller's threshold, workspace and routing kept).
+inline GemmOptions automatic_gemm_options(const GemmOptions& options, AutomaticGemmCandidate c) {
+  GemmOptions o = options;
+  switch (c) {
+    case AutomaticGemmCandidate::strassen: o.algorithm = GemmAlgorithm::strassen; break;
+    case AutomaticGemmCandidate::strassen2: o.algorithm = GemmAlgorithm::strassen2; break;
+    case AutomaticGemmCandidate::winograd: o.algorithm = GemmAlgorithm::winograd; o.levels = 1; break;
+    case AutomaticGemmCandidate::winograd2: o.algorithm = GemmAlgorithm::winograd; o.levels = 2; break;
+    default: o.algorithm = GemmAlgorithm::classical; break;
+  }
+  return o;
+}
+
+inline std::mutex& automatic_gemm_stats_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+inline AutomaticGemmStats& automatic_gemm_stats_storage() {
+  static AutomaticGemmStats stats;
+  return stats;
+}
+
+inline void count_automatic_gemm_call(AutomaticGemmCandidate c) {
+  std::lock_guard<std::mutex> guard(automatic_gemm_stats_mutex());
+  AutomaticGemmStats& s = automatic_gemm_stats_storage();
+  switch (c) {
+    case AutomaticGemmCandidate::strassen: ++s.strassen_chosen; break;
+    case AutomaticGemmCandidate::strassen2: ++s.strassen2_chosen; break;
+    case AutomaticGemmCandidate::winograd: ++s.winograd_chosen; break;
+    case AutomaticGemmCandidate::winograd2: ++s.winograd2_chosen; break;
+    default: ++s.classical_chosen; break;
+  }
+}
+
+inline void count_automatic_gemm_measurement(double seconds) {
+  std::lock_guard<std::mutex> guard(automatic_gemm_stats_mutex());
+  ++automatic_gemm_stats_storage().classes_measured;
+  automatic_gemm_stats_storage().seconds_measuring += seconds;
+}
+
+template <class ExecSpace>
+std::string automatic_gemm_device_key(const ExecSpace& exec) {
+  return std::string("gemm automatic; ") + ExecSpace::name() + route_hardware_name(exec) + ", concurrency " +
+         std::to_string(exec.concurrency()) + "; " + kokkos_kernels_description() + "; KokkosBlockLA " +
+         std::to_string(KBLA_VERSION_MAJOR) + "." + std::to_string(KBLA_VERSION_MINOR) + "." +
+         std::to_string(KBLA_VERSION_PATCH);
+}
+
+template <class View>
+const char* automatic_gemm_layout_letter() {
+  const char* letter = route_layout_letter<typename View::array_layout>::value;
+  return letter ? letter : "S";
+}
+
+inline std::string half_octaves(std::int64_t x) {
+  const int bucket = route_row_bucket(x);
+  return "2^" + std::to_string(bucket / 2) + (bucket % 2 ? ".5" : "");
+}
+
+// e.g. "kbla::gemm automatic D NT AL BR CL m 2^13 n 2^13 k 2^12.5 beta=0" (the call: the classical candidate of
+// kbla::gemm routes tall & skinny shapes, that of kbla::strassen_gemm is one KokkosBlas::gemm).
+template <class AView, class BView, class CView>
+std::string automatic_gemm_class(const char* call, char tA, char tB, std::int64_t m, std::int64_t n, std::int64_t k,
+                                 bool beta_zero) {
+  using Scalar = typename CView::non_const_value_type;
+  const char* letter = route_scalar_letter<Scalar>::value;
+  const std::string scalar = letter ? letter : "bytes" + std::to_string(sizeof(Scalar));
+  return std::string(call) + " automatic " + scalar + " " + tA + tB + " A" + automatic_gemm_layout_letter<AView>() + " B" +
+         automatic_gemm_layout_letter<BView>() + " C" + automatic_gemm_layout_letter<CView>() + " m " +
+         half_octaves(m) + " n " + half_octaves(n) + " k " + half_octaves(k) + (beta_zero ? " beta=0" : " beta!=0");
+}
+
+// The candidate for this call. run(options, C_like) runs the product with those options into a View of C's shape
+// (the caller's C or the scratch one), on exec, without fencing.
+template <class ExecSpace, class AView, class BView, class CView, class Run>
+AutomaticGemmCandidate choose_automatic_gemm(const ExecSpace& exec, const char* call, char tA, char tB, std::int64_t m,
+                                             std::int64_t n, std::int64_t k, bool beta_zero,
+                                             const GemmOptions& options, const Run& run) {
+  AutomaticGemmCandidate chosen = AutomaticGemmCandidate::classical;
+  if (!options.deterministic) {
+    using Scalar = typename CView::non_const_value_type;
+    using ScratchLayout = std::conditional_t<std::is_same<typename CView::array_layout, Kokkos::LayoutRight>::value,
+                                             Kokkos::LayoutRight, Kokkos::LayoutLeft>;  // C's, strided as Left
+    using Scratch = Kokkos::View<Scalar**, ScratchLayout, typename CView::memory_space>;
+    tuning::ChoiceCache& cache = tuning::process_choice_cache(tuning::choice_cache_path(options.tuning.cache_path));
+    const tuning::TuningMode mode = inside_host_parallel_region() ? tuning::TuningMode::model_only : options.tuning.mode;
+    std::vector<std::string> names;
+    for (const AutomaticGemmCandidate c : automatic_gemm_candidates()) names.push_back(automatic_gemm_name(c));
+    Scratch scratch;
+    bool measured = false, scratch_failed = false;
+    double best = -1;
+    const auto start = std::chrono::steady_clock::now();
+    const std::string name = tuning::choose_kernel(
+        cache, mode, automatic_gemm_device_key(exec), automatic_gemm_class<AView, BView, CView>(call, tA, tB, m, n, k, beta_zero),
+        names, automatic_gemm_name(AutomaticGemmCandidate::classical), [&](const std::string& candidate) -> double {
+          measured = true;
+          if (scratch_failed) return -1;
+          if (scratch.data() == nullptr) {
+            try {
+              scratch = Scratch(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kbla::gemm automatic scratch C"), m, n);
+              Kokkos::deep_copy(exec, scratch, Scalar(0));  // beta != 0 reads it
+            } catch (const std::exception&) {
+              scratch_failed = true;
+              return -1;
+            }
+          }
+          AutomaticGemmCandidate c = AutomaticGemmCandidate::classical;
+          for (const AutomaticGemmCandidate x : automatic_gemm_candidates())
+            if (candidate == automatic_gemm_name(x)) c = x;
+          const GemmOptions o = automatic_gemm_options(options, c);
+          const double t = route_seconds_per_call(exec, [&] { run(o, scratch); }, best > 0 ? 1.5 * best : 0.0);
+          if (t >= 0 && (best < 0 || t < best)) best = t;
+          return t;
+        });
+    if (measured)
+      count_automatic_gemm_measurement(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    for (const AutomaticGemmCandidate c : automatic_gemm_candidates())
+      if (name == automatic_gemm_name(c)) chosen = c;
+  }
+  count_automatic_gemm_call(chosen);
+  return chosen;
+}
+
+}  // namespace Impl
+
+// A snapshot of the counters.
+inline AutomaticGemmStats automatic_gemm_stats() {
+  std::lock_guard<std::mutex> guard(Impl::automatic_gemm_stats_mutex());
+  return Impl::automatic_gemm_stats_storage();
+}
+
+}  // namespace kbla
