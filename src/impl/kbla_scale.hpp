@@ -10,6 +10,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace kbla {
 namespace Impl {
@@ -35,7 +36,14 @@ void scale_matrix(const ExecSpace& exec, typename CView::const_value_type& beta,
   using ATS = kbla::Impl::ArithTraits<Scalar>;
   const Scalar b = beta;
   if (b == ATS::one() || C.size() == 0) return;
-  using Policy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>, Kokkos::IndexType<std::int64_t>>;
+  // The iteration follows C's layout: with the host spaces' default (the right index fastest) a column-major C
+  // was walked a whole column apart per element, and zeroing an 8192 x 8192 C before a host gemm took longer than
+  // the gemm (Serial: 0.5 s of kbla::gemm's 0.7 s).
+  using Layout = typename CView::array_layout;
+  constexpr Kokkos::Iterate order = std::is_same<Layout, Kokkos::LayoutLeft>::value    ? Kokkos::Iterate::Left
+                                    : std::is_same<Layout, Kokkos::LayoutRight>::value ? Kokkos::Iterate::Right
+                                                                                       : Kokkos::Iterate::Default;
+  using Policy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2, order, order>, Kokkos::IndexType<std::int64_t>>;
   const Policy policy(exec, {0, 0}, {static_cast<std::int64_t>(C.extent(0)), static_cast<std::int64_t>(C.extent(1))});
   if (b == ATS::zero())
     Kokkos::parallel_for("kbla::scale(beta=0)", policy, ZeroMatrix<CView>{C});
