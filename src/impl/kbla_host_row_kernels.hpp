@@ -11,6 +11,7 @@
 #include <impl/kbla_host_vectors.hpp>
 #include <impl/kbla_portable_tiles.hpp>
 
+#include <algorithm>
 #include <cstdint>
 
 namespace kbla {
@@ -111,8 +112,8 @@ inline bool inner_rows_vectors(const Real* a, std::int64_t lda, const Real* b, s
 
 // G (Mr x Nr, row-major at out) += a^T b over `rows` rows (a: Mr reals per row, lda apart; b: Nr, ldb apart).
 template <class Real>
-inline void inner_rows_block(const Real* a, std::int64_t lda, const Real* b, std::int64_t ldb, int rows, int Mr,
-                             int Nr, Real* out) {
+inline void inner_rows_block_in_place(const Real* a, std::int64_t lda, const Real* b, std::int64_t ldb, int rows,
+                                      int Mr, int Nr, Real* out) {
 #if KBLA_HOST_VECTORS
   if (inner_rows_vectors(a, lda, b, ldb, rows, Mr, Nr, out)) return;
 #endif
@@ -131,6 +132,45 @@ inline void inner_rows_block(const Real* a, std::int64_t lda, const Real* b, std
     }
     i0 += tm;
   }
+}
+
+// Compilers' switches to keep a function's loops scalar (GCC: neither loop nor straight-line vectorisation).
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_LLVM_COMPILER) && !defined(__NVCC__) && \
+    !defined(__CUDACC__)
+#define KBLA_HOST_SCALAR_LOOPS __attribute__((optimize("no-tree-vectorize")))
+#else
+#define KBLA_HOST_SCALAR_LOOPS
+#endif
+
+// out (Mr x Nr, row-major) += a^T b over `rows` rows, element by element.
+template <class Real>
+KBLA_HOST_SCALAR_LOOPS inline void inner_rows_scalar(const Real* a, std::int64_t lda, const Real* b, std::int64_t ldb,
+                                                     int rows, int Mr, int Nr, Real* out) {
+  for (int k = 0; k < rows; ++k)
+    for (int i = 0; i < Mr; ++i) {
+      const Real x = a[k * lda + i];
+#if defined(__clang__)
+#pragma clang loop vectorize(disable) interleave(disable)
+#endif
+      for (int j = 0; j < Nr; ++j) out[i * Nr + j] += x * b[k * ldb + j];
+    }
+}
+
+// inner_rows_block_in_place, except that with `operands_end` (the block ends where A and B end) the last
+// `scalar_tail_rows` rows are summed by scalar code. GCC 12 vectorises the tiles' loop across rows with loads wider
+// than the runs it needs (8-byte pairs where a row has one float; for rows of 14 floats under AVX-512, loads that
+// reached 5 rows past the last row of the loop): harmless inside the operands, a segmentation fault where A or B
+// ends at a page boundary (found with guard pages after A and B, baseline x86-64 and AVX-512 builds). With the last
+// rows left out of the vectorised loops, whatever those load lies inside the operands.
+template <class Real>
+inline void inner_rows_block(const Real* a, std::int64_t lda, const Real* b, std::int64_t ldb, int rows, int Mr,
+                             int Nr, Real* out, bool operands_end) {
+  constexpr int scalar_tail_rows = 64;  // more than a vectorised loop's rows per iteration (16 floats, unrolled)
+  const int tail = operands_end ? std::min(rows, scalar_tail_rows) : 0;
+  inner_rows_block_in_place(a, lda, b, ldb, rows - tail, Mr, Nr, out);
+  if (tail > 0)
+    inner_rows_scalar(a + std::int64_t(rows - tail) * lda, lda, b + std::int64_t(rows - tail) * ldb, ldb, tail, Mr,
+                      Nr, out);
 }
 
 // The rows of update are independent, and at narrow widths GCC's loop vectoriser turns the row loop into vectors

@@ -202,7 +202,7 @@ struct InnerHostBlocks {
           const Real* const b = reinterpret_cast<const Real*>(B.data());
           for (std::int64_t k0 = k_begin; k0 < k_end; k0 += ld) {
             const int rows = static_cast<int>(std::min<std::int64_t>(ld, k_end - k0));
-            inner_rows_block(a + k0 * lda, lda, b + k0 * ldb, ldb, rows, Mr, Nr, out);
+            inner_rows_block(a + k0 * lda, lda, b + k0 * ldb, ldb, rows, Mr, Nr, out, k0 + rows == K);
           }
           // conj(a) b = (ar br + ai bi) + i (ar bi - ai br); a b = (ar br - ai bi) + i (ar bi + ai br).
           for (int i = 0; i < M; ++i)
