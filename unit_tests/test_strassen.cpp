@@ -507,7 +507,7 @@ TEST(StrassenAutomatic, RecordedChoiceRuns) {
   const std::string cache = temp_cache("recorded");
   const int m = 64, n = 72, k = 80;
   // What a tuning run on this device would have recorded: winograd with 2 levels for this class.
-  const std::string device = kbla::Impl::automatic_gemm_device_key(Exec());
+  const std::string device = kbla::Impl::route_device_key(Exec(), "gemm automatic");
   const std::string cls =
       kbla::Impl::automatic_gemm_class<MatrixView, MatrixView, MatrixView>("kbla::gemm", 'N', 'N', m, n, k, false);
   EXPECT_NE(cls.find("kbla::gemm automatic D NN AL BL CL"), std::string::npos) << cls;

@@ -109,23 +109,10 @@ inline void count_automatic_gemm_measurement(double seconds) {
   automatic_gemm_stats_storage().seconds_measuring += seconds;
 }
 
-template <class ExecSpace>
-std::string automatic_gemm_device_key(const ExecSpace& exec) {
-  return std::string("gemm automatic; ") + ExecSpace::name() + route_hardware_name(exec) + ", concurrency " +
-         std::to_string(exec.concurrency()) + "; " + kokkos_kernels_description() + "; KokkosBlockLA " +
-         std::to_string(KBLA_VERSION_MAJOR) + "." + std::to_string(KBLA_VERSION_MINOR) + "." +
-         std::to_string(KBLA_VERSION_PATCH);
-}
-
 template <class View>
 const char* automatic_gemm_layout_letter() {
   const char* letter = route_layout_letter<typename View::array_layout>::value;
   return letter ? letter : "S";
-}
-
-inline std::string half_octaves(std::int64_t x) {
-  const int bucket = route_row_bucket(x);
-  return "2^" + std::to_string(bucket / 2) + (bucket % 2 ? ".5" : "");
 }
 
 // e.g. "kbla::gemm automatic D NT AL BR CL m 2^13 n 2^13 k 2^12.5 beta=0" (the call: the classical candidate of
@@ -162,7 +149,7 @@ AutomaticGemmCandidate choose_automatic_gemm(const ExecSpace& exec, const char* 
     double best = -1;
     const auto start = std::chrono::steady_clock::now();
     const std::string name = tuning::choose_kernel(
-        cache, mode, automatic_gemm_device_key(exec), automatic_gemm_class<AView, BView, CView>(call, tA, tB, m, n, k, beta_zero),
+        cache, mode, route_device_key(exec, "gemm automatic"), automatic_gemm_class<AView, BView, CView>(call, tA, tB, m, n, k, beta_zero),
         names, automatic_gemm_name(AutomaticGemmCandidate::classical), [&](const std::string& candidate) -> double {
           measured = true;
           if (scratch_failed) return -1;

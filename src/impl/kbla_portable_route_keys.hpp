@@ -110,9 +110,11 @@ std::string route_hardware_name(const ExecSpace& exec) {
   return std::string();
 }
 
+// `purpose` names the choices the key is for (the portable route, GemmAlgorithm::automatic), so their records in a
+// shared cache file never collide.
 template <class ExecSpace>
-std::string route_device_key(const ExecSpace& exec) {
-  return std::string("portable route; ") + ExecSpace::name() + route_hardware_name(exec) + ", concurrency " +
+std::string route_device_key(const ExecSpace& exec, const char* purpose = "portable route") {
+  return std::string(purpose) + "; " + ExecSpace::name() + route_hardware_name(exec) + ", concurrency " +
          std::to_string(exec.concurrency()) + "; " + kokkos_kernels_description() + "; KokkosBlockLA " +
          std::to_string(KBLA_VERSION_MAJOR) + "." + std::to_string(KBLA_VERSION_MINOR) + "." +
          std::to_string(KBLA_VERSION_PATCH);
@@ -124,13 +126,17 @@ inline int route_row_bucket(std::int64_t rows) {
   return rows < 1 ? 0 : static_cast<int>(std::floor(2 * std::log2(static_cast<double>(rows))));
 }
 
+// A count's half-octave bucket as text, e.g. "2^24.5".
+inline std::string half_octaves(std::int64_t x) {
+  const int bucket = route_row_bucket(x);
+  return "2^" + std::to_string(bucket / 2) + (bucket % 2 ? ".5" : "");
+}
+
 // e.g. "portable-route inner D AL BL CL 8x8 rows 2^24.5 beta=0". `layouts` names each operand and its layout.
 inline std::string route_call_class(const char* op, const char* scalar, const std::string& layouts, int M, int N,
                                     std::int64_t rows, bool beta_zero) {
-  const int bucket = route_row_bucket(rows);
   return std::string("portable-route ") + op + " " + scalar + " " + layouts + " " + std::to_string(M) + "x" +
-         std::to_string(N) + " rows 2^" + std::to_string(bucket / 2) + (bucket % 2 ? ".5" : "") +
-         (beta_zero ? " beta=0" : " beta!=0");
+         std::to_string(N) + " rows " + half_octaves(rows) + (beta_zero ? " beta=0" : " beta!=0");
 }
 
 }  // namespace Impl
