@@ -54,7 +54,7 @@ void gemm_by_algorithm(const ExecSpace& exec, const char* call, const GemmShape&
     Update<ExecSpace, AViewType, BViewType, CViewType>::update(exec, alpha, A, B, beta, C, UpdateOptions());
     return;
   }
-  // KokkosBlas::gemm with fences around it (it takes no instance) and beta = 0 never reading C.
+  // KokkosBlas::gemm on exec (Kokkos Kernels 3.x: fences around it), beta = 0 never reading C.
   blas_gemm(exec, tA, tB, alpha, A, B, beta, C);
 }
 

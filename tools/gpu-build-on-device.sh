@@ -13,6 +13,8 @@
 # between calls while the machine stays warm):
 #   build     configure + build build-gpu/full (CUDA, MPI, NCCL from the machine's Python NCCL wheel when found)
 #             and build-gpu/portable (CUDA kernels off: the portable path on the GPU)
+#   build-full  the same without build-gpu/portable (on a 16-core machine the full build alone takes most of a call);
+#             BUILD_TARGETS="t1 t2 ..." in the environment builds only those targets of build-gpu/full
 #   build-perf  configure build-gpu/full (no MPI) and build only the programs the `tune` and `eigen` steps run
 #             (about 4 minutes: the kernel library's largest object is most of it)
 #   tune      GPU 1: kbla_tune fills a choice cache, then the tall & skinny benchmark (--interleave) reads it
@@ -22,6 +24,8 @@
 #             same time: kbla_tune fills a choice cache, then the tall & skinny benchmark reads it
 #   raw       the full tall & skinny raw sweeps, D and Z on GPU 0, S and C on GPU 1 (each 2-3 minutes on an H200)
 #   mpi       the MPI ctests, then perf_tests/eigen/run_mpi_scaling.sh with the route variants (2 GPUs)
+#   mpitest   the MPI ctests only (one GPU is enough: ranks then share it)
+#   automatic GPU 0: kbla_bench_gemm_automatic, square / rank-k / panel shapes, FP32 and FP64, 512 to 20480
 #   model     GPU 1: the tall & skinny benchmark with measuring off; GPU 0: the portable benchmark
 #   portable  build-gpu/portable (CUDA kernels off: the portable kernels and their route on the GPU): the unit
 #             tests and the portable benchmark, built and run (about 5 minutes on 16 cores)
@@ -52,18 +56,20 @@ tune_and_bench() {
     --tuning-cache $OUT/choices.cache --json $OUT/tall_skinny.json > $OUT/ts.log 2>&1; echo "ts rc $?" >> $OUT/ts.log
 }
 for s in "$@"; do case $s in
-build)
+build|build-full)
   link_cuda_lib
-  step build; echo "nccl: $NCCL_INC $NCCL_LIB"
+  step $s; echo "nccl: $NCCL_INC $NCCL_LIB"
   common=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$P -DCMAKE_CXX_COMPILER=$P/bin/nvcc_wrapper -DCMAKE_CUDA_ARCHITECTURES=90 -DKBLA_ENABLE_TESTS=ON -DKBLA_ENABLE_PERF_TESTS=ON -DKBLA_GTEST_SOURCE_DIR=$R/.deps/googletest
           -DCMAKE_CXX_COMPILER_LAUNCHER=$R/tools/compile-timer.sh -DCMAKE_CUDA_COMPILER_LAUNCHER=$R/tools/compile-timer.sh)
   export KBLA_COMPILE_TIMES=$OUT/compile-times.txt  # seconds per object file (tools/compile-timer.sh)
   nccl=(-DKBLA_ENABLE_NCCL=ON -DKBLA_NCCL_INCLUDE_DIR=$NCCL_INC -DKBLA_NCCL_LIBRARY=$NCCL_LIB)
   cmake -S $R -B $B "${common[@]}" -DKBLA_ENABLE_MPI=ON "${nccl[@]}" > $OUT/configure.log 2>&1 || { echo "configure with nccl failed"; tail -20 $OUT/configure.log; rm -rf $B; cmake -S $R -B $B "${common[@]}" -DKBLA_ENABLE_MPI=ON > $OUT/configure.log 2>&1 || { tail -40 $OUT/configure.log; exit 1; }; }
-  cmake -S $R -B $BP "${common[@]}" -DKBLA_ENABLE_CUDA=OFF > $OUT/configure-portable.log 2>&1 || tail -20 $OUT/configure-portable.log
-  ( cmake --build $BP -j4 --target kbla_bench_portable > $OUT/build-portable.log 2>&1; echo "portable build rc $?" >> $OUT/build-portable.log ) &
-  cmake --build $B -j30 > $OUT/build.log 2>&1; rc=$?; wait
-  tail -1 $OUT/build-portable.log
+  if [ $s = build ]; then
+    cmake -S $R -B $BP "${common[@]}" -DKBLA_ENABLE_CUDA=OFF > $OUT/configure-portable.log 2>&1 || tail -20 $OUT/configure-portable.log
+    ( cmake --build $BP -j4 --target kbla_bench_portable > $OUT/build-portable.log 2>&1; echo "portable build rc $?" >> $OUT/build-portable.log ) &
+  fi
+  cmake --build $B -j$(( $(nproc) + 2 )) ${BUILD_TARGETS:+--target $BUILD_TARGETS} > $OUT/build.log 2>&1; rc=$?; wait
+  [ $s = build ] && tail -1 $OUT/build-portable.log
   [ $rc -eq 0 ] || { grep -B2 -A10 -m6 ' error' $OUT/build.log | head -80; exit 1; }
   echo "full build ok" ;;
 build-perf)
@@ -119,6 +125,14 @@ mpi)
   step mpi
   ( cd $B && timeout 200 ctest --timeout 90 -R mpi > $OUT/ctest-mpi.log 2>&1; echo "mpi ctest rc $?" >> $OUT/ctest-mpi.log ); tail -15 $OUT/ctest-mpi.log
   BUILD_DIR=$B OUT=$OUT/mpi RUNS=3 VARIANTS="--halo ipc|--reduce nccl|--halo ipc --reduce nccl" timeout 400 bash perf_tests/eigen/run_mpi_scaling.sh 2>&1 | tail -40 ;;
+mpitest)
+  step mpitest
+  ( cd $B && timeout 200 ctest --timeout 90 -R mpi > $OUT/ctest-mpi.log 2>&1; echo "mpi ctest rc $?" >> $OUT/ctest-mpi.log ); tail -15 $OUT/ctest-mpi.log ;;
+automatic)
+  step automatic
+  CUDA_VISIBLE_DEVICES=0 timeout 400 $B/perf_tests/strassen/kbla_bench_gemm_automatic \
+    --sizes 512,1024,2048,4096,8192,16384,20480 --json $OUT/gemm_automatic.json > $OUT/gemm_automatic.log 2>&1
+  echo "automatic rc $?"; tail -50 $OUT/gemm_automatic.log ;;
 model)  # GPU 1: model-only tall & skinny; GPU 0: portable bench (CUDA off)
   step model
   ( export CUDA_VISIBLE_DEVICES=$SECOND_GPU; timeout 330 $B/perf_tests/tall_skinny/kbla_bench_tall_skinny --max-seconds 290 --tuning model --json $OUT/tall_skinny-model.json > $OUT/ts-model.log 2>&1; echo "ts-model rc $?" >> $OUT/ts-model.log ) &

@@ -1,7 +1,7 @@
 // KokkosBlas::gemm as the portable route calls it, and on which View types it may.
 //
-// Kokkos Kernels 4.1 and later take the execution space instance; older ones run on the Views' default instance,
-// so they go through blas_gemm (fences around the call, C zeroed first for beta = 0) and only when the call's
+// Kokkos Kernels 4.1 and later take the execution space instance; older ones run on the Views' default instance
+// (blas_gemm: fences around the call, C zeroed first for beta = 0), so the route offers them only when the call's
 // execution space is the Views' own.
 #pragma once
 
@@ -17,12 +17,6 @@
 
 namespace kbla {
 namespace Impl {
-
-#if defined(KOKKOSKERNELS_VERSION) && KOKKOSKERNELS_VERSION >= 40100
-#define KBLA_ROUTE_GEMM_TAKES_INSTANCE 1
-#else
-#define KBLA_ROUTE_GEMM_TAKES_INSTANCE 0
-#endif
 
 // On a host execution space KokkosBlas::gemm is a candidate only when Kokkos Kernels has a host BLAS behind it.
 // Its own host gemm ran 2-100x slower than the portable kernels on the host measured, except at update width 1
@@ -58,19 +52,14 @@ struct route_kokkosblas_gemm_avail {
       route_layout_letter<typename View1::array_layout>::value != nullptr &&
       route_layout_letter<typename View2::array_layout>::value != nullptr &&
       route_layout_letter<typename View3::array_layout>::value != nullptr &&
-      (KBLA_ROUTE_GEMM_TAKES_INSTANCE ||
+      (KBLA_KOKKOSBLAS_GEMM_TAKES_INSTANCE ||
        (runs_on_its_space<View1>() && runs_on_its_space<View2>() && runs_on_its_space<View3>()));
 };
 
 template <class ExecSpace, class AView, class BView, class CView>
 void route_kokkosblas_gemm(const ExecSpace& exec, char tA, char tB, typename CView::const_value_type& alpha,
                            const AView& A, const BView& B, typename CView::const_value_type& beta, const CView& C) {
-#if KBLA_ROUTE_GEMM_TAKES_INSTANCE
-  const char opA[2] = {tA, '\0'}, opB[2] = {tB, '\0'};
-  KokkosBlas::gemm(exec, opA, opB, alpha, A, B, beta, C);
-#else
   blas_gemm(exec, tA, tB, alpha, A, B, beta, C);
-#endif
 }
 
 }  // namespace Impl

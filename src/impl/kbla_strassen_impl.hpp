@@ -7,7 +7,7 @@
 // by the next level (or by KokkosBlas::gemm at a leaf) into P (m/2 x n/2) or straight into a C quadrant, and
 // adds P into the C quadrants it belongs to. Winograd's variant keeps a fourth block U (= M1 + M6, then + M7,
 // the shared partial sums of its 15-addition form). Recursion stops after `levels` levels or when
-// min(m, n, k) < tau; the leaves are KokkosBlas::gemm (with the fences of impl/kbla_blas_gemm.hpp).
+// min(m, n, k) < tau; the leaves are KokkosBlas::gemm on exec (impl/kbla_blas_gemm.hpp).
 //
 // Odd sizes: dynamic peeling. A level splits the even part 2m' x 2k' x 2n' (m' = floor(m/2), ...) and fixes up
 // the rest with classical leaf products: the last k column/row (rank-1 update of the even C block), the last
