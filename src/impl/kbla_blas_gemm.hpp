@@ -5,7 +5,9 @@
 // `exec` like every other kbla call.
 // Older ones (Debian's 3.4) take no instance and run on the default one: the call is ordered after work already
 // queued on `exec` and finished before later work on `exec` (fences; no-ops for the default instance), and C is
-// zeroed first for beta = 0, so that NaN there cannot spread through their beta * C.
+// zeroed first for beta = 0, so that NaN there cannot spread through their beta * C. Calls whose execution space
+// cannot reach the Views take that form too: they are compiled (the instance overload would not compile) but never
+// run (kbla::gemm's argument checks throw first).
 #pragma once
 
 #include <impl/kbla_arith_traits.hpp>
@@ -23,20 +25,35 @@
 namespace kbla {
 namespace Impl {
 
+// Whether exec can reach all three Views (Kokkos Kernels' instance overload asserts it at compile time).
+template <class ExecSpace, class AViewType, class BViewType, class CViewType>
+constexpr bool blas_gemm_views_accessible() {
+  return Kokkos::SpaceAccessibility<ExecSpace, typename AViewType::memory_space>::accessible &&
+         Kokkos::SpaceAccessibility<ExecSpace, typename BViewType::memory_space>::accessible &&
+         Kokkos::SpaceAccessibility<ExecSpace, typename CViewType::memory_space>::accessible;
+}
+
 template <class ExecSpace, class AViewType, class BViewType, class CViewType>
 void blas_gemm(const ExecSpace& exec, char tA, char tB, typename CViewType::const_value_type& alpha,
                const AViewType& A, const BViewType& B, typename CViewType::const_value_type& beta,
                const CViewType& C) {
   const char opA[2] = {tA, '\0'}, opB[2] = {tB, '\0'};
 #if KBLA_KOKKOSBLAS_GEMM_TAKES_INSTANCE
-  KokkosBlas::gemm(exec, opA, opB, alpha, A, B, beta, C);
+  constexpr bool on_instance = blas_gemm_views_accessible<ExecSpace, AViewType, BViewType, CViewType>();
 #else
-  using ATS = kbla::Impl::ArithTraits<typename CViewType::non_const_value_type>;
-  if (beta == ATS::zero()) scale_matrix(exec, beta, C);
-  exec.fence();
-  KokkosBlas::gemm(opA, opB, alpha, A, B, beta, C);
-  typename ExecSpace::execution_space().fence();
+  constexpr bool on_instance = false;
 #endif
+  if constexpr (on_instance) {
+#if KBLA_KOKKOSBLAS_GEMM_TAKES_INSTANCE
+    KokkosBlas::gemm(exec, opA, opB, alpha, A, B, beta, C);
+#endif
+  } else {
+    using ATS = kbla::Impl::ArithTraits<typename CViewType::non_const_value_type>;
+    if (beta == ATS::zero()) scale_matrix(exec, beta, C);
+    exec.fence();
+    KokkosBlas::gemm(opA, opB, alpha, A, B, beta, C);
+    typename ExecSpace::execution_space().fence();
+  }
 }
 
 }  // namespace Impl
