@@ -2,6 +2,7 @@
 // round trips through the file, foreign and corrupt files, files that cannot be written, several writers at once,
 // and when the policy times candidates. Host only: nothing here needs a device.
 #include <tuning/kbla_choice_cache.hpp>
+#include <tuning/kbla_decision_memo.hpp>
 #include <tuning/kbla_kernel_choice.hpp>
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -266,3 +268,35 @@ TEST(KernelChoice, ProcessCacheIsOnePerPath) {
 }
 
 }  // namespace
+
+// The per-process memo of final decisions: a key finds what was recorded under it and nothing else (every field of
+// the key matters), a later record replaces the earlier one, and threads recording different keys lose none.
+TEST(DecisionMemo, FindsWhatWasRecordedUnderItsKeyOnly) {
+  using Key = std::tuple<int, int, bool, std::string>;
+  kbla::tuning::DecisionMemo<Key, int> memo;
+  int value = -1;
+  EXPECT_FALSE(memo.find(Key{1, 2, true, ""}, value));
+  memo.record(Key{1, 2, true, ""}, 7);
+  EXPECT_TRUE(memo.find(Key{1, 2, true, ""}, value));
+  EXPECT_EQ(value, 7);
+  value = -1;
+  EXPECT_FALSE(memo.find(Key{1, 2, false, ""}, value));
+  EXPECT_FALSE(memo.find(Key{1, 3, true, ""}, value));
+  EXPECT_FALSE(memo.find(Key{1, 2, true, "/tmp/other.cache"}, value));
+  EXPECT_EQ(value, -1);
+  memo.record(Key{1, 2, true, ""}, 9);
+  EXPECT_TRUE(memo.find(Key{1, 2, true, ""}, value));
+  EXPECT_EQ(value, 9);
+
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&memo, t] {
+      for (int i = 0; i < 200; ++i) memo.record(Key{t, i, false, "threads"}, 1000 * t + i);
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 4; ++t)
+    for (int i = 0; i < 200; ++i) {
+      ASSERT_TRUE(memo.find(Key{t, i, false, "threads"}, value));
+      EXPECT_EQ(value, 1000 * t + i);
+    }
+}

@@ -12,14 +12,17 @@
 //
 // Class: scalar, op(A) / op(B), the three layouts, half octaves of m, n and k, beta = 0 or not. The first call of a
 // class costs about 4 products per candidate (a warm-up, then the median of three; a candidate whose first timed
-// product is 1.5x the best so far is not repeated), and m x n scratch values; a scratch C that cannot be allocated
-// times nothing and runs the classical product.
+// product is 1.5x the best so far is not repeated), and m x n scratch values; a Strassen type is chosen only when
+// it is more than 3 % faster than classical; a scratch C that cannot be allocated times nothing and runs the
+// classical product. Later calls of a class find the decision in a per-process table keyed by numbers
+// (tuning/kbla_decision_memo.hpp) instead of the choice cache's text keys.
 #pragma once
 
 #include <kbla_options.hpp>
 #include <impl/kbla_portable_route.hpp>
 #include <impl/kbla_portable_route_keys.hpp>
 #include <impl/kbla_portable_route_timing.hpp>
+#include <tuning/kbla_decision_memo.hpp>
 #include <tuning/kbla_kernel_choice.hpp>
 #include <tuning/kbla_tuning_environment.hpp>
 
@@ -29,6 +32,8 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -128,6 +133,14 @@ std::string automatic_gemm_class(const char* call, char tA, char tB, std::int64_
          half_octaves(m) + " n " + half_octaves(n) + " k " + half_octaves(k) + (beta_zero ? " beta=0" : " beta!=0");
 }
 
+// A Strassen-type candidate's time is compared with classical's after this factor (see choose_automatic_gemm).
+constexpr double kAutomaticGemmStrassenMargin = 1.03;
+
+// The decisions already made in this process for one instantiation (execution space, scalar and layouts fixed by
+// the types), keyed by what else makes the class: the call, the ops, the half octaves of m, n and k, beta = 0,
+// the device, and the tuning options that could give another answer (cache path, mode).
+using AutomaticGemmKey = std::tuple<std::string_view, char, char, int, int, int, bool, int, std::string, int>;
+
 // The candidate for this call. run(options, C_like) runs the product with those options into a View of C's shape
 // (the caller's C or the scratch one), on exec, without fencing.
 template <class ExecSpace, class AView, class BView, class CView, class Run>
@@ -135,13 +148,22 @@ AutomaticGemmCandidate choose_automatic_gemm(const ExecSpace& exec, const char* 
                                              std::int64_t n, std::int64_t k, bool beta_zero,
                                              const GemmOptions& options, const Run& run) {
   AutomaticGemmCandidate chosen = AutomaticGemmCandidate::classical;
+  const bool in_parallel_region = inside_host_parallel_region();
+  static tuning::DecisionMemo<AutomaticGemmKey, AutomaticGemmCandidate> decisions;  // one per instantiation
+  const AutomaticGemmKey key{std::string_view(call), tA, tB, route_row_bucket(m), route_row_bucket(n),
+                             route_row_bucket(k), beta_zero, route_device_number(exec), options.tuning.cache_path,
+                             static_cast<int>(options.tuning.mode)};
+  if (!options.deterministic && !in_parallel_region && decisions.find(key, chosen)) {
+    count_automatic_gemm_call(chosen);
+    return chosen;
+  }
   if (!options.deterministic) {
     using Scalar = typename CView::non_const_value_type;
     using ScratchLayout = std::conditional_t<std::is_same<typename CView::array_layout, Kokkos::LayoutRight>::value,
                                              Kokkos::LayoutRight, Kokkos::LayoutLeft>;  // C's, strided as Left
     using Scratch = Kokkos::View<Scalar**, ScratchLayout, typename CView::memory_space>;
     tuning::ChoiceCache& cache = tuning::process_choice_cache(tuning::choice_cache_path(options.tuning.cache_path));
-    const tuning::TuningMode mode = inside_host_parallel_region() ? tuning::TuningMode::model_only : options.tuning.mode;
+    const tuning::TuningMode mode = in_parallel_region ? tuning::TuningMode::model_only : options.tuning.mode;
     std::vector<std::string> names;
     for (const AutomaticGemmCandidate c : automatic_gemm_candidates()) names.push_back(automatic_gemm_name(c));
     Scratch scratch;
@@ -166,7 +188,11 @@ AutomaticGemmCandidate choose_automatic_gemm(const ExecSpace& exec, const char* 
           for (const AutomaticGemmCandidate x : automatic_gemm_candidates())
             if (candidate == automatic_gemm_name(x)) c = x;
           const GemmOptions o = automatic_gemm_options(options, c);
-          const double t = route_seconds_per_call(exec, [&] { run(o, scratch); }, best > 0 ? 1.5 * best : 0.0);
+          double t = route_seconds_per_call(exec, [&] { run(o, scratch); }, best > 0 ? 1.5 * best : 0.0);
+          // A Strassen type must beat classical by more than the margin: its error bound is larger, and below its
+          // recursion threshold it is the classical product plus the Strassen path's own costs (a tie there went
+          // either way and left the calls a few microseconds slower).
+          if (t >= 0 && c != AutomaticGemmCandidate::classical) t *= kAutomaticGemmStrassenMargin;
           if (t >= 0 && (best < 0 || t < best)) best = t;
           return t;
         });
@@ -174,6 +200,9 @@ AutomaticGemmCandidate choose_automatic_gemm(const ExecSpace& exec, const char* 
       count_automatic_gemm_measurement(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     for (const AutomaticGemmCandidate c : automatic_gemm_candidates())
       if (name == automatic_gemm_name(c)) chosen = c;
+    // Final decisions only: measured or read from the cache (model_only takes a record another call may still make;
+    // a scratch C that could not be allocated measured nothing).
+    if (mode == tuning::TuningMode::measure && !scratch_failed) decisions.record(key, chosen);
   }
   count_automatic_gemm_call(chosen);
   return chosen;

@@ -85,8 +85,10 @@ struct InnerRoute {
       return route_seconds_per_call(
           exec, [&] { run_kernel(kernel, exec, conjA, one, a, b, scratch_beta, c, options); }, give_up_after);
     };
-    const PortableRouteKernel kernel = choose_portable_route(
-        route_device_key(exec), call_class(K, M, N, beta_zero), options.tuning, options.deterministic, time_seconds);
+    static RouteDecisions decisions;
+    const PortableRouteKernel kernel =
+        choose_portable_route(decisions, exec, K, M, N, beta_zero, options.tuning, options.deterministic,
+                              [&] { return call_class(K, M, N, beta_zero); }, time_seconds);
     run_kernel(kernel, exec, conjA, alpha, A, B, beta, C, options);
   }
 };

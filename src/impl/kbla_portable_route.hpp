@@ -8,11 +8,13 @@
 // TuningOptions::cache_path or KBLA_TUNING_CACHE, next to the CUDA selection's records); then, in
 // TuningMode::model_only or inside a host parallel region (where timing would be meaningless and fences would
 // serialise the threads), the portable kernel; else (TuningMode::measure) both run on scratch Views of the class and
-// the faster is recorded.
+// the faster is recorded. Later calls of a class find the decision in a per-process memo keyed by numbers.
 #pragma once
 
 #include <kbla_options.hpp>
+#include <impl/kbla_portable_route_keys.hpp>
 #include <impl/kbla_portable_route_stats.hpp>
+#include <tuning/kbla_decision_memo.hpp>
 #include <tuning/kbla_kernel_choice.hpp>
 #include <tuning/kbla_tuning_environment.hpp>
 
@@ -21,7 +23,9 @@
 #endif
 
 #include <chrono>
+#include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace kbla {
@@ -76,6 +80,32 @@ PortableRouteKernel choose_portable_route(const std::string& device, const std::
     if (name == route_kernel_name(PortableRouteKernel::kokkosblas)) kernel = PortableRouteKernel::kokkosblas;
   }
   count_portable_route_call(kernel == PortableRouteKernel::kokkosblas);
+  return kernel;
+}
+
+// A route class beyond the View types (fixed per instantiation): half octaves of K, M, N, beta = 0, the device, and
+// the tuning options that could give another answer (cache path, mode).
+using RouteDecisionKey = std::tuple<int, int, int, bool, int, std::string, int>;
+using RouteDecisions = tuning::DecisionMemo<RouteDecisionKey, PortableRouteKernel>;
+
+// choose_portable_route for the callers' classes, with the decisions of this process in `memo` (one per
+// instantiation): later calls of a class skip the text keys. make_class() gives the class's text for the cache.
+// Only decisions that are final go in: measured (or read from the cache) outside a host parallel region.
+template <class ExecSpace, class MakeClass, class TimeSeconds>
+PortableRouteKernel choose_portable_route(RouteDecisions& memo, const ExecSpace& exec, std::int64_t K, int M, int N,
+                                          bool beta_zero, const TuningOptions& tuning, bool deterministic,
+                                          const MakeClass& make_class, const TimeSeconds& time_seconds) {
+  const bool final_decision =
+      !deterministic && tuning.mode == tuning::TuningMode::measure && !inside_host_parallel_region();
+  const RouteDecisionKey key{route_row_bucket(K), M, N, beta_zero, route_device_number(exec), tuning.cache_path,
+                             static_cast<int>(tuning.mode)};
+  PortableRouteKernel kernel = PortableRouteKernel::portable;
+  if (final_decision && memo.find(key, kernel)) {
+    count_portable_route_call(kernel == PortableRouteKernel::kokkosblas);
+    return kernel;
+  }
+  kernel = choose_portable_route(route_device_key(exec), make_class(), tuning, deterministic, time_seconds);
+  if (final_decision) memo.record(key, kernel);
   return kernel;
 }
 

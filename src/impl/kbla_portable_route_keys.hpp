@@ -110,6 +110,17 @@ std::string route_hardware_name(const ExecSpace& exec) {
   return std::string();
 }
 
+// The device an execution space instance runs on, as a number (CUDA: its device; other spaces: 0), for the
+// decision memos (tuning/kbla_decision_memo.hpp).
+template <class ExecSpace>
+int route_device_number(const ExecSpace& exec) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) return exec.cuda_device();
+#endif
+  (void)exec;
+  return 0;
+}
+
 // `purpose` names the choices the key is for (the portable route, GemmAlgorithm::automatic), so their records in a
 // shared cache file never collide.
 template <class ExecSpace>

@@ -86,8 +86,10 @@ struct UpdateRoute {
       return route_seconds_per_call(
           exec, [&] { run_kernel(kernel, exec, one, a, c, scratch_beta, b); }, give_up_after);
     };
-    const PortableRouteKernel kernel = choose_portable_route(route_device_key(exec), call_class(K, M, N, beta_zero),
-                                                             options.tuning, false, time_seconds);
+    static RouteDecisions decisions;
+    const PortableRouteKernel kernel = choose_portable_route(
+        decisions, exec, K, M, N, beta_zero, options.tuning, false, [&] { return call_class(K, M, N, beta_zero); },
+        time_seconds);
     run_kernel(kernel, exec, alpha, A, C, beta, B);
   }
 };
