@@ -14,7 +14,8 @@
 #   build     configure + build build-gpu/full (CUDA, MPI, NCCL from the machine's Python NCCL wheel when found)
 #             and build-gpu/portable (CUDA kernels off: the portable path on the GPU)
 #   build-full  the same without build-gpu/portable (on a 16-core machine the full build alone takes most of a call);
-#             BUILD_TARGETS="t1 t2 ..." in the environment builds only those targets of build-gpu/full
+#             BUILD_TARGETS="t1 t2 ..." in the environment builds only those targets of build-gpu/full (the kernel
+#             library first, then the targets side by side)
 #   build-perf  configure build-gpu/full (no MPI) and build only the programs the `tune` and `eigen` steps run
 #             (about 4 minutes: the kernel library's largest object is most of it)
 #   tune      GPU 1: kbla_tune fills a choice cache, then the tall & skinny benchmark (--interleave) reads it
@@ -68,7 +69,21 @@ build|build-full)
     cmake -S $R -B $BP "${common[@]}" -DKBLA_ENABLE_CUDA=OFF > $OUT/configure-portable.log 2>&1 || tail -20 $OUT/configure-portable.log
     ( cmake --build $BP -j4 --target kbla_bench_portable > $OUT/build-portable.log 2>&1; echo "portable build rc $?" >> $OUT/build-portable.log ) &
   fi
-  cmake --build $B -j$(( $(nproc) + 2 )) ${BUILD_TARGETS:+--target $BUILD_TARGETS} > $OUT/build.log 2>&1; rc=$?; wait
+  if [ -n "${BUILD_TARGETS:-}" ]; then
+    # `--target a b c` builds the targets one after another (make descends into each in turn); build the shared
+    # pieces first, then the targets side by side, so that their objects compile in parallel.
+    cmake --build $B -j$(( $(nproc) + 2 )) --target kbla_cuda_kernels > $OUT/build.log 2>&1; rc=$?
+    (cmake --build $B --target gtest > $OUT/build-gtest.log 2>&1 || true)
+    pids=()
+    for t in $BUILD_TARGETS; do
+      cmake --build $B -j$(( $(nproc) / 2 + 1 )) --target $t > $OUT/build-$t.log 2>&1 & pids+=($!)
+    done
+    for p in "${pids[@]}"; do wait $p || rc=1; done
+    cat $OUT/build-*.log >> $OUT/build.log
+  else
+    cmake --build $B -j$(( $(nproc) + 2 )) > $OUT/build.log 2>&1; rc=$?
+  fi
+  wait
   [ $s = build ] && tail -1 $OUT/build-portable.log
   [ $rc -eq 0 ] || { grep -B2 -A10 -m6 ' error' $OUT/build.log | head -80; exit 1; }
   echo "full build ok" ;;
