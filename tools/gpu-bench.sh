@@ -21,7 +21,7 @@
 #     ts_sweep  kbla_ramp_probe --route-sweep (random operands): own kernel against cuBLAS at widths 1-64 over K
 #               -> $OUT/ts_sweep.txt
 #     strassen  the Strassen benchmark (STRASSEN_ARGS, default --quick --max-seconds 90) -> $OUT/strassen.json
-#     tall_skinny  issue 4's tall & skinny benchmark kbla_bench_tall_skinny (TS_ARGS, default: the full run,
+#     tall_skinny  the tall & skinny benchmark kbla_bench_tall_skinny (TS_ARGS, default: the full run,
 #               --max-seconds 290; limit TS_LIMIT, default 340 s) -> $OUT/tall_skinny.json, then plot.py ->
 #               $OUT/tall_skinny.png (the main figure; the others come from plot.py on the JSON anywhere) when
 #               python3 with matplotlib is there, else skipped quietly.

@@ -1,5 +1,5 @@
 // kbla_bench_portable: the portable kbla::inner / kbla::update kernels against the vendor BLAS, on the default
-// execution space, in one run (issue 29, item 4).
+// execution space, in one run.
 //
 // Times, on the same Views,
 //   kbla            the public calls kbla::inner (C = A^H B), kbla::update (B = A C) and kbla::update_in_place

@@ -1,4 +1,4 @@
-// kbla_bench_tall_skinny: the tall & skinny benchmark of issue 4, in one GPU run.
+// kbla_bench_tall_skinny: the tall & skinny benchmark (kbla::inner / kbla::update against cuBLAS), in one GPU run.
 //
 // Measures the read and copy bandwidth (the probe shared with kbla_driver), then times, on the same device buffers,
 //   kbla        the public calls kbla::inner (TSMTTSM, C = A^H B) and kbla::update (TSMM, B = A C) on unmanaged
@@ -398,7 +398,7 @@ Settings parse(int argc, char** argv) {
     };
     try {
       if (a == "--help" || a == "-h") {
-        usage("the tall & skinny benchmark of issue 4; see the header of perf_tests/tall_skinny/bench_tall_skinny.cpp",
+        usage("the tall & skinny benchmark; see the header of perf_tests/tall_skinny/bench_tall_skinny.cpp",
               0);
       } else if (a == "--quick") s.quick = true;
       else if (a == "--json" || a == "--out") s.json = value();

@@ -1,4 +1,4 @@
-// Ramp-up probe (issue 4's K = 2^20 target): where the time of a short tall & skinny call goes. For K rows of a
+// Ramp-up probe (the K = 2^20 target): where the time of a short tall & skinny call goes. For K rows of a
 // narrow D row-major product it times, event-to-event like the benchmark (median of 31 after 3 warm-ups):
 //   empty    an empty kernel launch (the floor any call pays),
 //   read     a plain streaming read of the same bytes (16-byte loads, grid-stride, one store per block):

@@ -1,6 +1,6 @@
 // The portable path's route: for a class of calls (kbla_portable_route_keys.hpp), run the portable kernel
-// (src/impl) or KokkosBlas::gemm, whichever measured faster on this device (issue 29: never slower than
-// KokkosBlas::gemm on the same shape). Which one wins depends on the backend, the device and the BLAS library
+// (src/impl) or KokkosBlas::gemm, whichever measured faster on this device (the portable path is never
+// slower than KokkosBlas::gemm on the same shape). Which one wins depends on the backend, the device and the BLAS library
 // behind Kokkos Kernels (its own kernels, cuBLAS, a host BLAS), so nothing is predicted from the shape.
 //
 // Order: deterministic calls always take the portable kernel (their bits never depend on a measurement or a cache
