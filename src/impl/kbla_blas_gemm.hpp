@@ -38,15 +38,10 @@ void blas_gemm(const ExecSpace& exec, char tA, char tB, typename CViewType::cons
                const AViewType& A, const BViewType& B, typename CViewType::const_value_type& beta,
                const CViewType& C) {
   const char opA[2] = {tA, '\0'}, opB[2] = {tB, '\0'};
-#if KBLA_KOKKOSBLAS_GEMM_TAKES_INSTANCE
-  constexpr bool on_instance = blas_gemm_views_accessible<ExecSpace, AViewType, BViewType, CViewType>();
-#else
-  constexpr bool on_instance = false;
-#endif
-  if constexpr (on_instance) {
-#if KBLA_KOKKOSBLAS_GEMM_TAKES_INSTANCE
+  // The discarded branch is never instantiated, so the instance overload need not exist in Kokkos Kernels 3.x.
+  if constexpr (KBLA_KOKKOSBLAS_GEMM_TAKES_INSTANCE &&
+                blas_gemm_views_accessible<ExecSpace, AViewType, BViewType, CViewType>()) {
     KokkosBlas::gemm(exec, opA, opB, alpha, A, B, beta, C);
-#endif
   } else {
     using ATS = kbla::Impl::ArithTraits<typename CViewType::non_const_value_type>;
     if (beta == ATS::zero()) scale_matrix(exec, beta, C);
