@@ -79,7 +79,9 @@ void gemm(const ExecSpace& exec, const char transA[], const char transB[],
       Impl::gemm_by_algorithm(exec, call, s, alpha, A, B, beta, Cx, o);
     };
     const Impl::AutomaticGemmCandidate c = Impl::choose_automatic_gemm<ExecSpace, AViewType, BViewType, CViewType>(
-        exec, call, s.tA, s.tB, s.m, s.n, s.k, beta == Scalar(0), resolved, run);
+        exec, call, s.tA, s.tB, s.m, s.n, s.k, beta == Scalar(0), resolved, run, [&](const GemmOptions& o) {
+          return Impl::Strassen<ExecSpace, AViewType, BViewType, CViewType>::levels_run(o, A, B, C, s.m, s.n, s.k);
+        });
     resolved = Impl::automatic_gemm_options(resolved, c);
   }
   Impl::gemm_by_algorithm(exec, call, s, alpha, A, B, beta, C, resolved);

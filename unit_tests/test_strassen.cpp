@@ -506,6 +506,8 @@ TEST(StrassenAutomatic, RecordedChoiceRuns) {
   Maker mk(__LINE__);
   const std::string cache = temp_cache("recorded");
   const int m = 64, n = 72, k = 80;
+  kbla::GemmOptions o = automatic_options(cache);
+  o.winograd_tau = 16;  // two Winograd levels at this shape on every backend (the defaults split far larger ones)
   // What a tuning run on this device would have recorded: winograd with 2 levels for this class.
   const std::string device = kbla::Impl::route_device_key(Exec(), "gemm automatic");
   const std::string cls =
@@ -513,10 +515,49 @@ TEST(StrassenAutomatic, RecordedChoiceRuns) {
   EXPECT_NE(cls.find("kbla::gemm automatic D NN AL BL CL"), std::string::npos) << cls;
   kbla::tuning::process_choice_cache(cache).record(device, cls, kbla::tuning::Choice{"winograd2", 1e-3});
   const kbla::AutomaticGemmStats before = kbla::automatic_gemm_stats();
-  run_case<Cfg, Via::Gemm>(mk, Case{'N', 'N', m, n, k, automatic_options(cache)});
+  run_case<Cfg, Via::Gemm>(mk, Case{'N', 'N', m, n, k, o});
   const kbla::AutomaticGemmStats after = kbla::automatic_gemm_stats();
   EXPECT_EQ(after.classes_measured, before.classes_measured);
   EXPECT_EQ(after.winograd2_chosen, before.winograd2_chosen + 1);
+  EXPECT_EQ(calls(after), calls(before) + 1);
+  std::remove(cache.c_str());
+}
+
+// Below its recursion threshold a Strassen type is the classical product plus its own costs, and two levels asked
+// for where only one fits are the one-level variant: neither is a candidate, even when a cache names it.
+TEST(StrassenAutomatic, TypesThatWouldNotRecurseAreNoCandidates) {
+  using namespace automatic_gemm;
+  using Spec = kbla::Impl::Strassen<Exec, MatrixView, MatrixView, MatrixView>;
+  Maker mk(__LINE__);
+  const std::string cache = temp_cache("below_threshold");
+  const int m = 40, n = 34, k = 36;
+  auto A = mk.matrix<double, L, Dev>(m, k);
+  auto B = mk.matrix<double, L, Dev>(k, n);
+  auto C = mk.matrix<double, L, Dev>(m, n);
+  kbla::GemmOptions o = automatic_options(cache);
+  o.winograd_tau = 0;  // the library's thresholds (the other tests here take 16)
+  using Candidate = kbla::Impl::AutomaticGemmCandidate;
+  const auto levels = [&](Candidate c, std::int64_t tau) {
+    kbla::GemmOptions x = kbla::Impl::automatic_gemm_options(o, c);
+    x.winograd_tau = tau;
+    return Spec::levels_run(x, A.view, B.view, C.view, m, n, k);
+  };
+  EXPECT_EQ(levels(Candidate::classical, 0), 0);
+  EXPECT_EQ(levels(Candidate::winograd, 0), 0);   // default thresholds: 64 (portable), thousands (CUDA)
+  EXPECT_EQ(levels(Candidate::winograd2, 0), 0);
+  EXPECT_EQ(levels(Candidate::winograd, 16), 1);
+  EXPECT_EQ(levels(Candidate::winograd2, 16), 2);  // 34 / 2 = 17 >= 16
+  EXPECT_EQ(levels(Candidate::winograd2, 20), 1);  // 17 < 20: one level only
+  // A cache naming winograd for this class is not followed: the call runs another candidate, and right.
+  const std::string device = kbla::Impl::route_device_key(Exec(), "gemm automatic");
+  const std::string cls =
+      kbla::Impl::automatic_gemm_class<MatrixView, MatrixView, MatrixView>("kbla::gemm", 'N', 'N', m, n, k, false);
+  kbla::tuning::process_choice_cache(cache).record(device, cls, kbla::tuning::Choice{"winograd", 1e-3});
+  const kbla::AutomaticGemmStats before = kbla::automatic_gemm_stats();
+  run_case<Cfg, Via::Gemm>(mk, Case{'N', 'N', m, n, k, o});
+  const kbla::AutomaticGemmStats after = kbla::automatic_gemm_stats();
+  EXPECT_EQ(after.winograd_chosen, before.winograd_chosen);
+  EXPECT_EQ(after.winograd2_chosen, before.winograd2_chosen);
   EXPECT_EQ(calls(after), calls(before) + 1);
   std::remove(cache.c_str());
 }

@@ -1,5 +1,5 @@
 // How the portable route times a candidate on scratch Views: how many rows the scratch operands get, and seconds
-// per call (a warm-up, then the median of three fenced calls).
+// per call (a warm-up, then the median of three fenced calls, eleven for short ones).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -24,28 +24,37 @@ inline std::int64_t route_scratch_rows(std::int64_t rows, int M, int N, std::siz
   return std::min(rows, cap_rows);
 }
 
-// Seconds per call of `call` on `exec`: one warm-up call, then the median of three, each fenced. When the first
+// Seconds per call of `call` on `exec`: one warm-up call, then the median of three (of eleven for short calls), each
+// fenced. When the first
 // timed call is already longer than give_up_after (when > 0), it is returned as it is: that candidate lost, no need
 // to repeat it. The warm-up itself never decides: it carries one-time costs (the first KokkosBlas::gemm on Cuda
 // creates the cuBLAS handle and loads kernels), which made the route keep the portable kernel at 4 % of the
 // bandwidth where gemm ran at 83 % on an H200. A call that throws gives -1 (the candidate cannot run here).
+// Calls shorter than this get kRouteShortCallSamples timings instead of three: a fenced call of a few tens of
+// microseconds varies by several per cent from one timing to the next (launch and synchronisation latency), as
+// much as the candidates of such a class differ.
+constexpr double kRouteShortCallSeconds = 200e-6;
+constexpr int kRouteShortCallSamples = 11;
+
 template <class ExecSpace, class Call>
 double route_seconds_per_call(const ExecSpace& exec, const Call& call, double give_up_after) {
   try {
     exec.fence();
     call();
     exec.fence();
-    double seconds[3];
+    double seconds[kRouteShortCallSamples];
+    int samples = 3;
     Kokkos::Timer timer;
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < samples; ++i) {
       timer.reset();
       call();
       exec.fence();
       seconds[i] = timer.seconds();
       if (i == 0 && give_up_after > 0 && seconds[0] > give_up_after) return seconds[0];
+      if (i == 0 && seconds[0] < kRouteShortCallSeconds) samples = kRouteShortCallSamples;
     }
-    std::sort(seconds, seconds + 3);
-    return seconds[1];
+    std::sort(seconds, seconds + samples);
+    return seconds[samples / 2];
   } catch (const std::exception&) {
     return -1;
   }

@@ -66,6 +66,17 @@ struct StrassenPlan {
   bool splits(int level, std::int64_t m, std::int64_t n, std::int64_t k) const {
     return level < levels && std::min({m, n, k}) >= tau;
   }
+  // Levels the recursion takes for an m x n x k product (0: a single classical leaf).
+  int levels_for(std::int64_t m, std::int64_t n, std::int64_t k) const {
+    int level = 0;
+    while (splits(level, m, n, k)) {
+      m /= 2;
+      n /= 2;
+      k /= 2;
+      ++level;
+    }
+    return level;
+  }
 };
 
 inline StrassenPlan strassen_plan(const GemmOptions& o) {

@@ -35,6 +35,11 @@ struct Strassen {
       throw std::logic_error(std::string(call) + ": Views not accessible from the execution space got past the checks");
     }
   }
+  // Levels of recursion run() takes for these operands and an m x n x k product (0: one classical product).
+  static int levels_run(const GemmOptions& options, const AView&, const BView&, const CView&, std::int64_t m,
+                        std::int64_t n, std::int64_t k) {
+    return strassen_plan(options).levels_for(m, n, k);
+  }
 };
 
 // Bytes of workspace the vendor path of (ExecSpace, Scalar) needs; 0 where there is none.
