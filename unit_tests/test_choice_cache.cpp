@@ -188,8 +188,8 @@ TEST(KernelChoice, MeasuresOnceThenUsesTheRecord) {
   EXPECT_DOUBLE_EQ(c.seconds, 1e-4);
 }
 
-// A timer whose second call of each pass is 40 % slow: the order in which two close candidates are timed must not
-// decide between them.
+// A timer whose every second call is 40 % slow: the order in which two close candidates are timed must not decide
+// between them.
 TEST(KernelChoice, CloseRaceIsTimedAgainInTheOtherOrder) {
   ChoiceCache cache;
   const std::map<std::string, double> truth{{"own", 1.0e-3}, {"cublas", 0.9e-3}};
@@ -201,10 +201,24 @@ TEST(KernelChoice, CloseRaceIsTimedAgainInTheOtherOrder) {
   EXPECT_EQ(kbla::tuning::choose_kernel(cache, kbla::tuning::TuningMode::measure, "H200", "c", {"own", "cublas"},
                                         "own", timer),
             "cublas");
-  EXPECT_EQ(order, (std::vector<std::string>{"own", "cublas", "cublas", "own"}));
+  EXPECT_EQ(order, (std::vector<std::string>{"own", "cublas", "own", "cublas", "cublas", "own"}));
   Choice c;
   ASSERT_TRUE(cache.find("H200", "c", c));
-  EXPECT_DOUBLE_EQ(c.seconds, 0.9e-3);
+  EXPECT_DOUBLE_EQ(c.seconds, (0.9e-3 * 1.4 + 0.9e-3) / 2);  // the mean of its A B B A timings
+}
+
+// Clocks that drift during the measurement (each timing 5 % slower than the one before): the candidate timed first
+// must not keep the lead the drift gave it. Timing the close race once more in the other order and keeping each
+// candidate's faster time chose "first" here.
+TEST(KernelChoice, CloseRaceCancelsALinearDrift) {
+  ChoiceCache cache;
+  const std::map<std::string, double> truth{{"first", 1.0e-3}, {"second", 0.97e-3}};
+  int calls = 0;
+  auto timer = [&](const std::string& n) { return truth.at(n) * (1.0 + 0.05 * calls++); };
+  EXPECT_EQ(kbla::tuning::choose_kernel(cache, kbla::tuning::TuningMode::measure, "H200", "c", {"first", "second"},
+                                        "first", timer),
+            "second");
+  EXPECT_EQ(calls, 6);
 }
 
 TEST(KernelChoice, ClearWinnerIsTimedOnce) {
@@ -258,7 +272,7 @@ TEST(KernelChoice, RecordOfAKernelNoLongerOfferedIsMeasuredAgain) {
   EXPECT_EQ(kbla::tuning::choose_kernel(cache, kbla::tuning::TuningMode::measure, "H200", "c", {"slow", "medium"},
                                         "slow", [&](const std::string& n) { return timer(n); }),
             "medium");
-  EXPECT_EQ(timer.timed.size(), 4u);  // 1.5x apart: a close race, timed again in the other order
+  EXPECT_EQ(timer.timed.size(), 6u);  // 1.5x apart: a close race, timed again A B B A
 }
 
 TEST(KernelChoice, ProcessCacheIsOnePerPath) {

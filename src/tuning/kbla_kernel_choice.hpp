@@ -29,7 +29,7 @@ inline ChoiceCache& process_choice_cache(const std::string& path) {
   return *cache;
 }
 
-// Two candidates whose first timings are within this factor are timed once more, in the reverse order.
+// Two candidates whose first timings are within this factor are timed again, A B B A.
 constexpr double kCloseRace = 1.5;
 
 // The kernel to run for `call_class` on `device`.
@@ -53,15 +53,25 @@ std::string choose_kernel(ChoiceCache& cache, TuningMode mode, const std::string
   }
   if (timed.empty()) return model_pick;  // nothing could be timed: do not record a guess
   std::sort(timed.begin(), timed.end(), [](const Choice& a, const Choice& b) { return a.seconds < b.seconds; });
-  // A close race is run again in the other order and each keeps its faster time: a candidate timed right after
-  // another can inherit its clock and power state (on an H200 the candidate timed first was measured up to 15 %
-  // faster than the same call in a benchmark, the one timed second up to 15 % slower).
+  // A close race is decided by four more timings in the order A B B A, on the mean of each candidate's two: a
+  // candidate timed right after another can inherit its clock and power state (on an H200 the candidate timed first
+  // was measured up to 15 % faster than the same call in a benchmark, the one timed second up to 15 % slower), and
+  // the clocks drift while large products are timed back to back (FP64 8192^3 on an H200: the classical product,
+  // timed first, kept a lead that Winograd, 9 % faster in the benchmark, could not beat). A B B A cancels a drift
+  // that is linear in time; the first pass only says which two race.
   if (timed.size() > 1 && timed[1].seconds <= kCloseRace * timed[0].seconds) {
-    for (int i : {1, 0}) {
+    double sum[2] = {0, 0};
+    bool all_ran = true;
+    for (int i : {0, 1, 1, 0}) {
       const double t = time_seconds(timed[i].kernel);
-      if (t >= 0 && t < timed[i].seconds) timed[i].seconds = t;
+      all_ran = all_ran && t >= 0;
+      sum[i] += t;
     }
-    if (timed[1].seconds < timed[0].seconds) std::swap(timed[0], timed[1]);
+    if (all_ran) {
+      timed[0].seconds = sum[0] / 2;
+      timed[1].seconds = sum[1] / 2;
+      if (timed[1].seconds < timed[0].seconds) std::swap(timed[0], timed[1]);
+    }
   }
   cache.record(device, call_class, timed[0]);
   return timed[0].kernel;

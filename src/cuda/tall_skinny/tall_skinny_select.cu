@@ -21,7 +21,7 @@
 // heuristics, module loading). Only the caller's stream is waited for (and the device, when a large scratch buffer is
 // allocated or freed). A candidate that returns an error is skipped; when nothing could be timed (no memory for the
 // scratch operands, stream capture under way) the model's pick is used and nothing is recorded. Two candidates
-// within 1.5x of each other are timed once more in the reverse order (tuning::choose_kernel).
+// within 1.5x of each other are timed four more times, A B B A, and decided on their means (tuning::choose_kernel).
 #include <cublas_v2.h>
 
 #include <algorithm>
