@@ -106,6 +106,11 @@ cudaError_t strassen_fused(cudaStream_t stream, char transA, char transB, std::i
 template <class T>
 std::size_t strassen_workspace_bytes(const StrassenConfig& config, std::int64_t m, std::int64_t n, std::int64_t k);
 
+// Levels of Strassen recursion `strassen_gemm` runs for this configuration and shape (0: one GEMM; the fused
+// kernel counts as one level): below Winograd's threshold, for example, it is the classical product.
+template <class T>
+int strassen_levels(const StrassenConfig& config, std::int64_t m, std::int64_t n, std::int64_t k);
+
 // Any of the algorithms above. `workspace` must hold strassen_workspace_bytes(...) bytes (nullptr when 0);
 // returns cudaErrorInvalidValue when it is too small.
 template <class T>

@@ -129,30 +129,12 @@ struct Strassen<Kokkos::Cuda, AView, BView, CView, true> {
                         "kbla::strassen_gemm (CUDA)");
   }
 
-  // Levels of recursion run() takes (0: one cuBLAS product): the fused kernel is one level and the hybrid one
-  // conventional level over it, whatever the size; Winograd splits while the sub-product's smallest extent reaches
-  // its threshold. Operands without unit stride take the portable path and its rule.
+  // Levels of recursion run() takes (0: one cuBLAS product), as the CUDA library plans them; operands without unit
+  // stride take the portable path and its rule.
   static int levels_run(const GemmOptions& options, const AView& A, const BView& B, const CView& C, std::int64_t m,
                         std::int64_t n, std::int64_t k) {
     if (!(raw_matrix(A).ok && raw_matrix(B).ok && raw_matrix(C).ok)) return strassen_plan(options).levels_for(m, n, k);
-    const kbla::cuda::StrassenConfig config = cuda_strassen_config(options);
-    switch (config.algorithm) {
-      case kbla::cuda::StrassenAlgorithm::fused: return 1;
-      case kbla::cuda::StrassenAlgorithm::hybrid: return 2;
-      case kbla::cuda::StrassenAlgorithm::winograd: {
-        const std::int64_t tau =
-            std::max<std::int64_t>(2, config.tau > 0 ? config.tau : kbla::cuda::strassen_default_tau<Scalar>());
-        int levels = 0;
-        while (levels < config.levels && std::min({m, n, k}) >= tau) {
-          m /= 2;
-          n /= 2;
-          k /= 2;
-          ++levels;
-        }
-        return levels;
-      }
-      default: return config.levels;
-    }
+    return kbla::cuda::strassen_levels<Scalar>(cuda_strassen_config(options), m, n, k);
   }
 };
 

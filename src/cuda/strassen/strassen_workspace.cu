@@ -575,6 +575,19 @@ std::int64_t strassen_default_tau() {
   return default_tau<T>();
 }
 
+template <class T>
+int strassen_levels(const StrassenConfig& config, std::int64_t m, std::int64_t n, std::int64_t k) {
+  Plan p;
+  if (!make_plan<T>(config, &p) || m < 0 || n < 0 || k < 0) return 0;
+  int levels = 0;
+  for (int left = p.levels; splits<T>(p, left, m, n, k); --left, ++levels) {  // the halving rec<T> does
+    m /= 2;
+    n /= 2;
+    k /= 2;
+  }
+  return p.leaf == Leaf::fused ? levels + 1 : levels;  // the fused kernel is one level itself
+}
+
 cudaError_t strassen_release_cached_resources() {
   const cudaError_t lanes = release_leaf_lanes();
   const cudaError_t handles = cublas_release_stream_handles();
@@ -583,6 +596,7 @@ cudaError_t strassen_release_cached_resources() {
 
 #define KBLA_INST(T)                                                                                             \
   template std::int64_t strassen_default_tau<T>();                                                              \
+  template int strassen_levels<T>(const StrassenConfig&, std::int64_t, std::int64_t, std::int64_t);             \
   template std::size_t strassen_workspace_bytes<T>(const StrassenConfig&, std::int64_t, std::int64_t,           \
                                                    std::int64_t);                                               \
   template cudaError_t strassen_gemm<T>(cudaStream_t, const StrassenConfig&, char, char, std::int64_t,          \
