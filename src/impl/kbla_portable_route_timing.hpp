@@ -24,18 +24,18 @@ inline std::int64_t route_scratch_rows(std::int64_t rows, int M, int N, std::siz
   return std::min(rows, cap_rows);
 }
 
-// Seconds per call of `call` on `exec`: one warm-up call, then the median of three (of eleven for short calls), each
-// fenced. When the first
-// timed call is already longer than give_up_after (when > 0), it is returned as it is: that candidate lost, no need
-// to repeat it. The warm-up itself never decides: it carries one-time costs (the first KokkosBlas::gemm on Cuda
-// creates the cuBLAS handle and loads kernels), which made the route keep the portable kernel at 4 % of the
-// bandwidth where gemm ran at 83 % on an H200. A call that throws gives -1 (the candidate cannot run here).
 // Calls shorter than this get kRouteShortCallSamples timings instead of three: a fenced call of a few tens of
 // microseconds varies by several per cent from one timing to the next (launch and synchronisation latency), as
 // much as the candidates of such a class differ.
 constexpr double kRouteShortCallSeconds = 200e-6;
 constexpr int kRouteShortCallSamples = 11;
 
+// Seconds per call of `call` on `exec`: one warm-up call, then the median of three (of eleven for short calls), each
+// fenced. When the first timed call is already longer than give_up_after (when > 0), it is returned as it is: that
+// candidate lost, no need to repeat it. The warm-up itself never decides: it carries one-time costs (the first
+// KokkosBlas::gemm on Cuda creates the cuBLAS handle and loads kernels), which made the route keep the portable
+// kernel at 4 % of the bandwidth where gemm ran at 83 % on an H200. A call that throws gives -1 (the candidate
+// cannot run here).
 template <class ExecSpace, class Call>
 double route_seconds_per_call(const ExecSpace& exec, const Call& call, double give_up_after) {
   try {

@@ -20,15 +20,15 @@ template <class View, class Value>
 using route_view_t = Kokkos::View<Value**, typename View::array_layout, typename View::device_type,
                                   Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
-// A scratch operand of `View`'s layout and device, filled with uniform random values in [-1, 1) whose every mantissa
-// bit varies (kbla::fill_random): a product bound by its arithmetic units under a power limit runs faster on
-// repeated or short values than on the caller's data (the CUDA selection, with 16-bit values, took a kernel on an
-// H200 that was 6-10 % slower on random operands).
 // The owning View type of a scratch operand for `View`.
 template <class View>
 using ScratchOf =
     Kokkos::View<typename View::non_const_value_type**, typename View::array_layout, typename View::device_type>;
 
+// A scratch operand of `View`'s layout and device, filled with uniform random values in [-1, 1) whose every mantissa
+// bit varies (kbla::fill_random): a product bound by its arithmetic units under a power limit runs faster on
+// repeated or short values than on the caller's data (the CUDA selection, with 16-bit values, took a kernel on an
+// H200 that was 6-10 % slower on random operands).
 template <class View, class ExecSpace>
 ScratchOf<View> route_scratch(const ExecSpace& exec, const char* label, std::int64_t rows, std::int64_t cols) {
   using Scalar = typename View::non_const_value_type;
