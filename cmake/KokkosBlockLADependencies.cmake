@@ -12,6 +12,8 @@
 include_guard(GLOBAL)
 
 find_package(KokkosKernels REQUIRED)
+# kbla::eigen runs the Rayleigh-Ritz step's dense eigenproblem on a second host thread (std::async).
+find_package(Threads REQUIRED)
 
 if(NOT TARGET KokkosBlockLA::kokkoskernels)
   add_library(KokkosBlockLA::kokkoskernels INTERFACE IMPORTED)

@@ -62,6 +62,7 @@ const char* const kUsage =
     "                      device (CUDA-aware MPI) | ipc (CUDA IPC, device-to-device copies between the GPUs\n"
     "                      of one node)\n"
     "  --bcgs2             BCGS2 + CholQR2 over the whole basis every step\n"
+    "  --no-overlap        Rayleigh-Ritz's dense eigenproblem after each filling step, not on a host thread during it\n"
     "  --json FILE         write the results as JSON (rank 0)\n"
     "  --compare FILE      exit 2 unless the eigenvalues are within 1e-12 relative of FILE's (a JSON of this\n"
     "                      driver or of kbla_eigen_driver) and the residuals of simple eigenvalues within 1e-12\n"
@@ -79,7 +80,7 @@ struct Args {
   std::string which = "largest", reduce = "measured", halo = "auto", json, compare;
   bool reduce_given = false;
   std::uint64_t seed = 1;
-  bool check_analytic = false, quiet = false, bcgs2 = false, warmup = false;
+  bool check_analytic = false, quiet = false, bcgs2 = false, warmup = false, no_overlap = false;
 };
 
 int parse_extent(const std::string& opt, const std::string& v) {
@@ -140,6 +141,8 @@ Args parse(int argc, char** argv) {
         throw UsageError("--halo must be auto, host, device or ipc, got '" + a.halo + "'");
     } else if (opt == "--bcgs2") {
       a.bcgs2 = true;
+    } else if (opt == "--no-overlap") {
+      a.no_overlap = true;
     } else if (opt == "--json") {
       a.json = value();
     } else if (opt == "--compare") {
@@ -299,6 +302,7 @@ int run(const Args& args, int rank, int size) {
   opt.which = args.which == "largest" ? kbla::EigenWhich::largest : kbla::EigenWhich::smallest;
   opt.max_restarts = args.max_restarts;
   opt.seed = args.seed;
+  opt.overlap_rayleigh_ritz = !args.no_overlap;
   if (args.bcgs2) {
     opt.local_projection = false;
     opt.ortho.one_pass_ratio = 0;
@@ -366,6 +370,7 @@ int run(const Args& args, int rank, int size) {
                                {"allreduce", "all-reduces", t.allreduce_time},
                                {"rayleigh_ritz", "Rayleigh-Ritz", t.rayleigh_ritz},
                                {"restart_basis_update", "restart basis update", t.restart_rotation},
+                               {"projected_eigen", "dense eigenproblems (host)", t.projected_eigen},
                                {"residuals", "residuals", t.residuals},
                                {"other", "other", other_local}};
   std::vector<double> slowest;
@@ -459,6 +464,7 @@ int run(const Args& args, int rank, int size) {
         << ", \"basis_size\": " << r.basis_size << ", \"tol\": " << json_number(args.tol)
         << ", \"max_restarts\": " << args.max_restarts << ", \"seed\": " << args.seed
         << ", \"orthogonalization\": " << json_string(args.bcgs2 ? "bcgs2" : "local + one-pass")
+        << ", \"overlap_rayleigh_ritz\": " << (args.no_overlap ? "false" : "true")
         << ", \"allreduce\": " << json_string(reduce_name) << ", \"allreduce_choice\": " << json_string(reduce_how)
         << ", \"halo\": " << json_string(halo_name(halo_choice.transfer))
         << ", \"halo_choice\": " << json_string(halo_choice.how) << "},\n"

@@ -8,7 +8,8 @@
 // cheap form: W is projected first against the blocks the Lanczos recurrence puts it on (V_prev, V_c), then
 // once against the whole basis; a second full projection and CholQR2's second round only when the one-pass test
 // fails (OrthoOptions::one_pass_ratio; it never did on the 3D Laplacian runs measured).
-// When the active basis is full: Rayleigh-Ritz on T (host Householder + QL), residual estimates
+// When the active basis is full: Rayleigh-Ritz on T (host Householder + QL; on a device backend started on a
+// second host thread while the device finishes the step that filled the basis), residual estimates
 // ||R_last Y_i|| (Krylov-Schur relation), converged wanted pairs are locked (kept in front of the basis,
 // excluded from the projected problem), the best unconverged wanted Ritz vectors plus half of the remaining
 // room are kept (thick restart: only those columns of V Y are formed, out of place into a second basis buffer),
@@ -31,9 +32,11 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <limits>
 #include <numeric>
 #include <sstream>
@@ -67,6 +70,11 @@ struct EigenOptions {
   // basis (a second full pass only when the first one's test fails, OrthoOptions::one_pass_ratio); false gives
   // BCGS2 over the whole basis every step (about twice the orthogonalisation traffic).
   bool local_projection = true;
+  // With local_projection on a device backend: the Rayleigh-Ritz step's dense eigenproblem runs on a second host
+  // thread while the device finishes the step that fills the basis (its matrix is known once that step's local
+  // projection is). The results do not depend on it. Switch it off where a process has one host core (e.g. MPI
+  // ranks bound to a single core each): the thread would then take turns with the one driving the device.
+  bool overlap_rayleigh_ritz = true;
   OrthoOptions ortho = default_ortho();
   static OrthoOptions default_ortho() {
     OrthoOptions o;
@@ -88,6 +96,8 @@ struct EigenTimings {
   double ortho = 0;           // kbla::ortho: BCGS2 + CholQR2 (inner / update)
   double rayleigh_ritz = 0;   // projected eigenproblem on the host + basis rotation (restart)
   double restart_rotation = 0;  // the device part of rayleigh_ritz: kept Ritz vectors V Y(:, kept) and copies
+  double projected_eigen = 0;   // dense eigenproblems of the basis size (dense::hermitian_eigen), wherever they
+                                // ran: with EigenOptions::overlap_rayleigh_ritz mostly hidden behind the device
   double restart_bytes = 0;   // minimum memory traffic of that part
   double residuals = 0;       // explicit residuals of the returned pairs
   double total = 0;
@@ -302,10 +312,12 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
     // Ritz vectors in the first step after a restart), so W is first projected against those `local` columns,
     // then against the whole basis, normally once (OrthoOptions::one_pass_ratio): BCGS with full
     // re-orthogonalisation at about half the traffic of BCGS2 over the whole basis.
-    auto timed_ortho = [&](int p, int c0, int c1, int local) -> const OrthoResult<Scalar>& {
+    using LocalHook = typename BlockOrthogonalizer<ExecSpace, Scalar, Reducer>::LocalHook;
+    auto timed_ortho = [&](int p, int c0, int c1, int local, const LocalHook& local_ready) -> const OrthoResult<Scalar>& {
       exec.fence();
       Kokkos::Timer t;
-      const OrthoResult<Scalar>& o = orth(cols(0, p), cols(c0, c1), local);
+      const OrthoResult<Scalar>& o = local > 0 ? orth(cols(0, p), cols(c0, c1), local, local_ready)
+                                               : orth(cols(0, p), cols(c0, c1), local);
       exec.fence();
       result.timings.ortho += t.seconds();
       if (!o.complete) throw std::runtime_error("kbla::eigen: the basis could not be extended (n too small?)");
@@ -313,10 +325,46 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
     };
 
     Impl::fill_random_rows(exec, cols(0, s), options.seed, rows.offset);  // offset 0: fill_random
-    timed_ortho(0, 0, s, 0);
+    timed_ortho(0, 0, s, 0, LocalHook());
 
+    // The Rayleigh-Ritz step's projected matrix: T on the active columns [nl, top), made Hermitian.
     dense::Matrix<Scalar> T(maxdim + s, maxdim + s);
     int nl = 0;      // locked columns at the front of V
+    auto projected_matrix = [&](int top) {
+      const int na = top - nl;
+      dense::Matrix<Scalar> Ta(na, na);
+      for (int j = 0; j < na; ++j)
+        for (int i = 0; i < na; ++i)
+          Ta(i, j) = (T(nl + i, nl + j) + dense::conj(T(nl + j, nl + i))) / Scalar(2);
+      return Ta;
+    };
+    // Only the Ritz vectors a restart can use are formed: the first `formed` in the wanted order (the wanted
+    // window's, for the residual estimates, and the kept ones). Which are kept depends on how many converge, but
+    // their number does not (kept_count below), so it is known before the eigenproblem is solved.
+    auto formed_count = [&](int na) { return std::min(na, std::max(nev - nl, Impl::kept_count(na - s, nev - nl))); };
+    auto first_formed_of = [&](int na) { return options.which == EigenWhich::largest ? na - formed_count(na) : 0; };
+    struct DenseSolution {
+      std::vector<M> theta;
+      dense::Matrix<Scalar> Y;
+      double seconds = 0;
+    };
+    auto solve_projected = [](const dense::Matrix<Scalar>& Ta, int first, int count) {
+      DenseSolution d;
+      const auto start = std::chrono::steady_clock::now();
+      dense::hermitian_eigen(Ta, d.theta, d.Y, first, count);
+      d.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      return d;
+    };
+    // The step that fills the basis starts the dense eigenproblem as soon as its local projection is known: W = A V_c
+    // lies in span(V_prev, V_c, V_next) in exact arithmetic, so T's last block column is those coefficients (zero
+    // elsewhere); the full projection that follows only adds rounding-level corrections, which the projected matrix
+    // leaves out (as block Lanczos with full re-orthogonalisation does). Every backend forms the same matrix; on
+    // a device backend the eigenproblem runs on another host thread meanwhile, on a host backend (whose threads
+    // run the step) in this thread when the result is needed.
+    constexpr bool host_backend = Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
+    const bool overlap = options.overlap_rayleigh_ritz && !host_backend;
+    std::future<DenseSolution> started;
+
     int nb = s;      // basis columns; the last block [nb - s, nb) is the next to expand
     int restart = 0;
     int local = nb;  // columns W = A V_c has (in exact arithmetic) its component along: [nl, nb) after a restart
@@ -325,7 +373,21 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
       while (nb <= maxdim) {
         const int c = nb - s;
         apply(cols(c, nb), cols(nb, nb + s));
-        const OrthoResult<Scalar>& o = timed_ortho(nb, nb, nb + s, options.local_projection ? local : 0);
+        const int window = options.local_projection ? local : 0;
+        LocalHook start_rayleigh_ritz;
+        if (nb + s > maxdim && window > 0) {  // this step fills the basis
+          start_rayleigh_ritz = [&, c, window](const dense::Matrix<Scalar>& local_coefficients) {
+            for (int j = 0; j < s; ++j) {
+              for (int i = nl; i < nb; ++i) T(i, c + j) = Scalar(0);
+              for (int i = std::max(nl, nb - window); i < nb; ++i)  // the local window: Q's last `window` columns
+                T(i, c + j) = local_coefficients(i - (nb - window), j);
+            }
+            const int na = nb - nl;
+            started = std::async(overlap ? std::launch::async : std::launch::deferred, solve_projected,
+                                 projected_matrix(nb), first_formed_of(na), formed_count(na));
+          };
+        }
+        const OrthoResult<Scalar>& o = timed_ortho(nb, nb, nb + s, window, start_rayleigh_ritz);
         local = 2 * s;
         for (int j = 0; j < s; ++j) {
           for (int i = nl; i < nb; ++i) T(i, c + j) = o.H(i, j);
@@ -340,18 +402,13 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
       Kokkos::Timer rr;
       const int top = nb - s;
       const int na = top - nl;
-      dense::Matrix<Scalar> Ta(na, na), Y;
-      for (int j = 0; j < na; ++j)
-        for (int i = 0; i < na; ++i)
-          Ta(i, j) = (T(nl + i, nl + j) + dense::conj(T(nl + j, nl + i))) / Scalar(2);
-      // Only the Ritz vectors this step can use are formed: the first `formed` in the wanted order (the wanted
-      // window's, for the residual estimates, and the kept ones). Which are kept depends on how many converge, but
-      // their number does not (kept_count below), so it is known before the eigenproblem is solved.
       const int k_rem = nev - nl;
-      const int formed = std::min(na, std::max(k_rem, Impl::kept_count(na - s, k_rem)));
-      const int first_formed = options.which == EigenWhich::largest ? na - formed : 0;
-      std::vector<M> theta;
-      dense::hermitian_eigen(Ta, theta, Y, first_formed, formed);
+      const int first_formed = first_formed_of(na);
+      DenseSolution solution = started.valid() ? started.get() : solve_projected(projected_matrix(top), first_formed,
+                                                                                 formed_count(na));
+      result.timings.projected_eigen += solution.seconds;
+      const std::vector<M>& theta = solution.theta;
+      const dense::Matrix<Scalar>& Y = solution.Y;
       const auto column = [&](int j) { return j - first_formed; };  // Y's column of ascending index j
       const std::vector<int> order = Impl::wanted_order(theta, options.which);
       M anorm = 0;

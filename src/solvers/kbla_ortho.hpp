@@ -34,6 +34,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -109,6 +110,7 @@ class BlockOrthogonalizer {
   using SmallView = Kokkos::View<Scalar**, Kokkos::LayoutLeft, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using HostSmallView =
       Kokkos::View<Scalar**, Kokkos::LayoutLeft, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using LocalHook = std::function<void(const dense::Matrix<Scalar>& local_coefficients)>;
 
   explicit BlockOrthogonalizer(const ExecSpace& exec = ExecSpace(), const OrthoOptions& options = OrthoOptions())
       : exec_(exec), options_(options) {}
@@ -151,6 +153,15 @@ class BlockOrthogonalizer {
   // error), which halves the traffic of the p-column part. H includes the local coefficients.
   template <class QView, class XView>
   const OrthoResult<Scalar>& operator()(const QView& Q, const XView& X, int local) {
+    return (*this)(Q, X, local, LocalHook());
+  }
+
+  // The same, and `local_ready` is called with the local projection's coefficients (local x s, on the host, summed
+  // over the ranks) as soon as they are known, before the rest of the step is queued on the device: kbla::eigen
+  // starts its Rayleigh-Ritz step's dense eigenproblem there, on another host thread, while the device finishes
+  // the step. Costs one more synchronisation (the coefficients' transfer); `local_ready` may be empty.
+  template <class QView, class XView>
+  const OrthoResult<Scalar>& operator()(const QView& Q, const XView& X, int local, const LocalHook& local_ready) {
     if (local < 0 || local > int(Q.extent(1)))
       Impl::throw_invalid("kbla::ortho: local = " + std::to_string(local) + " must be in [0, " +
                           std::to_string(Q.extent(1)) + "] (the trailing columns of Q)");
@@ -166,7 +177,7 @@ class BlockOrthogonalizer {
     Impl::require_no_overlap(call, "X", X, "Q", Q);
     Bases bases;
     bases.add(ConstBlockView(Q));
-    run(bases, BlockView(X), result_, 0, local);
+    run(bases, BlockView(X), result_, 0, local, local_ready);
     return result_;
   }
 
@@ -208,7 +219,8 @@ class BlockOrthogonalizer {
   }
 
   // `local` > 0: one projection against the last `local` columns of the (single) basis before the rounds.
-  void run(const Bases& bases, const BlockView& X, OrthoResult<Scalar>& res, int depth, int local) {
+  void run(const Bases& bases, const BlockView& X, OrthoResult<Scalar>& res, int depth, int local,
+           const LocalHook& local_ready = LocalHook()) {
     const std::int64_t K = X.extent(0);
     const int s = int(X.extent(1));
     const int p = bases.total_cols();
@@ -240,6 +252,11 @@ class BlockOrthogonalizer {
       const SmallView Cl(coeffs0 + std::size_t(p + s) * s, l, s);
       kbla::inner(exec_, one, Ql, ConstBlockView(X), zero, Cl);
       reducer_.sum_device(exec_, Cl.data(), std::size_t(l) * s);
+      if (local_ready) {
+        dense::Matrix<Scalar> local_coefficients(l, s);
+        Kokkos::deep_copy(HostSmallView(local_coefficients.data(), l, s), Cl);
+        local_ready(local_coefficients);
+      }
       kbla::update(exec_, -one, Ql, Cl, one, X);
       bytes_ += double(K) * (2.0 * l + 3.0 * s) * sizeof(Scalar);
     }

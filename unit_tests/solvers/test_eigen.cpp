@@ -95,6 +95,26 @@ void laplacian_case(int n, int k, int s, kbla::EigenWhich which, int expect_min_
 // n = 10: the 17 largest are 1 + 3 + 3 + 3 + 1 + 6 (multiplicities), the 10 smallest 1 + 3 + 3 + 3.
 TEST(Eigen, Laplacian3dLargestWithSixfoldEigenvalue) { laplacian_case(10, 17, 8, kbla::EigenWhich::largest, 6); }
 TEST(Eigen, Laplacian3dLargestBCGS2EveryStep) { laplacian_case(10, 17, 8, kbla::EigenWhich::largest, 6, true); }
+// The Rayleigh-Ritz step's dense eigenproblem on a host thread during the step that fills the basis (the default on a
+// device backend) or after it: the same projected matrix, so the same values; both against the analytic ones.
+TEST(Eigen, OverlappedRayleighRitzGivesTheSameValues) {
+  const Crs A = kbla::laplacian_3d<Crs>(10);
+  kbla::EigenOptions opt;
+  opt.nev = 17;
+  opt.block_size = 8;
+  opt.tol = 1e-10;
+  const std::vector<double> expected = laplacian_wanted(10, 17, kbla::EigenWhich::largest);
+  opt.overlap_rayleigh_ritz = false;
+  const auto after = kbla::eigen(Exec(), A, opt);
+  opt.overlap_rayleigh_ritz = true;
+  const auto during = kbla::eigen(Exec(), A, opt);
+  check_against(after, expected, 1e-10, 1.5e-10);
+  check_against(during, expected, 1e-10, 1.5e-10);
+  ASSERT_EQ(after.eigenvalues.size(), during.eigenvalues.size());
+  for (std::size_t i = 0; i < after.eigenvalues.size(); ++i)
+    EXPECT_NEAR(after.eigenvalues[i], during.eigenvalues[i], 1e-12 * std::abs(after.eigenvalues[i])) << "value " << i;
+  EXPECT_GT(during.timings.projected_eigen, 0);
+}
 TEST(Eigen, Laplacian3dSmallest) { laplacian_case(10, 10, 4, kbla::EigenWhich::smallest, 3); }
 // n = 12, block size equal to the largest multiplicity (6): the 17 smallest are 1 + 3 + 3 + 3 + 1 + 6.
 TEST(Eigen, Laplacian3dSmallestBlockEqualsMultiplicity) { laplacian_case(12, 17, 6, kbla::EigenWhich::smallest, 6); }
