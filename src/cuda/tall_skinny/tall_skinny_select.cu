@@ -21,7 +21,8 @@
 // heuristics, module loading). Only the caller's stream is waited for (and the device, when a large scratch buffer is
 // allocated or freed). A candidate that returns an error is skipped; when nothing could be timed (no memory for the
 // scratch operands, stream capture under way) the model's pick is used and nothing is recorded. Two candidates
-// within 1.5x of each other are timed four more times, A B B A, and decided on their means (tuning::choose_kernel).
+// within 1.5x of each other are timed four more times, A B B A, and decided on their means (tuning::choose_kernel);
+// those timings run warm, 4 calls each (1 over a millisecond), with no probe or warm-up.
 #include <cublas_v2.h>
 
 #include <algorithm>
@@ -240,8 +241,12 @@ bool plan_scratch(std::int64_t K, const Operand& a, const Operand& b, const Oper
 // kProbeSlack), a candidate first runs on K / 64 rows: when that alone exceeds the budget, the candidate has lost
 // (the time grows with K) and its probe time is returned, which bounds the cost of a pathological candidate (cuBLAS
 // takes seconds on some complex width-1 shapes) to two calls on 1/64 of the rows.
+//
+// A candidate timed again (a close race's A B B A rounds) is warm and known not to have lost: `repeat_calls` > 0
+// times that many calls straight away, without the probe, the warm-up or the single call that sorts out long ones
+// (a close race of large classes cost as much as the first pass twice over).
 template <class Run>
-double time_calls(cudaStream_t stream, std::int64_t K, double budget, Run&& run) {
+double time_calls(cudaStream_t stream, std::int64_t K, double budget, int repeat_calls, Run&& run) {
   cudaEvent_t start = nullptr, stop = nullptr;
   if (cudaEventCreate(&start) != cudaSuccess) return -1;
   if (cudaEventCreate(&stop) != cudaSuccess) {
@@ -259,18 +264,22 @@ double time_calls(cudaStream_t stream, std::int64_t K, double budget, Run&& run)
     return 1e-3 * ms / calls;
   };
   double seconds = -1;
-  const std::int64_t probe_rows = K / 64;
-  bool lost = false;
-  if (budget > 0 && probe_rows >= 1024 && run(probe_rows) == cudaSuccess) {  // warm-up, then the probe
-    const double probe = timed(1, probe_rows);
-    if (probe > budget) {
-      seconds = probe;
-      lost = true;
+  if (repeat_calls > 0) {
+    seconds = timed(repeat_calls, K);
+  } else {
+    const std::int64_t probe_rows = K / 64;
+    bool lost = false;
+    if (budget > 0 && probe_rows >= 1024 && run(probe_rows) == cudaSuccess) {  // warm-up, then the probe
+      const double probe = timed(1, probe_rows);
+      if (probe > budget) {
+        seconds = probe;
+        lost = true;
+      }
     }
-  }
-  if (!lost && run(K) == cudaSuccess) {  // warm-up (first launch, cuBLAS heuristics)
-    seconds = timed(1, K);
-    if (seconds >= 0 && seconds < kLongCallSeconds) seconds = timed(kTimedCalls, K);
+    if (!lost && run(K) == cudaSuccess) {  // warm-up (first launch, cuBLAS heuristics)
+      seconds = timed(1, K);
+      if (seconds >= 0 && seconds < kLongCallSeconds) seconds = timed(kTimedCalls, K);
+    }
   }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
@@ -316,6 +325,7 @@ bool takes_cublas(bool inner, cudaStream_t stream, std::int64_t K, int M, int N,
   ScratchPlan plan;
   char* base = nullptr;
   void* temporary = nullptr;  // scratch above kKeptScratch, freed after the measurement
+  std::map<std::string, double> first_seconds;  // each candidate's first timing in this measurement
   auto time_seconds = [&](const std::string& name) -> double {
     if (!measuring) {
       measuring = true;
@@ -339,8 +349,11 @@ bool takes_cublas(bool inner, cudaStream_t stream, std::int64_t K, int M, int N,
     TallSkinnyOptions own = options;
     own.allow_cublas = false;
     const bool use_cublas = name == cublas_name();
+    const auto earlier = first_seconds.find(name);
+    const int repeat_calls =
+        earlier == first_seconds.end() ? 0 : earlier->second >= kLongCallSeconds ? 1 : kTimedCalls;
     // rows <= plan.K: the leading dimensions of the plan hold for every shorter run
-    const double t = time_calls(stream, plan.K, best > 0 ? kProbeSlack * best : -1, [&](std::int64_t rows) {
+    const double t = time_calls(stream, plan.K, best > 0 ? kProbeSlack * best : -1, repeat_calls, [&](std::int64_t rows) {
       if (inner)
         return use_cublas ? cublas_tsmttsm(stream, rows, M, N, alpha, sa, plan.lda, a.layout, sb, plan.ldb,
                                            b.layout, beta, sc, c.ld, c.layout)
@@ -352,6 +365,7 @@ bool takes_cublas(bool inner, cudaStream_t stream, std::int64_t K, int M, int N,
                                   plan.ldb, b.layout, own);
     });
     if (t >= 0 && (best < 0 || t < best)) best = t;
+    if (t >= 0 && earlier == first_seconds.end()) first_seconds[name] = t;
     return t;
   };
   static const std::vector<std::string> candidates{own_name(), cublas_name()};
