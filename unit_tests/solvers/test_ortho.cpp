@@ -291,6 +291,52 @@ TEST(Ortho, OnePassTestFallsBackWhenMostOfTheBlockIsInTheBasis) {
   EXPECT_LE(o2.loss, 1e-13);
 }
 
+// The hook of the Krylov form: called once, before the rest of the step, with Q_local^H X_in (local x s), the local
+// window's share of H; without a local window it is not called. Double and complex.
+template <class T>
+void local_hook_gets_local_coefficients() {
+  const int K = 800, p = 12, s = 4, local = 8;
+  const HostMatrix<T> Q = basis<T>(K, p, 41);
+  const HostMatrix<T> Xin = block_with_singular_values(Q, std::vector<double>(s, 1.0), 0.7, 42);
+  DeviceBlock<T> V("V", K, p + s);
+  auto cols = [&](int a, int b) { return Kokkos::subview(V, Kokkos::ALL(), std::make_pair(a, b)); };
+  Kokkos::deep_copy(cols(0, p), to_device(Q));
+  Kokkos::deep_copy(cols(p, p + s), to_device(Xin));
+  HostMatrix<T> Ql(K, local);
+  for (int j = 0; j < local; ++j)
+    for (int i = 0; i < K; ++i) Ql(i, j) = Q(i, p - local + j);
+  const HostMatrix<T> expected = kbla::dense::multiply(Ql, Xin, true);  // Q_local^H X_in
+  kbla::OrthoOptions opt;
+  opt.one_pass_ratio = 0.5;
+  kbla::BlockOrthogonalizer<Exec, T> orth(Exec{}, opt);
+  int calls = 0;
+  HostMatrix<T> got;
+  const auto& r = orth(cols(0, p), cols(p, p + s), local, [&](const kbla::dense::Matrix<T>& c) {
+    ++calls;
+    got = c;
+  });
+  ASSERT_EQ(calls, 1);
+  ASSERT_EQ(got.rows(), local);
+  ASSERT_EQ(got.cols(), s);
+  double err = 0, scale = 0;
+  for (int j = 0; j < s; ++j)
+    for (int i = 0; i < local; ++i) {
+      err = std::max(err, double(std::sqrt(kbla::dense::abs2(got(i, j) - expected(i, j)))));
+      scale = std::max(scale, double(std::sqrt(kbla::dense::abs2(expected(i, j)))));
+      // H holds the local coefficients plus the (rounding-level) full projection's corrections.
+      EXPECT_LE(double(std::sqrt(kbla::dense::abs2(r.H(p - local + i, j) - got(i, j)))), 1e-12);
+    }
+  EXPECT_GT(scale, 0.1);
+  EXPECT_LE(err, 1e-13 * scale);
+  calls = 0;
+  Kokkos::deep_copy(cols(p, p + s), to_device(Xin));
+  orth(cols(0, p), cols(p, p + s), 0, [&](const kbla::dense::Matrix<T>&) { ++calls; });
+  EXPECT_EQ(calls, 0);
+}
+
+TEST(Ortho, LocalHookGetsTheLocalCoefficientsDouble) { local_hook_gets_local_coefficients<double>(); }
+TEST(Ortho, LocalHookGetsTheLocalCoefficientsComplex) { local_hook_gets_local_coefficients<Kokkos::complex<double>>(); }
+
 TEST(Ortho, LocalProjectionRejectsBadLocal) {
   DeviceBlock<double> V("V", 100, 6);
   kbla::BlockOrthogonalizer<Exec, double> orth(Exec{});
