@@ -296,7 +296,8 @@ int run(const Args& args) {
   std::printf("  Rayleigh-Ritz host part %.3f s; the dense eigenproblems took %.3f s (%.0f us per restart)%s\n",
               t.rayleigh_ritz - t.restart_rotation, t.projected_eigen,
               r.restarts > 0 ? 1e6 * t.projected_eigen / r.restarts : 0.0,
-              opt.overlap_rayleigh_ritz && !host_space ? ", on a host thread while the device finished each filling step"
+              opt.overlap_rayleigh_ritz && !host_space && kbla::Impl::usable_host_cpus() > 1
+                  ? ", on a host thread while the device finished each filling step"
                                                        : "");
   std::printf("  orthogonalization at %.0f %% of the measured read bandwidth (%.1f GB/s; copy %.1f GB/s)\n", ortho_pct,
               bw.read_GBs, bw.copy_GBs);

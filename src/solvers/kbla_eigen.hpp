@@ -24,6 +24,7 @@
 
 #include <kbla_inner.hpp>
 #include <kbla_update.hpp>
+#include <impl/kbla_host_cpus.hpp>
 #include <mpi/kbla_reducer.hpp>
 #include <solvers/kbla_dense_host.hpp>
 #include <solvers/kbla_ortho.hpp>
@@ -72,8 +73,8 @@ struct EigenOptions {
   bool local_projection = true;
   // With local_projection on a device backend: the Rayleigh-Ritz step's dense eigenproblem runs on a second host
   // thread while the device finishes the step that fills the basis (its matrix is known once that step's local
-  // projection is). The results do not depend on it. Switch it off where a process has one host core (e.g. MPI
-  // ranks bound to a single core each): the thread would then take turns with the one driving the device.
+  // projection is), when the process may run on more than one host CPU (its affinity mask: an MPI rank bound to a
+  // single core solves it after the step instead). The results do not depend on it.
   bool overlap_rayleigh_ritz = true;
   OrthoOptions ortho = default_ortho();
   static OrthoOptions default_ortho() {
@@ -362,7 +363,7 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
     // a device backend the eigenproblem runs on another host thread meanwhile, on a host backend (whose threads
     // run the step) in this thread when the result is needed.
     constexpr bool host_backend = Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
-    const bool overlap = options.overlap_rayleigh_ritz && !host_backend;
+    const bool overlap = options.overlap_rayleigh_ritz && !host_backend && Impl::usable_host_cpus() > 1;
     std::future<DenseSolution> started;
 
     int nb = s;      // basis columns; the last block [nb - s, nb) is the next to expand

@@ -9,6 +9,9 @@
 #include <cstdlib>
 #include <map>
 #include <stdexcept>
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 using namespace kbla_test;
 
@@ -115,6 +118,25 @@ TEST(Eigen, OverlappedRayleighRitzGivesTheSameValues) {
     EXPECT_NEAR(after.eigenvalues[i], during.eigenvalues[i], 1e-12 * std::abs(after.eigenvalues[i])) << "value " << i;
   EXPECT_GT(during.timings.projected_eigen, 0);
 }
+#if defined(__linux__)
+// The overlap's second thread is started only with a second CPU in the process's affinity mask: one CPU in the mask
+// (an MPI rank bound to one core) counts as one, whatever the machine has.
+TEST(Eigen, UsableHostCpusFollowTheAffinityMask) {
+  cpu_set_t saved;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(saved), &saved), 0);
+  EXPECT_EQ(kbla::Impl::usable_host_cpus(), CPU_COUNT(&saved));
+  int first = 0;
+  while (!CPU_ISSET(first, &saved)) ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+  const int with_one = kbla::Impl::usable_host_cpus();
+  ASSERT_EQ(sched_setaffinity(0, sizeof(saved), &saved), 0);
+  EXPECT_EQ(with_one, 1);
+}
+#endif
+
 TEST(Eigen, Laplacian3dSmallest) { laplacian_case(10, 10, 4, kbla::EigenWhich::smallest, 3); }
 // n = 12, block size equal to the largest multiplicity (6): the 17 smallest are 1 + 3 + 3 + 3 + 1 + 6.
 TEST(Eigen, Laplacian3dSmallestBlockEqualsMultiplicity) { laplacian_case(12, 17, 6, kbla::EigenWhich::smallest, 6); }
