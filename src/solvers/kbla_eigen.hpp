@@ -98,7 +98,7 @@ struct EigenTimings {
   double rayleigh_ritz = 0;   // projected eigenproblem on the host + basis rotation (restart)
   double restart_rotation = 0;  // the device part of rayleigh_ritz: kept Ritz vectors V Y(:, kept) and copies
   double projected_eigen = 0;   // dense eigenproblems of the basis size (dense::hermitian_eigen), wherever they
-                                // ran: with EigenOptions::overlap_rayleigh_ritz mostly hidden behind the device
+                                // ran: with EigenOptions::overlap_rayleigh_ritz partly hidden behind the device
   double restart_bytes = 0;   // minimum memory traffic of that part
   double residuals = 0;       // explicit residuals of the returned pairs
   double total = 0;
@@ -317,8 +317,7 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
     auto timed_ortho = [&](int p, int c0, int c1, int local, const LocalHook& local_ready) -> const OrthoResult<Scalar>& {
       exec.fence();
       Kokkos::Timer t;
-      const OrthoResult<Scalar>& o = local > 0 ? orth(cols(0, p), cols(c0, c1), local, local_ready)
-                                               : orth(cols(0, p), cols(c0, c1), local);
+      const OrthoResult<Scalar>& o = orth(cols(0, p), cols(c0, c1), local, local_ready);  // local 0: no hook
       exec.fence();
       result.timings.ortho += t.seconds();
       if (!o.complete) throw std::runtime_error("kbla::eigen: the basis could not be extended (n too small?)");
