@@ -16,6 +16,7 @@
 #pragma once
 
 #include <impl/kbla_arith_traits.hpp>
+#include <impl/kbla_multiply_add.hpp>
 #include <impl/kbla_inner_device_team.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -134,7 +135,7 @@ struct InnerDeviceDirect
                                       Scalar (&acc)[TileM * TileN]) const {
     for (int i = 0; i < TileM; ++i) {
       const Scalar ai = conjA ? ATS::conj(a[i]) : a[i];
-      for (int j = 0; j < TileN; ++j) acc[i * TileN + j] += ai * b[j];
+      for (int j = 0; j < TileN; ++j) multiply_add(acc[i * TileN + j], ai, b[j]);
     }
   }
 };

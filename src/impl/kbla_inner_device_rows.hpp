@@ -15,6 +15,7 @@
 #pragma once
 
 #include <impl/kbla_arith_traits.hpp>
+#include <impl/kbla_multiply_add.hpp>
 #include <impl/kbla_inner_device_direct.hpp>
 #include <impl/kbla_inner_device_team.hpp>
 
@@ -131,9 +132,9 @@ struct InnerDeviceRows : InnerTeamKernel<InnerDeviceRows<ExecSpace, AView, BView
   KOKKOS_INLINE_FUNCTION void add_row(const Scalar& own, const Scalar (&oth)[Sums], Scalar (&acc)[Sums]) const {
     if (OwnsA) {
       const Scalar a = conjA ? ATS::conj(own) : own;
-      for (int s = 0; s < Sums; ++s) acc[s] += a * oth[s];
+      for (int s = 0; s < Sums; ++s) multiply_add(acc[s], a, oth[s]);
     } else {
-      for (int s = 0; s < Sums; ++s) acc[s] += (conjA ? ATS::conj(oth[s]) : oth[s]) * own;
+      for (int s = 0; s < Sums; ++s) multiply_add(acc[s], conjA ? ATS::conj(oth[s]) : oth[s], own);
     }
   }
 };

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <impl/kbla_arith_traits.hpp>
+#include <impl/kbla_multiply_add.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -67,7 +68,7 @@ struct UpdateDeviceDirect {
       for (int g = 0; g < group; ++g)
         for (int j = 0; j < TileN; ++j) {
           const Scalar c = C(i + g, col[j]);
-          for (int r = 0; r < Rows; ++r) acc[r][j] += a[r][g] * c;
+          for (int r = 0; r < Rows; ++r) multiply_add(acc[r][j], a[r][g], c);
         }
     }
     for (; i < M; ++i) {
@@ -75,7 +76,7 @@ struct UpdateDeviceDirect {
       for (int r = 0; r < Rows; ++r) a[r] = A(k0 + r * sweep, i);
       for (int j = 0; j < TileN; ++j) {
         const Scalar c = C(i, col[j]);
-        for (int r = 0; r < Rows; ++r) acc[r][j] += a[r] * c;
+        for (int r = 0; r < Rows; ++r) multiply_add(acc[r][j], a[r], c);
       }
     }
     const bool beta_zero = beta == ATS::zero();

@@ -45,7 +45,7 @@ struct UpdatePortable {
         UpdateDeviceDirect<ExecSpace, AView, CView, BView, decltype(TN)::value>::run(exec, alpha, A, C, beta, B);
       });
     } else {
-      UpdateDeviceTeams<ExecSpace, AView, CView, BView>::run(exec, alpha, A, C, beta, B);
+      update_staged(exec, alpha, A, C, beta, B);
     }
   }
 };

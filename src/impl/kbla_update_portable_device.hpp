@@ -5,15 +5,19 @@
 // B are coalesced whatever the layouts. A thread per row of a row-major B stored its row in scattered pieces and
 // read A's rows the same way: on an H200 at widths 4-8 that ran at a third to a half of the bandwidth.
 //
-// Each thread computes rows_per_thread entries of one column of B, rows a stripe apart, so that each value of C it
-// loads serves all of them. Rows never cross teams and a block of A is read in full before the same rows of B are
-// written, so B may be the very same View as A (in place).
-// Measured and not kept: 2 columns per thread (at most 64 registers, 4 loads in flight per thread while staging).
-// On an H200 it ran column-major B of 32-64 columns at 1.3-1.6x this kernel, but row-major double B of 2-8 columns
-// at 48-55 % of the copy bandwidth against 60-70 % here, and in place at width 16 no better.
+// Each thread computes rows_per_thread entries of B, rows a stripe apart, in one column (row-major B) or in a group
+// of consecutive columns (column-major B, update_staged), so that each value of C it loads serves all its rows and
+// each value of A it reads from scratch all its columns. Rows never cross teams and a block of A is read in full
+// before the same rows of B are written, so B may be the very same View as A (in place).
+// Measured on an H200 (% of the copy bandwidth, CUDA kernels off): the column groups and 8 loads in flight per
+// thread while staging (4 before) took column-major B of 16 columns in place from 56 to 62 % (double) and from 46
+// to 68 % (complex), and row-major B of 2-8 columns up by 2-16 points. Column groups for row-major B were slower
+// (double B of 2-8 columns at 48-55 % against 60-70 %), and for double B of 12 columns as well (58-63 % against
+// 68 %), hence the thresholds in update_staged.
 #pragma once
 
 #include <impl/kbla_arith_traits.hpp>
+#include <impl/kbla_multiply_add.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -46,7 +50,7 @@ struct StridedWalk {
   }
 };
 
-template <class ExecSpace, class AView, class CView, class BView>
+template <class ExecSpace, class AView, class CView, class BView, int Columns, int LoadsPerRound>
 struct UpdateDeviceTeams {
   using Scalar = typename BView::non_const_value_type;
   using ATS = kbla::Impl::ArithTraits<Scalar>;
@@ -56,8 +60,8 @@ struct UpdateDeviceTeams {
   static constexpr int max_team_size = 256;
   // Scratch per team for the staged rows: 32 KiB lets several teams share a multiprocessor.
   static constexpr std::size_t scratch_budget = 32 * 1024;
-  // Values of A a thread loads before storing them to scratch.
-  static constexpr int loads_per_round = 4;
+  // Values of A a thread loads before storing them to scratch (the bytes in flight while a team stages).
+  static constexpr int loads_per_round = LoadsPerRound;
 
   AView A;
   CView C;
@@ -69,7 +73,7 @@ struct UpdateDeviceTeams {
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const std::int64_t K = B.extent(0);
-    const int M = A.extent(1), N = B.extent(1);
+    const int M = A.extent(1);
     const std::int64_t k0 = team.league_rank() * std::int64_t(rows);
     const int nrows = static_cast<int>(K - k0 < rows ? K - k0 : rows);
     Scalar* const a = static_cast<Scalar*>(
@@ -99,26 +103,44 @@ struct UpdateDeviceTeams {
         if (at[u] >= 0) a[at[u]] = v[u];
     }
     team.team_barrier();
-    // Entries: a stripe of rows / rows_per_thread rows; thread job = (row in stripe, column), consecutive jobs
-    // along B's smaller stride.
-    const int stripe = rows / rows_per_thread;
+    compute_entries(a, k0, nrows, rank);
+  }
+
+  // The staged block's entries of B. A thread computes rows_per_thread rows (a stripe apart) by Columns consecutive
+  // columns, so that each value of A it reads from scratch serves Columns sums and each value of C rows_per_thread.
+  // Consecutive threads take consecutive rows (b_rows_fast: coalesced stores down B's columns) or consecutive
+  // column groups (B's rows contiguous; then Columns is 1: consecutive threads, consecutive addresses).
+  KOKKOS_INLINE_FUNCTION void compute_entries(const Scalar* a, std::int64_t k0, int nrows, int rank) const {
+    const int M = A.extent(1), N = B.extent(1);
     const bool b_rows_fast = B.stride(0) <= B.stride(1);
+    const int stripe = rows / rows_per_thread;
+    const int groups = (N + Columns - 1) / Columns;
     const bool beta_zero = beta == ATS::zero();
-    for (int job = rank; job < stripe * N; job += team_size) {
-      const int r0 = b_rows_fast ? job % stripe : job / N;
-      const int j = b_rows_fast ? job / stripe : job % N;
+    for (int job = rank; job < stripe * groups; job += team_size) {
+      const int r0 = b_rows_fast ? job % stripe : job / groups;
+      const int j0 = (b_rows_fast ? job / stripe : job % groups) * Columns;
       if (r0 >= nrows) continue;
-      Scalar acc[rows_per_thread];
-      for (int u = 0; u < rows_per_thread; ++u) acc[u] = ATS::zero();
+      int col[Columns];
+      for (int q = 0; q < Columns; ++q) col[q] = j0 + q < N ? j0 + q : N - 1;
+      Scalar acc[rows_per_thread][Columns];
+      for (int u = 0; u < rows_per_thread; ++u)
+        for (int q = 0; q < Columns; ++q) acc[u][q] = ATS::zero();
       const Scalar* const row = a + r0 * pitch;
       for (int i = 0; i < M; ++i) {
-        const Scalar c = C(i, j);
-        for (int u = 0; u < rows_per_thread; ++u) acc[u] += row[u * stripe * pitch + i] * c;
+        Scalar c[Columns];
+        for (int q = 0; q < Columns; ++q) c[q] = C(i, col[q]);
+        for (int u = 0; u < rows_per_thread; ++u) {
+          const Scalar v = row[u * stripe * pitch + i];
+          for (int q = 0; q < Columns; ++q) multiply_add(acc[u][q], v, c[q]);
+        }
       }
       for (int u = 0; u < rows_per_thread; ++u) {
         const int r = r0 + u * stripe;
         if (r >= nrows) break;
-        B(k0 + r, j) = beta_zero ? alpha * acc[u] : alpha * acc[u] + beta * B(k0 + r, j);
+        for (int q = 0; q < Columns; ++q) {
+          if (j0 + q >= N) break;
+          B(k0 + r, j0 + q) = beta_zero ? alpha * acc[u][q] : alpha * acc[u][q] + beta * B(k0 + r, j0 + q);
+        }
       }
     }
   }
@@ -144,6 +166,29 @@ struct UpdateDeviceTeams {
     Kokkos::parallel_for("kbla::update(portable device, staged rows)", policy, f);
   }
 };
+
+// The staged kernel for B: column groups (UpdateDeviceTeams' Columns) of 4 real / 2 complex columns per thread
+// when B's columns are contiguous and its rows hold at least 16 real values (double from 16 columns, complex from
+// 9: narrower ones go to the direct kernel or would leave threads idle), one column otherwise (consecutive threads
+// then write consecutive addresses of a row-major B). Staging issues 8 loads per round, but 4 for one column per
+// thread with a column-major A (double column-major B of 12 columns on an H200: 68 % of the copy bandwidth with 4,
+// 57-60 % with 8). Separate kernels, not one with every path: a kernel with both column paths took the registers
+// of the wider one, and row-major B ran at 57-68 % of the copy bandwidth on an H200 against 72-85 %.
+template <class ExecSpace, class AView, class CView, class BView>
+void update_staged(const ExecSpace& exec, const typename BView::non_const_value_type& alpha, const AView& A,
+                   const CView& C, const typename BView::non_const_value_type& beta, const BView& B) {
+  using Scalar = typename BView::non_const_value_type;
+  constexpr int group = kbla::Impl::ArithTraits<Scalar>::is_complex ? 2 : 4;
+  constexpr int planes = kbla::Impl::ArithTraits<Scalar>::is_complex ? 2 : 1;
+  const int N = static_cast<int>(B.extent(1));
+  const bool a_column_major = A.stride(0) <= A.stride(1);
+  if (N > 8 && N * planes >= 16 && B.stride(0) <= B.stride(1))
+    UpdateDeviceTeams<ExecSpace, AView, CView, BView, group, 8>::run(exec, alpha, A, C, beta, B);
+  else if (a_column_major)
+    UpdateDeviceTeams<ExecSpace, AView, CView, BView, 1, 4>::run(exec, alpha, A, C, beta, B);
+  else
+    UpdateDeviceTeams<ExecSpace, AView, CView, BView, 1, 8>::run(exec, alpha, A, C, beta, B);
+}
 
 }  // namespace Impl
 }  // namespace kbla
