@@ -12,11 +12,11 @@ namespace kbla {
 namespace Impl {
 
 #if defined(KOKKOSKERNELS_VERSION) && KOKKOSKERNELS_VERSION >= 40100
-template <class T>
-using ArithTraits = ::Kokkos::ArithTraits<T>;
+template <class Value>
+using ArithTraits = ::Kokkos::ArithTraits<Value>;
 #else
-template <class T>
-using ArithTraits = ::Kokkos::Details::ArithTraits<T>;
+template <class Value>
+using ArithTraits = ::Kokkos::Details::ArithTraits<Value>;
 #endif
 
 }  // namespace Impl

@@ -142,8 +142,8 @@ struct InnerDeviceDirect
 
 // Calls f(std::integral_constant<int, TileM>, std::integral_constant<int, TileN>) for the tile extents of C of
 // M x N entries (InnerDirectTiles): the host-side dispatch to one kernel instantiation.
-template <class Scalar, class F>
-void with_inner_direct_tiles(int M, int N, F&& f) {
+template <class Scalar, class Body>
+void with_inner_direct_tiles(int M, int N, Body&& f) {
   using Tiles = InnerDirectTiles<Scalar>;
   const int tm = Tiles::extent(M, Tiles::max_m), tn = Tiles::extent(N, Tiles::max_n);
   auto by_n = [&](auto TM) {

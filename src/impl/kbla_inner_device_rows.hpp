@@ -141,8 +141,8 @@ struct InnerDeviceRows : InnerTeamKernel<InnerDeviceRows<ExecSpace, AView, BView
 
 // Calls f(std::integral_constant<int, Sums>, std::integral_constant<bool, OwnsA>) for C of M x N entries
 // (InnerRowsShape::fits(M, N) must hold).
-template <class Scalar, class F>
-void with_inner_rows_shape(int M, int N, F&& f) {
+template <class Scalar, class Body>
+void with_inner_rows_shape(int M, int N, Body&& f) {
   using Shape = InnerRowsShape<Scalar>;
   auto by_owner = [&](auto S) {
     if (Shape::owns_a(M, N))

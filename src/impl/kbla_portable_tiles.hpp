@@ -50,16 +50,16 @@ KOKKOS_INLINE_FUNCTION int tile_extent(int remaining, int max_extent) {
 // Calls f(std::integral_constant<int, Extent>) for the run-time extent (1, 2, 4 or 8, at most MaxExtent); only
 // extents up to MaxExtent are instantiated. with_extent is for kernels that also run on devices; host-only code
 // (whose lambdas are not device functions) uses host_with_extent.
-template <int MaxExtent, class F>
-KOKKOS_INLINE_FUNCTION void with_extent(int extent, F&& f) {
+template <int MaxExtent, class Body>
+KOKKOS_INLINE_FUNCTION void with_extent(int extent, Body&& f) {
   if (MaxExtent >= 8 && extent == 8) f(std::integral_constant<int, (MaxExtent >= 8 ? 8 : 1)>());
   else if (MaxExtent >= 4 && extent == 4) f(std::integral_constant<int, (MaxExtent >= 4 ? 4 : 1)>());
   else if (MaxExtent >= 2 && extent == 2) f(std::integral_constant<int, (MaxExtent >= 2 ? 2 : 1)>());
   else f(std::integral_constant<int, 1>());
 }
 
-template <int MaxExtent, class F>
-inline void host_with_extent(int extent, F&& f) {
+template <int MaxExtent, class Body>
+inline void host_with_extent(int extent, Body&& f) {
   if (MaxExtent >= 8 && extent == 8) f(std::integral_constant<int, (MaxExtent >= 8 ? 8 : 1)>());
   else if (MaxExtent >= 4 && extent == 4) f(std::integral_constant<int, (MaxExtent >= 4 ? 4 : 1)>());
   else if (MaxExtent >= 2 && extent == 2) f(std::integral_constant<int, (MaxExtent >= 2 ? 2 : 1)>());

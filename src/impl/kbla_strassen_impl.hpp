@@ -172,9 +172,9 @@ struct StrassenPortable {
     return y;
   }
   // A LayoutLeft View with leading dimension ld: the first `rows` rows of an ld x cols parent.
-  template <class T>
-  static Kokkos::View<T**, Kokkos::LayoutLeft, Device, Unmanaged> left_view(T* p, const ColMajor& y) {
-    const Kokkos::View<T**, Kokkos::LayoutLeft, Device, Unmanaged> parent(p, y.ld, y.cols);
+  template <class Value>
+  static Kokkos::View<Value**, Kokkos::LayoutLeft, Device, Unmanaged> left_view(Value* p, const ColMajor& y) {
+    const Kokkos::View<Value**, Kokkos::LayoutLeft, Device, Unmanaged> parent(p, y.ld, y.cols);
     return Kokkos::subview(parent, Range(0, y.rows), Kokkos::ALL);
   }
   // The BLAS op of Y that gives op_t(X) (or its transpose when C is computed transposed); false when that
@@ -331,8 +331,8 @@ struct StrassenPortable {
         const auto p = reinterpret_cast<std::uintptr_t>(options.workspace);
         base = reinterpret_cast<char*>((p + kStrassenAlign - 1) / kStrassenAlign * kStrassenAlign);
       } else {
-        owned = Kokkos::View<char*, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kbla::strassen workspace"),
-                                              bytes);
+        owned = Kokkos::View<char*, MemSpace>(
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "kbla::strassen workspace"), bytes);
         base = owned.data();
       }
     }

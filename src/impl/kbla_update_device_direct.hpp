@@ -115,8 +115,8 @@ bool update_direct_fits(const BView& B) {
 }
 
 // Calls f(std::integral_constant<int, TileN>) with the column tile for B of N <= 8 columns.
-template <class F>
-void with_update_direct_tile(int N, F&& f) {
+template <class Body>
+void with_update_direct_tile(int N, Body&& f) {
   switch (N <= 1 ? 1 : N <= 2 ? 2 : N <= 4 ? 4 : 8) {
     case 1: f(std::integral_constant<int, 1>()); break;
     case 2: f(std::integral_constant<int, 2>()); break;

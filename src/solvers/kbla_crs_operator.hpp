@@ -27,8 +27,9 @@ struct CrsOperator {
   }
 };
 
-// Y(:, j0 : j0 + W) = A X(:, j0 : j0 + W): thread i reads row i's entries once and accumulates W products.
-template <class CrsMatrixType, class XView, class YView, int W>
+// Y(:, j0 : j0 + Columns) = A X(:, j0 : j0 + Columns): thread i reads row i's entries once and accumulates Columns
+// products.
+template <class CrsMatrixType, class XView, class YView, int Columns>
 struct CrsRowwiseChunk {
   using Scalar = typename CrsMatrixType::non_const_value_type;
   typename CrsMatrixType::row_map_type::const_type rowmap;
@@ -38,27 +39,27 @@ struct CrsRowwiseChunk {
   YView Y;
   int j0;
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
-    Scalar acc[W];
-    for (int k = 0; k < W; ++k) acc[k] = Scalar(0);
+    Scalar acc[Columns];
+    for (int k = 0; k < Columns; ++k) acc[k] = Scalar(0);
     const auto end = rowmap(i + 1);
     for (auto q = rowmap(i); q < end; ++q) {
       const Scalar a = values(q);
       const auto c = entries(q);
-      for (int k = 0; k < W; ++k) acc[k] += a * X(c, j0 + k);
+      for (int k = 0; k < Columns; ++k) acc[k] += a * X(c, j0 + k);
     }
-    for (int k = 0; k < W; ++k) Y(i, j0 + k) = acc[k];
+    for (int k = 0; k < Columns; ++k) Y(i, j0 + k) = acc[k];
   }
 };
 
 template <class CrsMatrixType>
 struct CrsRowwiseOperator {
   CrsMatrixType A;
-  template <int W, class XView, class YView>
+  template <int Columns, class XView, class YView>
   void chunk(const XView& X, const YView& Y, int j0) const {
     using Exec = typename CrsMatrixType::execution_space;
-    Kokkos::parallel_for("kbla::CrsRowwiseOperator", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, A.numRows()),
-                         CrsRowwiseChunk<CrsMatrixType, XView, YView, W>{A.graph.row_map, A.graph.entries, A.values,
-                                                                        X, Y, j0});
+    Kokkos::parallel_for(
+        "kbla::CrsRowwiseOperator", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, A.numRows()),
+        CrsRowwiseChunk<CrsMatrixType, XView, YView, Columns>{A.graph.row_map, A.graph.entries, A.values, X, Y, j0});
   }
   template <class XView, class YView>
   void operator()(const XView& X, const YView& Y) const {

@@ -144,8 +144,8 @@ inline void eigen_check_options(std::int64_t n, const EigenOptions& o) {
 }
 
 // Positions of ascending values in the wanted order.
-template <class M>
-std::vector<int> wanted_order(const std::vector<M>& ascending, EigenWhich which) {
+template <class Real>
+std::vector<int> wanted_order(const std::vector<Real>& ascending, EigenWhich which) {
   std::vector<int> order(ascending.size());
   std::iota(order.begin(), order.end(), 0);
   if (which == EigenWhich::largest) std::reverse(order.begin(), order.end());
@@ -220,8 +220,9 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
   using memory_space = typename ExecSpace::memory_space;
   using MV = Kokkos::View<Scalar**, Kokkos::LayoutLeft, memory_space>;
   using Small = Kokkos::View<Scalar**, Kokkos::LayoutLeft, memory_space>;
-  using HostSmall = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  using M = dense::mag_t<Scalar>;
+  using HostSmall =
+      Kokkos::View<Scalar**, Kokkos::LayoutLeft, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Real = dense::mag_t<Scalar>;
   if (local_rows < 0) throw std::invalid_argument("kbla::eigen: local_rows = " + std::to_string(local_rows) +
                                                   " must be >= 0");
   const RowRange rows = reducer.row_range(local_rows);
@@ -233,8 +234,8 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
   const ReductionStats stats0 = reducer.stats();
   Kokkos::Timer total_timer;
   const int s = options.block_size, nev = options.nev;
-  const M eps = std::numeric_limits<M>::epsilon();
-  const M guard_factor = std::sqrt(eps);
+  const Real eps = std::numeric_limits<Real>::epsilon();
+  const Real guard_factor = std::sqrt(eps);
   result.block_size = s;
 
   using SmallU = Kokkos::View<Scalar**, Kokkos::LayoutLeft, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -282,7 +283,7 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
       for (int i = 0; i <= j; ++i) A(i, j) = A(j, i) = (A(i, j) + dense::conj(A(j, i))) / Scalar(2);
     for (int j = 0; j < nn; ++j)
       for (int i = 0; i < j; ++i) A(j, i) = dense::conj(A(i, j));
-    std::vector<M> theta;
+    std::vector<Real> theta;
     dense::hermitian_eigen(A, theta, Z);
     const std::vector<int> order = Impl::wanted_order(theta, options.which);
     dense::Matrix<Scalar> Zk(int(n_rows), nev);
@@ -314,7 +315,8 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
     // then against the whole basis, normally once (OrthoOptions::one_pass_ratio): BCGS with full
     // re-orthogonalisation at about half the traffic of BCGS2 over the whole basis.
     using LocalHook = typename BlockOrthogonalizer<ExecSpace, Scalar, Reducer>::LocalHook;
-    auto timed_ortho = [&](int p, int c0, int c1, int local, const LocalHook& local_ready) -> const OrthoResult<Scalar>& {
+    auto timed_ortho = [&](int p, int c0, int c1, int local,
+                           const LocalHook& local_ready) -> const OrthoResult<Scalar>& {
       exec.fence();
       Kokkos::Timer t;
       const OrthoResult<Scalar>& o = orth(cols(0, p), cols(c0, c1), local, local_ready);  // local 0: no hook
@@ -344,7 +346,7 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
     auto formed_count = [&](int na) { return std::min(na, std::max(nev - nl, Impl::kept_count(na - s, nev - nl))); };
     auto first_formed_of = [&](int na) { return options.which == EigenWhich::largest ? na - formed_count(na) : 0; };
     struct DenseSolution {
-      std::vector<M> theta;
+      std::vector<Real> theta;
       dense::Matrix<Scalar> Y;
       double seconds = 0;
     };
@@ -407,12 +409,12 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
       DenseSolution solution = started.valid() ? started.get() : solve_projected(projected_matrix(top), first_formed,
                                                                                  formed_count(na));
       result.timings.projected_eigen += solution.seconds;
-      const std::vector<M>& theta = solution.theta;
+      const std::vector<Real>& theta = solution.theta;
       const dense::Matrix<Scalar>& Y = solution.Y;
       const auto column = [&](int j) { return j - first_formed; };  // Y's column of ascending index j
       const std::vector<int> order = Impl::wanted_order(theta, options.which);
-      M anorm = 0;
-      for (const M t : theta) anorm = std::max(anorm, std::abs(t));
+      Real anorm = 0;
+      for (const Real t : theta) anorm = std::max(anorm, std::abs(t));
       dense::Matrix<Scalar> B(s, na);
       for (int j = 0; j < na; ++j)
         for (int i = 0; i < s; ++i) B(i, j) = T(top + i, nl + j);
@@ -420,7 +422,7 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
       std::vector<double> rel(na);
       for (int w = 0; w < std::min(k_rem, na); ++w) {
         const int j = order[w];
-        M r2 = 0;
+        Real r2 = 0;
         for (int i = 0; i < s; ++i) r2 += dense::abs2(BY(i, column(j)));
         rel[j] = double(std::sqrt(r2) / std::max(std::abs(theta[j]), guard_factor * anorm));
       }
@@ -534,10 +536,10 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
     apply(result.eigenvectors, W);
     Kokkos::Timer t;
     dense::Matrix<Scalar> D(nev, nev);
-    M anorm = 0;
+    Real anorm = 0;
     for (int j = 0; j < nev; ++j) {
       D(j, j) = Scalar(result.eigenvalues[j]);
-      anorm = std::max(anorm, M(std::abs(result.eigenvalues[j])));
+      anorm = std::max(anorm, Real(std::abs(result.eigenvalues[j])));
     }
     const Small Dd("kbla::eigen diag", nev, nev), Gd("kbla::eigen residual gram", nev, nev);
     to_device(D, Dd);
@@ -547,8 +549,8 @@ EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exe
     Kokkos::deep_copy(HostSmall(G.data(), nev, nev), Gd);
     reducer.sum_host(G.data(), std::size_t(nev) * nev);
     for (int j = 0; j < nev; ++j) {
-      const M denom = std::max(M(std::abs(result.eigenvalues[j])), guard_factor * anorm);
-      result.residuals.push_back(double(std::sqrt(std::max(M(0), dense::real(G(j, j)))) / denom));
+      const Real denom = std::max(Real(std::abs(result.eigenvalues[j])), guard_factor * anorm);
+      result.residuals.push_back(double(std::sqrt(std::max(Real(0), dense::real(G(j, j)))) / denom));
     }
     result.timings.residuals += t.seconds();
   }

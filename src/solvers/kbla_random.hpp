@@ -1,5 +1,5 @@
-// Reproducible random block vectors (and zero fill) on any execution space: a counter-based hash (splitmix64) of (seed, row,
-// column), uniform in [-1, 1) (both parts for complex). The same seed gives the same block on every backend.
+// Reproducible random block vectors (and zero fill) on any execution space: a counter-based hash (splitmix64) of (seed,
+// row, column), uniform in [-1, 1) (both parts for complex). The same seed gives the same block on every backend.
 #pragma once
 
 #include <Kokkos_Complex.hpp>
@@ -21,14 +21,15 @@ KOKKOS_INLINE_FUNCTION double uniform_pm1(std::uint64_t h) {
   return double(h >> 11) * (2.0 / 9007199254740992.0) - 1.0;
 }
 
-template <class T>
+template <class Value>
 struct RandomValue {
-  KOKKOS_INLINE_FUNCTION static T get(std::uint64_t key) { return T(uniform_pm1(splitmix64(key))); }
+  KOKKOS_INLINE_FUNCTION static Value get(std::uint64_t key) { return Value(uniform_pm1(splitmix64(key))); }
 };
-template <class R>
-struct RandomValue<Kokkos::complex<R>> {
-  KOKKOS_INLINE_FUNCTION static Kokkos::complex<R> get(std::uint64_t key) {
-    return Kokkos::complex<R>(R(uniform_pm1(splitmix64(key))), R(uniform_pm1(splitmix64(key ^ 0x5851f42d4c957f2dULL))));
+template <class Real>
+struct RandomValue<Kokkos::complex<Real>> {
+  KOKKOS_INLINE_FUNCTION static Kokkos::complex<Real> get(std::uint64_t key) {
+    return Kokkos::complex<Real>(Real(uniform_pm1(splitmix64(key))),
+                                 Real(uniform_pm1(splitmix64(key ^ 0x5851f42d4c957f2dULL))));
   }
 };
 
