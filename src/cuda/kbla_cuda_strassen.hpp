@@ -63,22 +63,22 @@ struct StrassenConfig {
 };
 
 // Winograd's default recursion threshold (StrassenConfig::tau == 0) for T = float / double.
-template <class T>
+template <class Scalar>
 std::int64_t strassen_default_tau();
 
 // Classical GEMM by the library's own SIMT kernel (threadblock tile -> warp tile -> thread tile, double-buffered
 // shared memory, fringes zero-padded while packing). The base the fused Strassen kernel is built from.
-template <class T>
+template <class Scalar>
 cudaError_t simt_gemm(cudaStream_t stream, char transA, char transB, std::int64_t m, std::int64_t n, std::int64_t k,
-                      T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C,
-                      std::int64_t ldc);
+                      Scalar alpha, const Scalar* A, std::int64_t lda, const Scalar* B, std::int64_t ldb, Scalar beta,
+                      Scalar* C, std::int64_t ldc);
 
 // The same with an explicit tile shape (StrassenConfig::simt_tile: 0 default, 1 classic, 2 wide, 3 wide_async;
 // FP32 only).
-template <class T>
+template <class Scalar>
 cudaError_t simt_gemm(cudaStream_t stream, char transA, char transB, std::int64_t m, std::int64_t n, std::int64_t k,
-                      T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C,
-                      std::int64_t ldc, int simt_tile);
+                      Scalar alpha, const Scalar* A, std::int64_t lda, const Scalar* B, std::int64_t ldb, Scalar beta,
+                      Scalar* C, std::int64_t ldc, int simt_tile);
 
 // Process-wide SIMT tile shape for calls that leave it at 0 (the overloads without simt_tile, and
 // StrassenConfig::simt_tile == 0): 1 classic, 2 wide, 3 wide_async, 0 (or anything else) = back to the built-in
@@ -86,37 +86,37 @@ cudaError_t simt_gemm(cudaStream_t stream, char transA, char transB, std::int64_
 void set_simt_tile(int simt_tile);
 
 // The shape (1 classic, 2 wide, 3 wide_async) a call for T with this simt_tile runs now (FP64: always 1).
-template <class T>
+template <class Scalar>
 int simt_tile_resolved(int simt_tile);
 
 // One Strassen level fused into the SIMT kernel (Huang et al. 2018): the 7 products run concurrently and add
 // their results into the C quadrants with atomics; C is scaled by beta first. No workspace.
-template <class T>
+template <class Scalar>
 cudaError_t strassen_fused(cudaStream_t stream, char transA, char transB, std::int64_t m, std::int64_t n,
-                           std::int64_t k, T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta,
-                           T* C, std::int64_t ldc);
+                           std::int64_t k, Scalar alpha, const Scalar* A, std::int64_t lda, const Scalar* B,
+                           std::int64_t ldb, Scalar beta, Scalar* C, std::int64_t ldc);
 
 // The same with an explicit tile shape (see simt_gemm above).
-template <class T>
+template <class Scalar>
 cudaError_t strassen_fused(cudaStream_t stream, char transA, char transB, std::int64_t m, std::int64_t n,
-                           std::int64_t k, T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta,
-                           T* C, std::int64_t ldc, int simt_tile);
+                           std::int64_t k, Scalar alpha, const Scalar* A, std::int64_t lda, const Scalar* B,
+                           std::int64_t ldb, Scalar beta, Scalar* C, std::int64_t ldc, int simt_tile);
 
 // Bytes of device workspace `strassen_gemm` needs for this configuration and shape (0 for fused).
-template <class T>
+template <class Scalar>
 std::size_t strassen_workspace_bytes(const StrassenConfig& config, std::int64_t m, std::int64_t n, std::int64_t k);
 
 // Levels of Strassen recursion `strassen_gemm` runs for this configuration and shape (0: one GEMM; the fused
 // kernel counts as one level): below Winograd's threshold, for example, it is the classical product.
-template <class T>
+template <class Scalar>
 int strassen_levels(const StrassenConfig& config, std::int64_t m, std::int64_t n, std::int64_t k);
 
 // Any of the algorithms above. `workspace` must hold strassen_workspace_bytes(...) bytes (nullptr when 0);
 // returns cudaErrorInvalidValue when it is too small.
-template <class T>
-cudaError_t strassen_gemm(cudaStream_t stream, const StrassenConfig& config, char transA, char transB,
-                          std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* A, std::int64_t lda,
-                          const T* B, std::int64_t ldb, T beta, T* C, std::int64_t ldc, void* workspace,
+template <class Scalar>
+cudaError_t strassen_gemm(cudaStream_t stream, const StrassenConfig& config, char transA, char transB, std::int64_t m,
+                          std::int64_t n, std::int64_t k, Scalar alpha, const Scalar* A, std::int64_t lda,
+                          const Scalar* B, std::int64_t ldb, Scalar beta, Scalar* C, std::int64_t ldc, void* workspace,
                           std::size_t workspace_bytes);
 
 // Destroys what strassen_gemm caches (the per-device cuBLAS handle, the helper streams / events / cuBLAS handles

@@ -30,8 +30,8 @@ struct TallSkinnyOptions {
   // tsmttsm only. No atomics: per-block partial results are summed in a fixed order by a second pass, so the result is
   // bitwise reproducible from run to run (needs workspace, which the library allocates and caches).
   bool deterministic = false;
-  // tsmttsm only. Complex: A^H B may use three real products instead of four (Gauss; kbla::InnerOptions::complex_3m says what
-  // that does to the error). Off by default, as cuBLAS's Zgemm3m.
+  // tsmttsm only. Complex: A^H B may use three real products instead of four (Gauss; kbla::InnerOptions::complex_3m
+  // says what that does to the error). Off by default, as cuBLAS's Zgemm3m.
   bool complex_3m = false;
   // How the selection picks between the own kernels and cuBLAS (only when allow_cublas): measure times both once per
   // class of calls on scratch buffers and keeps the faster; model_only takes the model's pick and times nothing.
@@ -51,15 +51,15 @@ struct TallSkinnyTuningStats {
 };
 TallSkinnyTuningStats tall_skinny_tuning_stats();
 
-template <class T>
-cudaError_t tsmttsm(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda,
-                    Layout layoutA, const T* B, std::int64_t ldb, Layout layoutB, T beta, T* C, std::int64_t ldc,
-                    Layout layoutC, const TallSkinnyOptions& options = {});
+template <class Scalar>
+cudaError_t tsmttsm(cudaStream_t stream, std::int64_t K, int M, int N, Scalar alpha, const Scalar* A, std::int64_t lda,
+                    Layout layoutA, const Scalar* B, std::int64_t ldb, Layout layoutB, Scalar beta, Scalar* C,
+                    std::int64_t ldc, Layout layoutC, const TallSkinnyOptions& options = {});
 
-template <class T>
-cudaError_t tsmm(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda,
-                 Layout layoutA, const T* C, std::int64_t ldc, Layout layoutC, T beta, T* B, std::int64_t ldb,
-                 Layout layoutB, const TallSkinnyOptions& options = {});
+template <class Scalar>
+cudaError_t tsmm(cudaStream_t stream, std::int64_t K, int M, int N, Scalar alpha, const Scalar* A, std::int64_t lda,
+                 Layout layoutA, const Scalar* C, std::int64_t ldc, Layout layoutC, Scalar beta, Scalar* B,
+                 std::int64_t ldb, Layout layoutB, const TallSkinnyOptions& options = {});
 
 }  // namespace cuda
 }  // namespace kbla

@@ -33,9 +33,9 @@ namespace detail {
 
 enum : int { kLayRR = 0, kLayCC = 1, kLayGEN = 2 };
 
-template <class Scalar, bool CPLX>
+template <class Scalar, bool Complex>
 struct TsmttsmArgs {
-  using Element = Elem<Scalar, CPLX>;
+  using Element = Elem<Scalar, Complex>;
   const Element* A;
   const Element* B;
   Element* C;
@@ -44,7 +44,7 @@ struct TsmttsmArgs {
   std::int64_t K;
   int M, N;
   bool crow;  // C row-major
-  Coef<Scalar, CPLX> alpha, beta;
+  Coef<Scalar, Complex> alpha, beta;
   bool beta_zero;
   bool deterministic;
   bool complex_3m;      // the caller allows the three-product complex DMMA rows (dispatch only)
@@ -59,7 +59,8 @@ struct TsmttsmArgs {
   // finds the flag neither claimed nor done claims and scales the tile itself, so no block ever waits for one that
   // has not started.
   bool direct;
-  std::uint64_t* flags;  // per column tile: 2 e (claimed) or 2 e + 1 (done), e the epoch of the last call that scaled it
+  std::uint64_t*
+      flags;  // per column tile: 2 e (claimed) or 2 e + 1 (done), e the epoch of the last call that scaled it
   std::uint64_t epoch;   // this call's (host counter, unique and increasing per process)
   bool scaler_block;     // direct: block x = 0 is the extra scaling block; false (the ring's launches): every block
                          // takes rows and the first to finish claims the scaling
@@ -111,10 +112,11 @@ __device__ __forceinline__ cpx<Scalar> shfl_xor(cpx<Scalar> v, int o) {
 }
 
 // out = alpha * w + beta * c  (beta_zero: c is not read)
-template <class Scalar, bool CPLX>
-__device__ __forceinline__ void epilogue_store(Elem<Scalar, CPLX>* c, const Scalar* w, const Coef<Scalar, CPLX>& alpha,
-                                               const Coef<Scalar, CPLX>& beta, bool beta_zero) {
-  if constexpr (CPLX) {
+template <class Scalar, bool Complex>
+__device__ __forceinline__ void epilogue_store(Elem<Scalar, Complex>* c, const Scalar* w,
+                                               const Coef<Scalar, Complex>& alpha, const Coef<Scalar, Complex>& beta,
+                                               bool beta_zero) {
+  if constexpr (Complex) {
     Scalar wr = w[0], wi = w[1];
     Scalar r = alpha.re * wr - alpha.im * wi, i = alpha.re * wi + alpha.im * wr;
     if (!beta_zero) {
@@ -137,11 +139,12 @@ __device__ __forceinline__ Element* c_entry(Element* C, std::int64_t ldc, bool c
 }
 
 // c = beta * c (beta_zero: c is not read)
-template <class Scalar, bool CPLX>
-__device__ __forceinline__ void scale_by_beta(Elem<Scalar, CPLX>* c, const Coef<Scalar, CPLX>& beta, bool beta_zero) {
+template <class Scalar, bool Complex>
+__device__ __forceinline__ void scale_by_beta(Elem<Scalar, Complex>* c, const Coef<Scalar, Complex>& beta,
+                                              bool beta_zero) {
   const Scalar zero[2] = {Scalar(0), Scalar(0)};
-  const Coef<Scalar, CPLX> a0{Scalar(0), Scalar(0)};
-  epilogue_store<Scalar, CPLX>(c, zero, a0, beta, beta_zero);
+  const Coef<Scalar, Complex> a0{Scalar(0), Scalar(0)};
+  epilogue_store<Scalar, Complex>(c, zero, a0, beta, beta_zero);
 }
 
 // One LEVEL of warp_reduce_scatter; the levels are a compile-time recursion so that every index into v is a constant
@@ -189,17 +192,17 @@ __host__ __device__ constexpr int pow2_ceil(int n) {
 
 // The warp step of the block reduction into this group's slot of shared memory (slot[i * TN + j], as the xor tree's
 // leaders write it for one thread per tile row, P = 1), by warp_reduce_scatter over the tile's scalars.
-template <class Scalar, bool CPLX, int TM, int TN, int SH>
-__device__ __forceinline__ void warp_sums_to_slot(const Elem<Scalar, CPLX> (&acc)[TM][TN], Elem<Scalar, CPLX>* slot,
-                                                  int lane) {
-  constexpr int NS = CPLX ? 2 : 1;
+template <class Scalar, bool Complex, int TM, int TN, int SH>
+__device__ __forceinline__ void warp_sums_to_slot(const Elem<Scalar, Complex> (&acc)[TM][TN],
+                                                  Elem<Scalar, Complex>* slot, int lane) {
+  constexpr int NS = Complex ? 2 : 1;
   constexpr int NV = TM * TN * NS, NVP = pow2_ceil(NV), NF = NVP / SH > 1 ? NVP / SH : 1;
   Scalar v[NVP];
 #pragma unroll
   for (int i = 0; i < TM; ++i)
 #pragma unroll
     for (int j = 0; j < TN; ++j) {
-      if constexpr (CPLX) {
+      if constexpr (Complex) {
         v[(i * TN + j) * 2] = acc[i][j].x;
         v[(i * TN + j) * 2 + 1] = acc[i][j].y;
       } else {
@@ -228,12 +231,13 @@ struct TsmttsmShape {
 };
 
 // ST > 0: the rows stream through warp-private cp.async rings of ST stages (inner_ring.cuh; dynamic shared memory)
-template <class Scalar, bool CPLX, int TM, int TN, int PM, int PN, int LAY, int ST = 0>
-__global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT) tsmttsm_kernel(const TsmttsmArgs<Scalar, CPLX> p) {
-  using Element = Elem<Scalar, CPLX>;
+template <class Scalar, bool Complex, int TM, int TN, int PM, int PN, int LAY, int ST = 0>
+__global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
+    tsmttsm_kernel(const TsmttsmArgs<Scalar, Complex> p) {
+  using Element = Elem<Scalar, Complex>;
   using Sh = TsmttsmShape<TM, TN, PM, PN>;
   constexpr int P = Sh::P, R = Sh::R, BT = Sh::BT, MT = Sh::MT, NT = Sh::NT;
-  constexpr int NS = CPLX ? 2 : 1;  // scalars per element
+  constexpr int NS = Complex ? 2 : 1;  // scalars per element
   // lanes of a warp that share a tile, summed by an xor tree
   constexpr int SH = (LAY == kLayRR) ? ((P < 32 && 32 % P == 0) ? 32 / P : 1)
                                      : (((R & (R - 1)) == 0) ? (R < 32 ? R : 32) : 1);
@@ -252,7 +256,8 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT) tsmttsm_kern
   auto scale_tile = [&](int first, int step) {  // C = beta * C on this column tile
     for (int e = first; e < MT * NT; e += step) {
       const int gm = blockIdx.y * MT + e % MT, gn = blockIdx.z * NT + e / MT;
-      if (gm < p.M && gn < p.N) scale_by_beta<Scalar, CPLX>(c_entry(p.C, p.ldc, p.crow, gm, gn), p.beta, p.beta_zero);
+      if (gm < p.M && gn < p.N)
+        scale_by_beta<Scalar, Complex>(c_entry(p.C, p.ldc, p.crow, gm, gn), p.beta, p.beta_zero);
     }
   };
   const bool extra = p.direct && p.scaler_block;
@@ -317,7 +322,8 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT) tsmttsm_kern
     // stages on 128-byte lines: after the static red / s_last the dynamic area starts 16 bytes off a line, and a warp's
     // 512-byte cp.async then touches 5 lines and goes out as twice the L2 sector requests; the launch adds 128 bytes
     // for the rounding
-    uint4* ts_ring = reinterpret_cast<uint4*>((reinterpret_cast<std::uintptr_t>(ts_ring_raw) + 127) & ~std::uintptr_t(127));
+    uint4* ts_ring =
+        reinterpret_cast<uint4*>((reinterpret_cast<std::uintptr_t>(ts_ring_raw) + 127) & ~std::uintptr_t(127));
     constexpr int NWB = BT / 32;
     const int lane = tid & 31, wid = tid >> 5;
     tsmttsm_ring_rows<Element, TM, TN, LAY == kLayCC, ST>(
@@ -383,7 +389,7 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT) tsmttsm_kern
   // P 4 120 -> 137, i.e. a block less per SM); the others take the xor tree.
   constexpr bool HALVING = ONE && SH > 1 && P == 1 && TM * TN * NS <= 32;
   if constexpr (HALVING) {
-    warp_sums_to_slot<Scalar, CPLX, TM, TN, SH>(acc, red + grp * PTT, tid & 31);
+    warp_sums_to_slot<Scalar, Complex, TM, TN, SH>(acc, red + grp * PTT, tid & 31);
     __syncthreads();
   } else {
     if constexpr (SH > 1) {  // xor tree per value: every lane that shares the tile ends with its sums
@@ -448,7 +454,7 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT) tsmttsm_kern
   auto put = [&](int gm, int gn, const Element& v) {
     if (p.direct) {
       Element* c = c_entry(p.C, p.ldc, p.crow, gm, gn);
-      if constexpr (CPLX) {
+      if constexpr (Complex) {
         atomicAdd(&c->x, p.alpha.re * v.x - p.alpha.im * v.y);
         atomicAdd(&c->y, p.alpha.re * v.y + p.alpha.im * v.x);
       } else {
@@ -458,14 +464,14 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT) tsmttsm_kern
     }
     Scalar* w = dst + (std::int64_t(gm) * N + gn) * NS;
     if (p.deterministic) {
-      if constexpr (CPLX) {
+      if constexpr (Complex) {
         w[0] = v.x;
         w[1] = v.y;
       } else {
         w[0] = v;
       }
     } else {
-      if constexpr (CPLX) {
+      if constexpr (Complex) {
         atomicAdd(w, v.x);
         atomicAdd(w + 1, v.y);
       } else {
@@ -521,16 +527,16 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT) tsmttsm_kern
           __stcg(w + s, Scalar(0));
         }
       Element* c = c_entry(p.C, p.ldc, p.crow, gm, gn);
-      epilogue_store<Scalar, CPLX>(c, wv, p.alpha, p.beta, p.beta_zero);
+      epilogue_store<Scalar, Complex>(c, wv, p.alpha, p.beta, p.beta_zero);
     }
   }
   if (tid == 0) p.counters[tile] = 0u;
 }
 
 // Deterministic second pass: one warp per entry of C, blocks summed lane-strided then by a fixed xor tree.
-template <class Scalar, bool CPLX>
-__global__ void __launch_bounds__(256) tsmttsm_reduce_kernel(const TsmttsmArgs<Scalar, CPLX> p, int nparts) {
-  constexpr int NS = CPLX ? 2 : 1;
+template <class Scalar, bool Complex>
+__global__ void __launch_bounds__(256) tsmttsm_reduce_kernel(const TsmttsmArgs<Scalar, Complex> p, int nparts) {
+  constexpr int NS = Complex ? 2 : 1;
   const std::int64_t MN = std::int64_t(p.M) * p.N;
   const std::int64_t e = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const int lane = threadIdx.x % 32;
@@ -547,27 +553,27 @@ __global__ void __launch_bounds__(256) tsmttsm_reduce_kernel(const TsmttsmArgs<S
     for (int q = 0; q < NS; ++q) s[q] += __shfl_xor_sync(0xffffffffu, s[q], o);
   if (lane == 0) {
     const int gm = int(e / p.N), gn = int(e % p.N);
-    Elem<Scalar, CPLX>* c = c_entry(p.C, p.ldc, p.crow, gm, gn);
-    epilogue_store<Scalar, CPLX>(c, s, p.alpha, p.beta, p.beta_zero);
+    Elem<Scalar, Complex>* c = c_entry(p.C, p.ldc, p.crow, gm, gn);
+    epilogue_store<Scalar, Complex>(c, s, p.alpha, p.beta, p.beta_zero);
   }
 }
 
 // C = beta * C (K == 0)
-template <class Scalar, bool CPLX>
-__global__ void scale_kernel(Elem<Scalar, CPLX>* C, std::int64_t ldc, bool crow, int M, int N, Coef<Scalar, CPLX> beta,
-                             bool beta_zero) {
+template <class Scalar, bool Complex>
+__global__ void scale_kernel(Elem<Scalar, Complex>* C, std::int64_t ldc, bool crow, int M, int N,
+                             Coef<Scalar, Complex> beta, bool beta_zero) {
   const std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (e >= std::int64_t(M) * N) return;
-  scale_by_beta<Scalar, CPLX>(c_entry(C, ldc, crow, int(e / N), int(e % N)), beta, beta_zero);
+  scale_by_beta<Scalar, Complex>(c_entry(C, ldc, crow, int(e / N), int(e % N)), beta, beta_zero);
 }
 
 // Copies of the accumulators for the default (atomic) combine: with g blocks adding into one M x N array, the
 // atomics of a short call queue up on the same L2 addresses; block b adds into copy b % copies, and the last block
 // sums the copies. Complex double takes 8 copies (padded, see tsmttsm_copy_stride; 16 were no faster). Others:
 // blocks / 256.
-template <class Scalar, bool CPLX>
+template <class Scalar, bool Complex>
 int tsmttsm_copies(std::int64_t blocks) {
-  constexpr bool zd = CPLX && std::is_same<Scalar, double>::value;
+  constexpr bool zd = Complex && std::is_same<Scalar, double>::value;
   std::int64_t n = zd ? 8 : blocks / 256;
   if (n > 16) n = 16;
   if (n > blocks) n = blocks;
@@ -586,9 +592,9 @@ std::int64_t tsmttsm_copy_stride(std::int64_t scalars) {
 // Direct combine (see TsmttsmArgs::direct) for double, where it beat the copies at few rows; complex double keeps the
 // accumulator copies and the last block: its 32 atomics per block from ~2-4x more blocks queue on the same addresses
 // of C, and the direct combine lost there. The float types were not measured with it.
-template <class Scalar, bool CPLX>
+template <class Scalar, bool Complex>
 constexpr bool tsmttsm_direct_combine() {
-  return std::is_same<Scalar, double>::value && !CPLX;
+  return std::is_same<Scalar, double>::value && !Complex;
 }
 // Epochs of the direct combine: unique and increasing per call in this process, so a tile's flag never needs
 // resetting. Taken and launched under one lock, so that launches on one stream from several host threads still run
@@ -613,13 +619,13 @@ inline bool stream_capturing(cudaStream_t stream) {
 }
 
 // Host launcher for one configuration.
-template <class Scalar, bool CPLX, int TM, int TN, int PM, int PN, int LAY, int ST = 0>
-cudaError_t launch_tsmttsm(TsmttsmArgs<Scalar, CPLX> a, cudaStream_t stream, int max_blocks_override = 0) {
+template <class Scalar, bool Complex, int TM, int TN, int PM, int PN, int LAY, int ST = 0>
+cudaError_t launch_tsmttsm(TsmttsmArgs<Scalar, Complex> a, cudaStream_t stream, int max_blocks_override = 0) {
   using Sh = TsmttsmShape<TM, TN, PM, PN>;
-  constexpr int NS = CPLX ? 2 : 1;
-  auto kern = tsmttsm_kernel<Scalar, CPLX, TM, TN, PM, PN, LAY, ST>;
+  constexpr int NS = Complex ? 2 : 1;
+  auto kern = tsmttsm_kernel<Scalar, Complex, TM, TN, PM, PN, LAY, ST>;
   constexpr std::size_t ring_smem =
-      ST > 0 ? std::size_t(Sh::BT / 32) * ST * TsmttsmRingStage<Elem<Scalar, CPLX>, TM, TN>::BYTES + 128 : 0;
+      ST > 0 ? std::size_t(Sh::BT / 32) * ST * TsmttsmRingStage<Elem<Scalar, Complex>, TM, TN>::BYTES + 128 : 0;
   static int occ[kMaxDevices] = {0};
   const int dev = current_device();
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
@@ -634,7 +640,7 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<Scalar, CPLX> a, cudaStream_t stream, int
   const int ty = (a.M + Sh::MT - 1) / Sh::MT, tz = (a.N + Sh::NT - 1) / Sh::NT;
   std::int64_t fill = std::int64_t(sm_count()) * occ[dev];
   if (max_blocks_override > 0) fill = max_blocks_override;
-  const bool direct = !a.deterministic && tsmttsm_direct_combine<Scalar, CPLX>() && !stream_capturing(stream);
+  const bool direct = !a.deterministic && tsmttsm_direct_combine<Scalar, Complex>() && !stream_capturing(stream);
   // direct (leap-frog): one scaling block per column tile comes on top of the row blocks, which give up one block to it
   // The ring runs one block per SM, where the extra block leaves an SM idle, so its launches have none and the first
   // row block to finish claims the scaling (faster than the extra block there). Row block 0 claiming at its start was
@@ -674,7 +680,7 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<Scalar, CPLX> a, cudaStream_t stream, int
     a.counters = nullptr;
     a.W = static_cast<Scalar*>(ws);
   } else {  // zero-kept: [counters: ty*tz, rounded to 256 B][W: ncopies x M*N accumulators]
-    a.ncopies = tsmttsm_copies<Scalar, CPLX>(gx);
+    a.ncopies = tsmttsm_copies<Scalar, Complex>(gx);
     if (a.ncopies > 1) a.wcopy = tsmttsm_copy_stride<Scalar>(MN * NS);
     const std::size_t cnt_bytes = ((std::size_t(ty) * tz * sizeof(unsigned) + 255) / 256) * 256;
     err = workspace(stream, 0, cnt_bytes + std::size_t(a.ncopies) * a.wcopy * sizeof(Scalar), &ws);
@@ -687,7 +693,7 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<Scalar, CPLX> a, cudaStream_t stream, int
   if (err != cudaSuccess) return err;
   if (a.deterministic) {
     const std::int64_t threads = MN * 32;
-    tsmttsm_reduce_kernel<Scalar, CPLX><<<unsigned((threads + 255) / 256), 256, 0, stream>>>(a, int(gx));
+    tsmttsm_reduce_kernel<Scalar, Complex><<<unsigned((threads + 255) / 256), 256, 0, stream>>>(a, int(gx));
     err = cudaGetLastError();
   }
   return err;
@@ -714,9 +720,9 @@ constexpr bool tsmttsm_ring_class() {
 // What the ring needs: the class's own widths (M == TM, N == TN: compile-time piece counts), operands larger than the
 // L2, 16-byte aligned operands, row-major rows dense (ld == width: a chunk is one run) or column-major columns
 // starting at 16-byte multiples.
-template <class Scalar, bool CPLX, int TM, int TN, int LAY>
-bool tsmttsm_ring_fits(const TsmttsmArgs<Scalar, CPLX>& a) {
-  constexpr std::int64_t EB = sizeof(Elem<Scalar, CPLX>);
+template <class Scalar, bool Complex, int TM, int TN, int LAY>
+bool tsmttsm_ring_fits(const TsmttsmArgs<Scalar, Complex>& a) {
+  constexpr std::int64_t EB = sizeof(Elem<Scalar, Complex>);
   if (a.M != TM || a.N != TN || a.K < 1) return false;
   if (a.K * (a.M + a.N) * EB <= l2_bytes()) return false;
   if ((reinterpret_cast<std::uintptr_t>(a.A) | reinterpret_cast<std::uintptr_t>(a.B)) % 16 != 0) return false;
@@ -725,15 +731,15 @@ bool tsmttsm_ring_fits(const TsmttsmArgs<Scalar, CPLX>& a) {
 }
 // The square tables' launch: the ring where it fits and pays (real double, one thread per row, the ring classes),
 // else the leap-frog.
-template <class Scalar, bool CPLX, int TM, int TN, int PM, int PN, int LAY>
-cudaError_t launch_tsmttsm_square(const TsmttsmArgs<Scalar, CPLX>& a, cudaStream_t stream) {
-  if constexpr (PM * PN == 1 && LAY != kLayGEN && std::is_same<Scalar, double>::value && !CPLX &&
+template <class Scalar, bool Complex, int TM, int TN, int PM, int PN, int LAY>
+cudaError_t launch_tsmttsm_square(const TsmttsmArgs<Scalar, Complex>& a, cudaStream_t stream) {
+  if constexpr (PM * PN == 1 && LAY != kLayGEN && std::is_same<Scalar, double>::value && !Complex &&
                 tsmttsm_ring_class<TM, LAY>()) {
-    if (tsmttsm_ring_fits<Scalar, CPLX, TM, TN, LAY>(a))
-      return launch_tsmttsm<Scalar, CPLX, TM, TN, PM, PN, LAY, tsmttsm_ring_stages<Elem<Scalar, CPLX>, TM, TN>()>(
+    if (tsmttsm_ring_fits<Scalar, Complex, TM, TN, LAY>(a))
+      return launch_tsmttsm<Scalar, Complex, TM, TN, PM, PN, LAY, tsmttsm_ring_stages<Elem<Scalar, Complex>, TM, TN>()>(
           a, stream);
   }
-  return launch_tsmttsm<Scalar, CPLX, TM, TN, PM, PN, LAY>(a, stream);
+  return launch_tsmttsm<Scalar, Complex, TM, TN, PM, PN, LAY>(a, stream);
 }
 
 }  // namespace detail

@@ -9,28 +9,28 @@
 namespace kbla {
 namespace cuda {
 
-template <class T>
-cudaError_t tsmttsm(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda,
-                    Layout layoutA, const T* B, std::int64_t ldb, Layout layoutB, T beta, T* C, std::int64_t ldc,
-                    Layout layoutC, const TallSkinnyOptions& options) {
+template <class Scalar>
+cudaError_t tsmttsm(cudaStream_t stream, std::int64_t K, int M, int N, Scalar alpha, const Scalar* A, std::int64_t lda,
+                    Layout layoutA, const Scalar* B, std::int64_t ldb, Layout layoutB, Scalar beta, Scalar* C,
+                    std::int64_t ldc, Layout layoutC, const TallSkinnyOptions& options) {
   return detail::tsmttsm_impl(stream, K, M, N, alpha, A, lda, layoutA, B, ldb, layoutB, beta, C, ldc, layoutC,
                               options);
 }
 
-template <class T>
-cudaError_t tsmm(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda,
-                 Layout layoutA, const T* C, std::int64_t ldc, Layout layoutC, T beta, T* B, std::int64_t ldb,
-                 Layout layoutB, const TallSkinnyOptions& options) {
+template <class Scalar>
+cudaError_t tsmm(cudaStream_t stream, std::int64_t K, int M, int N, Scalar alpha, const Scalar* A, std::int64_t lda,
+                 Layout layoutA, const Scalar* C, std::int64_t ldc, Layout layoutC, Scalar beta, Scalar* B,
+                 std::int64_t ldb, Layout layoutB, const TallSkinnyOptions& options) {
   return detail::tsmm_impl(stream, K, M, N, alpha, A, lda, layoutA, C, ldc, layoutC, beta, B, ldb, layoutB, options);
 }
 
-#define KBLA_TS_INST(T)                                                                                      \
-  template cudaError_t tsmttsm<T>(cudaStream_t, std::int64_t, int, int, T, const T*, std::int64_t, Layout,   \
-                                  const T*, std::int64_t, Layout, T, T*, std::int64_t, Layout,              \
-                                  const TallSkinnyOptions&);                                                 \
-  template cudaError_t tsmm<T>(cudaStream_t, std::int64_t, int, int, T, const T*, std::int64_t, Layout,      \
-                               const T*, std::int64_t, Layout, T, T*, std::int64_t, Layout,                \
-                               const TallSkinnyOptions&);
+#define KBLA_TS_INST(Scalar)                                                                                           \
+  template cudaError_t tsmttsm<Scalar>(cudaStream_t, std::int64_t, int, int, Scalar, const Scalar*, std::int64_t,      \
+                                       Layout, const Scalar*, std::int64_t, Layout, Scalar, Scalar*, std::int64_t,     \
+                                       Layout, const TallSkinnyOptions&);                                              \
+  template cudaError_t tsmm<Scalar>(cudaStream_t, std::int64_t, int, int, Scalar, const Scalar*, std::int64_t, Layout, \
+                                    const Scalar*, std::int64_t, Layout, Scalar, Scalar*, std::int64_t, Layout,        \
+                                    const TallSkinnyOptions&);
 KBLA_TS_INST(float)
 KBLA_TS_INST(double)
 KBLA_TS_INST(std::complex<float>)

@@ -41,36 +41,36 @@ __device__ __forceinline__ void cp_async_pair(void* dst, const void* src, int by
   }
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N>
+template <int PendingGroups>
 __device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(PendingGroups) : "memory");
 }
 
-// Device complex: same layout as std::complex<S> / Kokkos::complex<S>, aligned like the 2-vector loads need.
-template <class S>
-struct alignas(2 * sizeof(S)) cpx {
-  S x, y;
+// Device complex: same layout as std::complex<Real> / Kokkos::complex<Real>, aligned like the 2-vector loads need.
+template <class Real>
+struct alignas(2 * sizeof(Real)) cpx {
+  Real x, y;
 };
 
-// Scalar traits: S is the real type, CPLX whether elements are complex (2 consecutive S).
-template <class T>
+// Scalar traits: Real is the real type, cplx whether elements are complex (2 consecutive Reals).
+template <class Scalar>
 struct ScalarOf {
-  using S = T;
+  using Real = Scalar;
   static constexpr bool cplx = false;
 };
-template <class S_>
-struct ScalarOf<std::complex<S_>> {
-  using S = S_;
+template <class Component>
+struct ScalarOf<std::complex<Component>> {
+  using Real = Component;
   static constexpr bool cplx = true;
 };
 
 // Element type for loads/stores.
-template <class S, bool CPLX>
-using Elem = std::conditional_t<CPLX, cpx<S>, S>;
+template <class Real, bool Complex>
+using Elem = std::conditional_t<Complex, cpx<Real>, Real>;
 
-template <class S, bool CPLX>
+template <class Real, bool Complex>
 struct Coef {  // alpha or beta as passed to a kernel
-  S re, im;
+  Real re, im;
 };
 
 // Number of SMs / L2 bytes of the current device, queried once per device and cached.
@@ -85,8 +85,8 @@ int current_device();
 cudaError_t workspace(cudaStream_t stream, int slot, std::size_t bytes, void** ptr);
 
 // Occupancy of a kernel, cached by the caller in a function-local static keyed by device.
-template <class F>
-int blocks_per_sm(F kernel, int threads, std::size_t dyn_smem) {
+template <class KernelFunction>
+int blocks_per_sm(KernelFunction kernel, int threads, std::size_t dyn_smem) {
   int n = 0;
   if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, dyn_smem) != cudaSuccess || n < 1) n = 1;
   return n;
@@ -95,10 +95,11 @@ int blocks_per_sm(F kernel, int threads, std::size_t dyn_smem) {
 constexpr int kMaxDevices = 64;
 
 // Whether a bulk-copy kernel (update_bulk.cuh, update_bulk_cplx.cuh: sm_90, ~200 KB of dynamic shared memory per
-// block) can run on the current device: its shared-memory attribute is set once per device and the answer kept in the caller's
-// per-kernel `ready` (1: yes, -1: no). cudaErrorNotSupported (the error cleared) sends the caller to the other kernels.
-template <class F>
-cudaError_t bulk_kernel_ready(F kernel, std::size_t dyn_smem, int (&ready)[kMaxDevices]) {
+// block) can run on the current device: its shared-memory attribute is set once per device and the answer kept in the
+// caller's per-kernel `ready` (1: yes, -1: no). cudaErrorNotSupported (the error cleared) sends the caller to the other
+// kernels.
+template <class KernelFunction>
+cudaError_t bulk_kernel_ready(KernelFunction kernel, std::size_t dyn_smem, int (&ready)[kMaxDevices]) {
   const int dev = current_device();
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
   if (ready[dev] == 0) {
@@ -123,8 +124,8 @@ cudaError_t bulk_kernel_ready(F kernel, std::size_t dyn_smem, int (&ready)[kMaxD
 //   KBLA_TSMM_D_COL read A by cp.async.ca and re-read from L1 the sectors that an odd ld splits between chunks, and
 //   the SIMT TSMTTSM kernel and the TSMM row kernel load through L1: under PreferShared they lost up to ~14 %
 //   (docs/tall_skinny.md).
-template <class F>
-int blocks_per_sm_pinned(F kernel, int threads, std::size_t dyn_smem, bool min_l1) {
+template <class KernelFunction>
+int blocks_per_sm_pinned(KernelFunction kernel, int threads, std::size_t dyn_smem, bool min_l1) {
   if (cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100) != cudaSuccess) {
     (void)cudaGetLastError();  // a hint only: run with the context's preference
     return blocks_per_sm(kernel, threads, dyn_smem);
@@ -157,28 +158,28 @@ int blocks_per_sm_pinned(F kernel, int threads, std::size_t dyn_smem, bool min_l
 // Entry (m, n) of the real view of a complex matrix: element z = re + i im of the complex matrix sits at (m / 2, n / 2)
 // as the 2 x 2 block [[re, im], [-im, re]], so that a row (a_re, a_im) of the interleaved real view times it gives
 // (re of a z, im of a z). Used for alpha * C in the complex TSMM kernels (update_dmma.cuh, update_rows.cuh).
-template <class S>
-__host__ __device__ __forceinline__ S real_view_entry(S re, S im, int m, int n) {
+template <class Real>
+__host__ __device__ __forceinline__ Real real_view_entry(Real re, Real im, int m, int n) {
   return (m & 1) == (n & 1) ? re : ((m & 1) ? -im : im);
 }
-template <class S>
-__device__ __forceinline__ S zero_of() {
-  return S(0);
+template <class Real>
+__device__ __forceinline__ Real zero_of() {
+  return Real(0);
 }
 
-template <class S>
-__device__ __forceinline__ void set_zero(S& v) {
-  v = S(0);
+template <class Real>
+__device__ __forceinline__ void set_zero(Real& v) {
+  v = Real(0);
 }
-template <class S>
-__device__ __forceinline__ void set_zero(cpx<S>& v) {
-  v.x = S(0);
-  v.y = S(0);
+template <class Real>
+__device__ __forceinline__ void set_zero(cpx<Real>& v) {
+  v.x = Real(0);
+  v.y = Real(0);
 }
 
 // read-only load through the non-coherent path
-template <class S>
-__device__ __forceinline__ S ldg(const S* p) {
+template <class Real>
+__device__ __forceinline__ Real ldg(const Real* p) {
   return __ldg(p);
 }
 __device__ __forceinline__ cpx<double> ldg(const cpx<double>* p) {

@@ -47,10 +47,11 @@ cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb
 
 bool fits(std::int64_t v) { return v <= INT_MAX; }
 
-template <class T>
-cudaError_t ts_impl(cudaStream_t s, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda, Layout la,
-                    const T* B, std::int64_t ldb, Layout lb, T beta, T* C, std::int64_t ldc, Layout lc) {
-  constexpr bool cplx = ScalarOf<T>::cplx;
+template <class Scalar>
+cudaError_t ts_impl(cudaStream_t s, std::int64_t K, int M, int N, Scalar alpha, const Scalar* A, std::int64_t lda,
+                    Layout la, const Scalar* B, std::int64_t ldb, Layout lb, Scalar beta, Scalar* C, std::int64_t ldc,
+                    Layout lc) {
+  constexpr bool cplx = ScalarOf<Scalar>::cplx;
   if (!fits(K) || !fits(lda) || !fits(ldb) || !fits(ldc)) return cudaErrorNotSupported;
   const cublasOperation_t H = cplx ? CUBLAS_OP_C : CUBLAS_OP_T;
   cublasHandle_t h;
@@ -71,9 +72,10 @@ cudaError_t ts_impl(cudaStream_t s, std::int64_t K, int M, int N, T alpha, const
   return st == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown;
 }
 
-template <class T>
-cudaError_t tm_impl(cudaStream_t s, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda, Layout la,
-                    const T* C, std::int64_t ldc, Layout lc, T beta, T* B, std::int64_t ldb, Layout lb) {
+template <class Scalar>
+cudaError_t tm_impl(cudaStream_t s, std::int64_t K, int M, int N, Scalar alpha, const Scalar* A, std::int64_t lda,
+                    Layout la, const Scalar* C, std::int64_t ldc, Layout lc, Scalar beta, Scalar* B, std::int64_t ldb,
+                    Layout lb) {
   if (!fits(K) || !fits(lda) || !fits(ldb) || !fits(ldc)) return cudaErrorNotSupported;
   cublasHandle_t h;
   cudaError_t e = handle_for(s, &h);
@@ -92,16 +94,16 @@ cudaError_t tm_impl(cudaStream_t s, std::int64_t K, int M, int N, T alpha, const
 }
 }  // namespace
 
-#define KBLA_TS_CUBLAS_DEF(T)                                                                                    \
-  cudaError_t cublas_tsmttsm(cudaStream_t s, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda, \
-                             Layout la, const T* B, std::int64_t ldb, Layout lb, T beta, T* C, std::int64_t ldc,  \
-                             Layout lc) {                                                                        \
-    return ts_impl<T>(s, K, M, N, alpha, A, lda, la, B, ldb, lb, beta, C, ldc, lc);                             \
-  }                                                                                                              \
-  cudaError_t cublas_tsmm(cudaStream_t s, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda,    \
-                          Layout la, const T* C, std::int64_t ldc, Layout lc, T beta, T* B, std::int64_t ldb,     \
-                          Layout lb) {                                                                           \
-    return tm_impl<T>(s, K, M, N, alpha, A, lda, la, C, ldc, lc, beta, B, ldb, lb);                             \
+#define KBLA_TS_CUBLAS_DEF(Scalar)                                                                                   \
+  cudaError_t cublas_tsmttsm(cudaStream_t s, std::int64_t K, int M, int N, Scalar alpha, const Scalar* A,            \
+                             std::int64_t lda, Layout la, const Scalar* B, std::int64_t ldb, Layout lb, Scalar beta, \
+                             Scalar* C, std::int64_t ldc, Layout lc) {                                               \
+    return ts_impl<Scalar>(s, K, M, N, alpha, A, lda, la, B, ldb, lb, beta, C, ldc, lc);                             \
+  }                                                                                                                  \
+  cudaError_t cublas_tsmm(cudaStream_t s, std::int64_t K, int M, int N, Scalar alpha, const Scalar* A,               \
+                          std::int64_t lda, Layout la, const Scalar* C, std::int64_t ldc, Layout lc, Scalar beta,    \
+                          Scalar* B, std::int64_t ldb, Layout lb) {                                                  \
+    return tm_impl<Scalar>(s, K, M, N, alpha, A, lda, la, C, ldc, lc, beta, B, ldb, lb);                             \
   }
 KBLA_TS_CUBLAS_DEF(float)
 KBLA_TS_CUBLAS_DEF(double)

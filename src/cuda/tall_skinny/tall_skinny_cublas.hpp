@@ -13,13 +13,13 @@ namespace kbla {
 namespace cuda {
 namespace detail {
 
-#define KBLA_TS_CUBLAS_DECL(T)                                                                               \
-  cudaError_t cublas_tsmttsm(cudaStream_t s, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda, \
-                             Layout la, const T* B, std::int64_t ldb, Layout lb, T beta, T* C, std::int64_t ldc,  \
-                             Layout lc);                                                                         \
-  cudaError_t cublas_tsmm(cudaStream_t s, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda,    \
-                          Layout la, const T* C, std::int64_t ldc, Layout lc, T beta, T* B, std::int64_t ldb,     \
-                          Layout lb);
+#define KBLA_TS_CUBLAS_DECL(Scalar)                                                                                  \
+  cudaError_t cublas_tsmttsm(cudaStream_t s, std::int64_t K, int M, int N, Scalar alpha, const Scalar* A,            \
+                             std::int64_t lda, Layout la, const Scalar* B, std::int64_t ldb, Layout lb, Scalar beta, \
+                             Scalar* C, std::int64_t ldc, Layout lc);                                                \
+  cudaError_t cublas_tsmm(cudaStream_t s, std::int64_t K, int M, int N, Scalar alpha, const Scalar* A,               \
+                          std::int64_t lda, Layout la, const Scalar* C, std::int64_t ldc, Layout lc, Scalar beta,    \
+                          Scalar* B, std::int64_t ldb, Layout lb);
 KBLA_TS_CUBLAS_DECL(float)
 KBLA_TS_CUBLAS_DECL(double)
 KBLA_TS_CUBLAS_DECL(std::complex<float>)

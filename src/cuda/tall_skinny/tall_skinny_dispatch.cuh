@@ -27,15 +27,16 @@ namespace kbla {
 namespace cuda {
 namespace detail {
 
-template <class T>
+template <class Scalar>
 inline bool aligned_elem(const void* p) {
-  return reinterpret_cast<std::uintptr_t>(p) % alignof(Elem<typename ScalarOf<T>::S, ScalarOf<T>::cplx>) == 0;
+  return reinterpret_cast<std::uintptr_t>(p) % alignof(Elem<typename ScalarOf<Scalar>::Real, ScalarOf<Scalar>::cplx>) ==
+         0;
 }
 
-template <class T>
-Coef<typename ScalarOf<T>::S, ScalarOf<T>::cplx> coef(const T& v) {
-  if constexpr (ScalarOf<T>::cplx) return {v.real(), v.imag()};
-  else return {v, T(0)};
+template <class Scalar>
+Coef<typename ScalarOf<Scalar>::Real, ScalarOf<Scalar>::cplx> coef(const Scalar& v) {
+  if constexpr (ScalarOf<Scalar>::cplx) return {v.real(), v.imag()};
+  else return {v, Scalar(0)};
 }
 
 
@@ -43,18 +44,18 @@ Coef<typename ScalarOf<T>::S, ScalarOf<T>::cplx> coef(const T& v) {
 // SIMT tables; cudaErrorNotSupported (other types, no row, mixed layouts): the SIMT kernel.
 #define KBLA_TM_X_DMMA(WMIN, WMAX, W, NT, WR, TU, R, ST, MINB)                            \
   if (w >= WMIN && w <= WMAX) {                                                         \
-    const cudaError_t e_ = launch_tsmm_dmma<CP, W, NT, WR, TU, R, ST, MINB>(a, lay, st); \
+    const cudaError_t e_ = launch_tsmm_dmma<Complex, W, NT, WR, TU, R, ST, MINB>(a, lay, st); \
     if (e_ != cudaErrorNotSupported) return e_;                                          \
   }
-template <class S, bool CP>
-cudaError_t tsmm_dmma_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
-  if constexpr (std::is_same<S, double>::value) {
+template <class Real, bool Complex>
+cudaError_t tsmm_dmma_try(const TsmmArgs<Real, Complex>& a, int lay, cudaStream_t st) {
+  if constexpr (std::is_same<Real, double>::value) {
     const int w = std::max(a.M, a.N);
-    if constexpr (CP) {
+    if constexpr (Complex) {
       if (lay == kLayRR) {
 #define KBLA_TM_X_DMMA_FLAT(WMIN, WMAX, W, NT, WR, TU, R, ST, MINB)                       \
   if (w >= WMIN && w <= WMAX) {                                                           \
-    const cudaError_t e_ = launch_tsmm_dmma_flat<CP, W, NT, WR, R, ST, MINB>(a, lay, st); \
+    const cudaError_t e_ = launch_tsmm_dmma_flat<Complex, W, NT, WR, R, ST, MINB>(a, lay, st); \
     if (e_ != cudaErrorNotSupported) return e_;                                           \
   }
         KBLA_TSMM_DMMA_Z_RR_NARROW(KBLA_TM_X_DMMA_FLAT)
@@ -88,9 +89,9 @@ cudaError_t tsmm_dmma_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
 // needs every SM).
 // Complex double A * C at the widths of KBLA_TSMM_BULK_ZC (update_bulk_cplx.cuh: alpha C in shared memory), row-major
 // or column-major A and B, beta == 0, whole chunks of R rows, K >= 2^LK rows.
-template <class S, bool CP>
-cudaError_t tsmm_bulk_cplx_try(TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
-  if constexpr (std::is_same<S, double>::value && CP) {
+template <class Real, bool Complex>
+cudaError_t tsmm_bulk_cplx_try(TsmmArgs<Real, Complex>& a, int lay, cudaStream_t st) {
+  if constexpr (std::is_same<Real, double>::value && Complex) {
     if ((lay != kLayCC && lay != kLayRR) || !a.beta_zero) return cudaErrorNotSupported;
     const int w = std::max(a.M, a.N);
     const bool row = lay == kLayRR;
@@ -106,10 +107,10 @@ cudaError_t tsmm_bulk_cplx_try(TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
   return cudaErrorNotSupported;
 }
 
-template <class S, bool CP>
-cudaError_t tsmm_bulk_try(TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
-  if constexpr (std::is_same<S, double>::value) {
-    if constexpr (CP) {
+template <class Real, bool Complex>
+cudaError_t tsmm_bulk_try(TsmmArgs<Real, Complex>& a, int lay, cudaStream_t st) {
+  if constexpr (std::is_same<Real, double>::value) {
+    if constexpr (Complex) {
       const cudaError_t e = tsmm_bulk_cplx_try(a, lay, st);
       if (e != cudaErrorNotSupported) return e;
     }
@@ -124,11 +125,11 @@ cudaError_t tsmm_bulk_try(TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
     if (a.K < (std::int64_t(1) << LK)) return cudaErrorNotSupported;                         \
     if (A32 && a.asm_ % 32 == 0 && a.bsn % 32 == 0) return cudaErrorNotSupported;            \
     const int sq = sq_for(R);                                                                \
-    if (sq == 1) return launch_tsmm_bulk<W, R, ST, NCW, NO, 1, CP>(a, st);                   \
-    if (sq == 4) return launch_tsmm_bulk<W, R, ST, NCW, NO, 4, CP>(a, st);                   \
-    return launch_tsmm_bulk<W, R, ST, NCW, NO, 16, CP>(a, st);                               \
+    if (sq == 1) return launch_tsmm_bulk<W, R, ST, NCW, NO, 1, Complex>(a, st);                   \
+    if (sq == 4) return launch_tsmm_bulk<W, R, ST, NCW, NO, 4, Complex>(a, st);                   \
+    return launch_tsmm_bulk<W, R, ST, NCW, NO, 16, Complex>(a, st);                               \
   }
-    if constexpr (CP) {
+    if constexpr (Complex) {
       KBLA_TSMM_BULK_Z(KBLA_TM_X_BULK)
     } else {
       KBLA_TSMM_BULK_D(KBLA_TM_X_BULK)
@@ -140,22 +141,22 @@ cudaError_t tsmm_bulk_try(TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
 
 // TSMM one thread per row (update_rows.cuh) for row-major double up to width 6 and complex double width 2, where the
 // staged kernel's shared memory round trip is the limiter.
-template <class S, bool CP>
-cudaError_t tsmm_rows_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
+template <class Real, bool Complex>
+cudaError_t tsmm_rows_try(const TsmmArgs<Real, Complex>& a, int lay, cudaStream_t st) {
   if (lay != kLayRR) return cudaErrorNotSupported;
   // complex double width 2 (the real view of width 4): faster than the SIMT kernel at few and at many rows. Width 1
   // lost at few rows and width 3 is no faster than the flat tensor-core row, so both stay where they were.
-  if constexpr (std::is_same<S, double>::value && CP) {
-    if (std::max(a.M, a.N) == 2) return launch_tsmm_rows<S, 4, true>(a, st);
+  if constexpr (std::is_same<Real, double>::value && Complex) {
+    if (std::max(a.M, a.N) == 2) return launch_tsmm_rows<Real, 4, true>(a, st);
   }
-  if constexpr (std::is_same<S, double>::value && !CP) {
+  if constexpr (std::is_same<Real, double>::value && !Complex) {
     switch (std::max(a.M, a.N)) {
-      case 1: return launch_tsmm_rows<S, 1>(a, st);
-      case 2: return launch_tsmm_rows<S, 2>(a, st);
-      case 3: return launch_tsmm_rows<S, 3>(a, st);
-      case 4: return launch_tsmm_rows<S, 4>(a, st);
-      case 5: return launch_tsmm_rows<S, 5>(a, st);
-      case 6: return launch_tsmm_rows<S, 6>(a, st);
+      case 1: return launch_tsmm_rows<Real, 1>(a, st);
+      case 2: return launch_tsmm_rows<Real, 2>(a, st);
+      case 3: return launch_tsmm_rows<Real, 3>(a, st);
+      case 4: return launch_tsmm_rows<Real, 4>(a, st);
+      case 5: return launch_tsmm_rows<Real, 5>(a, st);
+      case 6: return launch_tsmm_rows<Real, 6>(a, st);
       default: break;
     }
   }
@@ -165,10 +166,10 @@ cudaError_t tsmm_rows_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
 // Column-major double TSMM on the SIMT kernel (odd K; the tensor-core path declined it): the rows of
 // KBLA_TSMM_D_COL first, then the KBLA_TSMM_D rows.
 #define KBLA_TM_X_DCOL(WMIN, WMAX, W, TN, U, RK, MINB) \
-  if (w >= WMIN && w <= WMAX) return launch_tsmm<S, CP, W, W, TN, U, RK, 1, MINB>(a, st, 0, true);
-template <class S, bool CP>
-cudaError_t tsmm_dcol_try(const TsmmArgs<S, CP>& a, int lay, cudaStream_t st) {
-  if constexpr (std::is_same<S, double>::value && !CP) {
+  if (w >= WMIN && w <= WMAX) return launch_tsmm<Real, Complex, W, W, TN, U, RK, 1, MINB>(a, st, 0, true);
+template <class Real, bool Complex>
+cudaError_t tsmm_dcol_try(const TsmmArgs<Real, Complex>& a, int lay, cudaStream_t st) {
+  if constexpr (std::is_same<Real, double>::value && !Complex) {
     if (lay != kLayCC) return cudaErrorNotSupported;
     const int w = std::max(a.M, a.N);
     KBLA_TSMM_D_COL(KBLA_TM_X_DCOL)
@@ -191,17 +192,18 @@ inline bool ld_ok(std::int64_t ld, Layout l, std::int64_t rows, std::int64_t col
   return l == Layout::RowMajor ? ld >= std::max<std::int64_t>(cols, 1) : ld >= std::max<std::int64_t>(rows, 1);
 }
 
-template <class T, class Run, class RunNarrow>
-cudaError_t tsmttsm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A,
-                          std::int64_t lda, Layout la, const T* B, std::int64_t ldb, Layout lb, T beta, T* C,
-                          std::int64_t ldc, Layout lc, const TallSkinnyOptions& opt, Run run, RunNarrow run_narrow) {
-  using S = typename ScalarOf<T>::S;
-  constexpr bool CP = ScalarOf<T>::cplx;
-  using E = Elem<S, CP>;
+template <class Scalar, class Run, class RunNarrow>
+cudaError_t tsmttsm_entry(cudaStream_t stream, std::int64_t K, int M, int N, Scalar alpha, const Scalar* A,
+                          std::int64_t lda, Layout la, const Scalar* B, std::int64_t ldb, Layout lb, Scalar beta,
+                          Scalar* C, std::int64_t ldc, Layout lc, const TallSkinnyOptions& opt, Run run,
+                          RunNarrow run_narrow) {
+  using Real = typename ScalarOf<Scalar>::Real;
+  constexpr bool Complex = ScalarOf<Scalar>::cplx;
+  using E = Elem<Real, Complex>;
   if (K < 0 || M < 1 || N < 1 || C == nullptr) return cudaErrorInvalidValue;
   if (!ld_ok(ldc, lc, M, N)) return cudaErrorInvalidValue;
-  if (!aligned_elem<T>(C)) return cudaErrorMisalignedAddress;
-  TsmttsmArgs<S, CP> a{};
+  if (!aligned_elem<Scalar>(C)) return cudaErrorMisalignedAddress;
+  TsmttsmArgs<Real, Complex> a{};
   a.C = reinterpret_cast<E*>(C);
   a.ldc = ldc;
   a.crow = lc == Layout::RowMajor;
@@ -210,17 +212,18 @@ cudaError_t tsmttsm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T a
   a.N = N;
   a.alpha = coef(alpha);
   a.beta = coef(beta);
-  a.beta_zero = (beta == T(0));
+  a.beta_zero = (beta == Scalar(0));
   a.deterministic = opt.deterministic;
   a.complex_3m = opt.complex_3m;
   if (K == 0) {
     const std::int64_t n = std::int64_t(M) * N;
-    scale_kernel<S, CP><<<unsigned((n + 255) / 256), 256, 0, stream>>>(a.C, ldc, a.crow, M, N, a.beta, a.beta_zero);
+    scale_kernel<Real, Complex>
+        <<<unsigned((n + 255) / 256), 256, 0, stream>>>(a.C, ldc, a.crow, M, N, a.beta, a.beta_zero);
     return cudaGetLastError();
   }
   if (A == nullptr || B == nullptr) return cudaErrorInvalidValue;
   if (!ld_ok(lda, la, K, M) || !ld_ok(ldb, lb, K, N)) return cudaErrorInvalidValue;
-  if (!aligned_elem<T>(A) || !aligned_elem<T>(B)) return cudaErrorMisalignedAddress;
+  if (!aligned_elem<Scalar>(A) || !aligned_elem<Scalar>(B)) return cudaErrorMisalignedAddress;
   a.A = reinterpret_cast<const E*>(A);
   a.B = reinterpret_cast<const E*>(B);
   a.ask = la == Layout::RowMajor ? lda : 1;
@@ -230,8 +233,8 @@ cudaError_t tsmttsm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T a
   const bool narrow = narrow_shape(M, N, kNarrowMaxM);
   const bool wide = std::max(M, N) > kCublasAbove;
   const bool to_cublas =
-      opt.allow_cublas && ((wide && !narrow) ||
-                           inner_takes_cublas<T>(stream, K, M, N, alpha, A, lda, la, B, ldb, lb, beta, C, ldc, lc, opt));
+      opt.allow_cublas && ((wide && !narrow) || inner_takes_cublas<Scalar>(stream, K, M, N, alpha, A, lda, la, B, ldb,
+                                                                           lb, beta, C, ldc, lc, opt));
   if (narrow && !to_cublas) {
     const cudaError_t e = run_narrow(a, lay_of(la, lb), stream);
     if (e != cudaErrorNotSupported) return e;
@@ -243,19 +246,20 @@ cudaError_t tsmttsm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T a
   return run(a, lay_of(la, lb), stream);
 }
 
-template <class T, class Run, class RunNarrow>
-cudaError_t tsmm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda,
-                       Layout la, const T* C, std::int64_t ldc, Layout lc, T beta, T* B, std::int64_t ldb,
-                       Layout lb, const TallSkinnyOptions& opt, int max_inplace_width, Run run,
-                       RunNarrow run_narrow) {
-  using S = typename ScalarOf<T>::S;
-  constexpr bool CP = ScalarOf<T>::cplx;
-  using E = Elem<S, CP>;
+template <class Scalar, class Run, class RunNarrow>
+cudaError_t tsmm_entry(cudaStream_t stream, std::int64_t K, int M, int N, Scalar alpha, const Scalar* A,
+                       std::int64_t lda, Layout la, const Scalar* C, std::int64_t ldc, Layout lc, Scalar beta,
+                       Scalar* B, std::int64_t ldb, Layout lb, const TallSkinnyOptions& opt, int max_inplace_width,
+                       Run run, RunNarrow run_narrow) {
+  using Real = typename ScalarOf<Scalar>::Real;
+  constexpr bool Complex = ScalarOf<Scalar>::cplx;
+  using E = Elem<Real, Complex>;
   if (K < 0 || M < 1 || N < 1) return cudaErrorInvalidValue;
   if (K == 0) return cudaSuccess;
   if (A == nullptr || B == nullptr || C == nullptr) return cudaErrorInvalidValue;
   if (!ld_ok(lda, la, K, M) || !ld_ok(ldb, lb, K, N) || !ld_ok(ldc, lc, M, N)) return cudaErrorInvalidValue;
-  if (!aligned_elem<T>(A) || !aligned_elem<T>(B) || !aligned_elem<T>(C)) return cudaErrorMisalignedAddress;
+  if (!aligned_elem<Scalar>(A) || !aligned_elem<Scalar>(B) || !aligned_elem<Scalar>(C))
+    return cudaErrorMisalignedAddress;
   const bool inplace = static_cast<const void*>(A) == static_cast<const void*>(B);
   if (inplace && (M != N || la != lb || lda != ldb)) return cudaErrorInvalidValue;
   const bool narrow_class = narrow_shape(M, N, 64);  // the narrow tables stage all of M (MT <= 64)
@@ -269,13 +273,13 @@ cudaError_t tsmm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T alph
   const bool to_cublas =
       !inplace && opt.allow_cublas &&
       ((wide && !columns) ||
-       update_takes_cublas<T>(stream, K, M, N, alpha, A, lda, la, C, ldc, lc, beta, B, ldb, lb, opt));
+       update_takes_cublas<Scalar>(stream, K, M, N, alpha, A, lda, la, C, ldc, lc, beta, B, ldb, lb, opt));
   const bool narrow = !inplace && narrow_class && !to_cublas;
   if (to_cublas) {
     const cudaError_t e = cublas_tsmm(stream, K, M, N, alpha, A, lda, la, C, ldc, lc, beta, B, ldb, lb);
     if (e != cudaErrorNotSupported) return e;
   }
-  TsmmArgs<S, CP> a{};
+  TsmmArgs<Real, Complex> a{};
   a.A = reinterpret_cast<const E*>(A);
   a.ask = la == Layout::RowMajor ? lda : 1;
   a.asm_ = la == Layout::RowMajor ? 1 : lda;
@@ -290,7 +294,7 @@ cudaError_t tsmm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T alph
   a.N = N;
   a.alpha = coef(alpha);
   a.beta = coef(beta);
-  a.beta_zero = (beta == T(0));
+  a.beta_zero = (beta == Scalar(0));
   const int lay = lay_of(la, lb);
   if (columns && !to_cublas) {
     const cudaError_t e = launch_update_columns(a, lay, stream);
@@ -312,7 +316,7 @@ cudaError_t tsmm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T alph
   if (err != cudaSuccess) return err;
   for (std::int64_t k0 = 0; k0 < K; k0 += kc) {
     const std::int64_t kn = std::min(kc, K - k0);
-    TsmmArgs<S, CP> c = a;
+    TsmmArgs<Real, Complex> c = a;
     c.K = kn;
     if (la == Layout::RowMajor) {
       err = cudaMemcpy2DAsync(tmp, M * es, A + k0 * lda, lda * es, M * es, kn, cudaMemcpyDeviceToDevice, stream);
@@ -340,13 +344,14 @@ cudaError_t tsmm_entry(cudaStream_t stream, std::int64_t K, int M, int N, T alph
 namespace kbla {
 namespace cuda {
 namespace detail {
-#define KBLA_TS_IMPL_DECL(T)                                                                                 \
-  cudaError_t tsmttsm_impl(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A,           \
-                           std::int64_t lda, Layout layoutA, const T* B, std::int64_t ldb, Layout layoutB,   \
-                           T beta, T* C, std::int64_t ldc, Layout layoutC, const TallSkinnyOptions& options); \
-  cudaError_t tsmm_impl(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A,              \
-                        std::int64_t lda, Layout layoutA, const T* C, std::int64_t ldc, Layout layoutC,      \
-                        T beta, T* B, std::int64_t ldb, Layout layoutB, const TallSkinnyOptions& options);
+#define KBLA_TS_IMPL_DECL(Scalar)                                                                               \
+  cudaError_t tsmttsm_impl(cudaStream_t stream, std::int64_t K, int M, int N, Scalar alpha, const Scalar* A,    \
+                           std::int64_t lda, Layout layoutA, const Scalar* B, std::int64_t ldb, Layout layoutB, \
+                           Scalar beta, Scalar* C, std::int64_t ldc, Layout layoutC,                            \
+                           const TallSkinnyOptions& options);                                                   \
+  cudaError_t tsmm_impl(cudaStream_t stream, std::int64_t K, int M, int N, Scalar alpha, const Scalar* A,       \
+                        std::int64_t lda, Layout layoutA, const Scalar* C, std::int64_t ldc, Layout layoutC,    \
+                        Scalar beta, Scalar* B, std::int64_t ldb, Layout layoutB, const TallSkinnyOptions& options);
 KBLA_TS_IMPL_DECL(float)
 KBLA_TS_IMPL_DECL(double)
 KBLA_TS_IMPL_DECL(std::complex<float>)
@@ -355,106 +360,104 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
 }  // namespace cuda
 }  // namespace kbla
 
-#define KBLA_TS_DEFINE_TSMTTSM(T, TABLE, GEN, PRE, NARROW, NPRE)                                                   \
-  namespace kbla {                                                                                           \
-  namespace cuda {                                                                                           \
-  namespace detail {                                                                                         \
-  cudaError_t tsmttsm_impl(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A,             \
-                         std::int64_t lda, Layout layoutA, const T* B, std::int64_t ldb, Layout layoutB,     \
-                         T beta, T* C, std::int64_t ldc, Layout layoutC, const TallSkinnyOptions& options) { \
-    using S_ = ScalarOf<T>::S;                                                                       \
-    constexpr bool CP_ = ScalarOf<T>::cplx;                                                          \
-    auto run = [](const TsmttsmArgs<S_, CP_>& a, int lay, cudaStream_t st) -> cudaError_t {          \
-      const int w = a.M > a.N ? a.M : a.N;                                                                    \
-      PRE                                                                                                    \
-      if (lay == kLayRR) {                                                                           \
-        TABLE(KBLA_TS_X_RR)                                                                                  \
-      } else if (lay == kLayCC) {                                                                    \
-        TABLE(KBLA_TS_X_CC)                                                                                  \
-      } else {                                                                                               \
-        GEN(KBLA_TS_X_GEN)                                                                                   \
-      }                                                                                                      \
-      return cudaErrorNotSupported;                                                                          \
-    };                                                                                                       \
-    auto run_narrow = [](const TsmttsmArgs<S_, CP_>& a, int lay, cudaStream_t st) -> cudaError_t {   \
-      NPRE                                                                                                   \
-      if (lay == kLayRR) {                                                                                   \
-        NARROW(KBLA_TSN_X_RR)                                                                                \
-      } else if (lay == kLayCC) {                                                                            \
-        NARROW(KBLA_TSN_X_CC)                                                                                \
-      }                                                                                                      \
-      return cudaErrorNotSupported;                                                                          \
-    };                                                                                                       \
-    return tsmttsm_entry<T>(stream, K, M, N, alpha, A, lda, layoutA, B, ldb, layoutB, beta, C, ldc, \
-                                    layoutC, options, run, run_narrow);                                      \
-  }                                                                                                          \
-  }                                                                                                          \
-  }                                                                                                          \
+#define KBLA_TS_DEFINE_TSMTTSM(Scalar, TABLE, GEN, PRE, NARROW, NPRE)                                             \
+  namespace kbla {                                                                                                \
+  namespace cuda {                                                                                                \
+  namespace detail {                                                                                              \
+  cudaError_t tsmttsm_impl(cudaStream_t stream, std::int64_t K, int M, int N, Scalar alpha, const Scalar* A,      \
+                           std::int64_t lda, Layout layoutA, const Scalar* B, std::int64_t ldb, Layout layoutB,   \
+                           Scalar beta, Scalar* C, std::int64_t ldc, Layout layoutC,                              \
+                           const TallSkinnyOptions& options) {                                                    \
+    using Real_ = ScalarOf<Scalar>::Real;                                                                         \
+    constexpr bool Complex_ = ScalarOf<Scalar>::cplx;                                                             \
+    auto run = [](const TsmttsmArgs<Real_, Complex_>& a, int lay, cudaStream_t st) -> cudaError_t {               \
+      const int w = a.M > a.N ? a.M : a.N;                                                                        \
+      PRE if (lay == kLayRR) { TABLE(KBLA_TS_X_RR) }                                                              \
+      else if (lay == kLayCC) {                                                                                   \
+        TABLE(KBLA_TS_X_CC)                                                                                       \
+      }                                                                                                           \
+      else {                                                                                                      \
+        GEN(KBLA_TS_X_GEN)                                                                                        \
+      }                                                                                                           \
+      return cudaErrorNotSupported;                                                                               \
+    };                                                                                                            \
+    auto run_narrow = [](const TsmttsmArgs<Real_, Complex_>& a, int lay, cudaStream_t st) -> cudaError_t {        \
+      NPRE if (lay == kLayRR) { NARROW(KBLA_TSN_X_RR) }                                                           \
+      else if (lay == kLayCC) {                                                                                   \
+        NARROW(KBLA_TSN_X_CC)                                                                                     \
+      }                                                                                                           \
+      return cudaErrorNotSupported;                                                                               \
+    };                                                                                                            \
+    return tsmttsm_entry<Scalar>(stream, K, M, N, alpha, A, lda, layoutA, B, ldb, layoutB, beta, C, ldc, layoutC, \
+                                 options, run, run_narrow);                                                       \
+  }                                                                                                               \
+  }                                                                                                               \
+  }                                                                                                               \
   }
 #define KBLA_TS_X_RR(W, TM, TN, PM, PN) \
-  if (w <= W || W == 64) return launch_tsmttsm_square<S_, CP_, TM, TN, PM, PN, kLayRR>(a, st);
+  if (w <= W || W == 64) return launch_tsmttsm_square<Real_, Complex_, TM, TN, PM, PN, kLayRR>(a, st);
 #define KBLA_TS_X_CC(W, TM, TN, PM, PN) \
-  if (w <= W || W == 64) return launch_tsmttsm_square<S_, CP_, TM, TN, PM, PN, kLayCC>(a, st);
+  if (w <= W || W == 64) return launch_tsmttsm_square<Real_, Complex_, TM, TN, PM, PN, kLayCC>(a, st);
 #define KBLA_TS_X_GEN(W, TM, TN, PM, PN) \
-  if (w <= W || W == 64) return launch_tsmttsm<S_, CP_, TM, TN, PM, PN, kLayGEN>(a, st);
+  if (w <= W || W == 64) return launch_tsmttsm<Real_, Complex_, TM, TN, PM, PN, kLayGEN>(a, st);
 
-#define KBLA_TS_DEFINE_TSMM(T, TABLE, GEN, NARROW)                                                            \
-  namespace kbla {                                                                                           \
-  namespace cuda {                                                                                           \
-  namespace detail {                                                                                         \
-  cudaError_t tsmm_impl(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A,                \
-                      std::int64_t lda, Layout layoutA, const T* C, std::int64_t ldc, Layout layoutC, T beta,  \
-                      T* B, std::int64_t ldb, Layout layoutB, const TallSkinnyOptions& options) {            \
-    using S_ = ScalarOf<T>::S;                                                                       \
-    constexpr bool CP_ = ScalarOf<T>::cplx;                                                          \
-    auto run = [](const TsmmArgs<S_, CP_>& a0, int lay, cudaStream_t st) -> cudaError_t {            \
-      TsmmArgs<S_, CP_> a = a0;                                                                              \
-      {                                                                                                      \
-        cudaError_t e_ = tsmm_bulk_try(a, lay, st); /* may leave only the last rows in a */                  \
-        if (e_ != cudaErrorNotSupported && (e_ != cudaSuccess || a.K == 0)) return e_;                       \
-      }                                                                                                      \
-      const int w = a.M > a.N ? a.M : a.N;                                                                    \
-      {                                                                                                      \
-        cudaError_t e_ = tsmm_rows_try(a, lay, st);                                                          \
-        if (e_ != cudaErrorNotSupported) return e_;                                                          \
-        e_ = tsmm_dmma_try(a, lay, st);                                                                      \
-        if (e_ != cudaErrorNotSupported) return e_;                                                          \
-        e_ = tsmm_dcol_try(a, lay, st);                                                                      \
-        if (e_ != cudaErrorNotSupported) return e_;                                                          \
-      }                                                                                                      \
-      if (lay == kLayRR) {                                                                           \
-        TABLE(KBLA_TM_X_RR)                                                                                  \
-      } else if (lay == kLayCC) {                                                                    \
-        TABLE(KBLA_TM_X_CC)                                                                                  \
-      } else {                                                                                               \
-        GEN(KBLA_TM_X_GEN)                                                                                   \
-      }                                                                                                      \
-      return cudaErrorNotSupported;                                                                          \
-    };                                                                                                       \
-    auto run_narrow = [](const TsmmArgs<S_, CP_>& a, int lay, cudaStream_t st) -> cudaError_t {      \
-      if (lay == kLayRR) {                                                                                   \
-        NARROW(KBLA_TMN_X_RR)                                                                                \
-      } else if (lay == kLayCC) {                                                                            \
-        NARROW(KBLA_TMN_X_CC)                                                                                \
-      }                                                                                                      \
-      return cudaErrorNotSupported;                                                                          \
-    };                                                                                                       \
-    return tsmm_entry<T>(stream, K, M, N, alpha, A, lda, layoutA, C, ldc, layoutC, beta, B, ldb,    \
-                                 layoutB, options, 64, run, run_narrow);                                     \
-  }                                                                                                          \
-  }                                                                                                          \
-  }                                                                                                          \
+#define KBLA_TS_DEFINE_TSMM(Scalar, TABLE, GEN, NARROW)                                                               \
+  namespace kbla {                                                                                                    \
+  namespace cuda {                                                                                                    \
+  namespace detail {                                                                                                  \
+  cudaError_t tsmm_impl(cudaStream_t stream, std::int64_t K, int M, int N, Scalar alpha, const Scalar* A,             \
+                        std::int64_t lda, Layout layoutA, const Scalar* C, std::int64_t ldc, Layout layoutC,          \
+                        Scalar beta, Scalar* B, std::int64_t ldb, Layout layoutB, const TallSkinnyOptions& options) { \
+    using Real_ = ScalarOf<Scalar>::Real;                                                                             \
+    constexpr bool Complex_ = ScalarOf<Scalar>::cplx;                                                                 \
+    auto run = [](const TsmmArgs<Real_, Complex_>& a0, int lay, cudaStream_t st) -> cudaError_t {                     \
+      TsmmArgs<Real_, Complex_> a = a0;                                                                               \
+      {                                                                                                               \
+        cudaError_t e_ = tsmm_bulk_try(a, lay, st); /* may leave only the last rows in a */                           \
+        if (e_ != cudaErrorNotSupported && (e_ != cudaSuccess || a.K == 0)) return e_;                                \
+      }                                                                                                               \
+      const int w = a.M > a.N ? a.M : a.N;                                                                            \
+      {                                                                                                               \
+        cudaError_t e_ = tsmm_rows_try(a, lay, st);                                                                   \
+        if (e_ != cudaErrorNotSupported) return e_;                                                                   \
+        e_ = tsmm_dmma_try(a, lay, st);                                                                               \
+        if (e_ != cudaErrorNotSupported) return e_;                                                                   \
+        e_ = tsmm_dcol_try(a, lay, st);                                                                               \
+        if (e_ != cudaErrorNotSupported) return e_;                                                                   \
+      }                                                                                                               \
+      if (lay == kLayRR) {                                                                                            \
+        TABLE(KBLA_TM_X_RR)                                                                                           \
+      } else if (lay == kLayCC) {                                                                                     \
+        TABLE(KBLA_TM_X_CC)                                                                                           \
+      } else {                                                                                                        \
+        GEN(KBLA_TM_X_GEN)                                                                                            \
+      }                                                                                                               \
+      return cudaErrorNotSupported;                                                                                   \
+    };                                                                                                                \
+    auto run_narrow = [](const TsmmArgs<Real_, Complex_>& a, int lay, cudaStream_t st) -> cudaError_t {               \
+      if (lay == kLayRR) {                                                                                            \
+        NARROW(KBLA_TMN_X_RR)                                                                                         \
+      } else if (lay == kLayCC) {                                                                                     \
+        NARROW(KBLA_TMN_X_CC)                                                                                         \
+      }                                                                                                               \
+      return cudaErrorNotSupported;                                                                                   \
+    };                                                                                                                \
+    return tsmm_entry<Scalar>(stream, K, M, N, alpha, A, lda, layoutA, C, ldc, layoutC, beta, B, ldb, layoutB,        \
+                              options, 64, run, run_narrow);                                                          \
+  }                                                                                                                   \
+  }                                                                                                                   \
+  }                                                                                                                   \
   }
 #define KBLA_TM_X_RR(W, TN, U, RK) \
-  if (w <= W || W == 64) return launch_tsmm<S_, CP_, W, W, TN, U, RK, 0>(a, st);
+  if (w <= W || W == 64) return launch_tsmm<Real_, Complex_, W, W, TN, U, RK, 0>(a, st);
 #define KBLA_TM_X_CC(W, TN, U, RK) \
-  if (w <= W || W == 64) return launch_tsmm<S_, CP_, W, W, TN, U, RK, 1>(a, st);
+  if (w <= W || W == 64) return launch_tsmm<Real_, Complex_, W, W, TN, U, RK, 1>(a, st);
 #define KBLA_TM_X_GEN(W, TN, U, RK) \
-  if (w <= W || W == 64) return launch_tsmm<S_, CP_, W, W, TN, U, RK, 2>(a, st);
+  if (w <= W || W == 64) return launch_tsmm<Real_, Complex_, W, W, TN, U, RK, 2>(a, st);
 
 #define KBLA_TS_X_DMMA(WMIN, WMAX, BM, BN, FM, FN, KC, ST) \
   if (w >= WMIN && w <= WMAX) {                                                            \
-    const cudaError_t e_ = launch_tsmttsm_dmma<CP_, BM, BN, FM, FN, KC, ST>(a, st);          \
+    const cudaError_t e_ = launch_tsmttsm_dmma<Complex_, BM, BN, FM, FN, KC, ST>(a, st);          \
     if (e_ != cudaErrorNotSupported) return e_;                                               \
   }
 #define KBLA_TS_PRE_NONE
@@ -474,7 +477,7 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
 // when A and B are row-major, then TABLE)
 #define KBLA_TS_X_DMMA_G3(WMIN, WMAX, BM, BN, FM, FN, KC, ST)                                 \
   if (w >= WMIN && w <= WMAX) {                                                            \
-    const cudaError_t e_ = launch_tsmttsm_dmma<CP_, BM, BN, FM, FN, KC, ST, true>(a, st);    \
+    const cudaError_t e_ = launch_tsmttsm_dmma<Complex_, BM, BN, FM, FN, KC, ST, true>(a, st);    \
     if (e_ != cudaErrorNotSupported) return e_;                                               \
   }
 #define KBLA_TS_PRE_DMMA_G3(G3TABLE, RRTABLE, TABLE)      \
@@ -486,16 +489,16 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
 
 // Narrow-shape rows (tall_skinny_params.hpp)
 #define KBLA_TSN_X_RR(NMAX, MMAX, TM, TN, PM, PN) \
-  if (a.N <= NMAX && a.M <= MMAX) return launch_tsmttsm<S_, CP_, TM, TN, PM, PN, kLayRR>(a, st);
+  if (a.N <= NMAX && a.M <= MMAX) return launch_tsmttsm<Real_, Complex_, TM, TN, PM, PN, kLayRR>(a, st);
 #define KBLA_TSN_X_CC(NMAX, MMAX, TM, TN, PM, PN) \
-  if (a.N <= NMAX && a.M <= MMAX) return launch_tsmttsm<S_, CP_, TM, TN, PM, PN, kLayCC>(a, st);
+  if (a.N <= NMAX && a.M <= MMAX) return launch_tsmttsm<Real_, Complex_, TM, TN, PM, PN, kLayCC>(a, st);
 #define KBLA_TMN_X_RR(NMAX, MT, NT, TN, U, RK) \
-  if (a.N <= NMAX && a.M <= MT) return launch_tsmm<S_, CP_, MT, NT, TN, U, RK, 0>(a, st);
+  if (a.N <= NMAX && a.M <= MT) return launch_tsmm<Real_, Complex_, MT, NT, TN, U, RK, 0>(a, st);
 #define KBLA_TMN_X_CC(NMAX, MT, NT, TN, U, RK) \
-  if (a.N <= NMAX && a.M <= MT) return launch_tsmm<S_, CP_, MT, NT, TN, U, RK, 1>(a, st);
+  if (a.N <= NMAX && a.M <= MT) return launch_tsmm<Real_, Complex_, MT, NT, TN, U, RK, 1>(a, st);
 #define KBLA_TS_X_DMMA_NARROW(NMAX, MMAX, BM, BN, FM, FN, KC, ST)                               \
   if (a.N <= NMAX && a.M <= MMAX) {                                                             \
-    const cudaError_t e_ = launch_tsmttsm_dmma<CP_, BM, BN, FM, FN, KC, ST>(a, st);              \
+    const cudaError_t e_ = launch_tsmttsm_dmma<Complex_, BM, BN, FM, FN, KC, ST>(a, st);              \
     if (e_ != cudaErrorNotSupported) return e_;                                                  \
   }
 #define KBLA_TS_NPRE_DMMA(TABLE) \

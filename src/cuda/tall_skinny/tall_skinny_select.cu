@@ -79,11 +79,11 @@ Counters& counters() {
   return *c;
 }
 
-template <class T>
+template <class Scalar>
 char type_letter() {
-  if (std::is_same<T, float>::value) return 'S';
-  if (std::is_same<T, double>::value) return 'D';
-  if (std::is_same<T, std::complex<float>>::value) return 'C';
+  if (std::is_same<Scalar, float>::value) return 'S';
+  if (std::is_same<Scalar, double>::value) return 'D';
+  if (std::is_same<Scalar, std::complex<float>>::value) return 'C';
   return 'Z';
 }
 char layout_letter(Layout l) { return l == Layout::RowMajor ? 'R' : 'C'; }
@@ -121,13 +121,13 @@ long long ld_code(const Operand& o) {
   if (o.layout == Layout::RowMajor) return o.ld == o.cols ? -1 : o.ld;
   return o.ld % 32;
 }
-template <class T>
+template <class Scalar>
 MemoKey memo_key(const void* cache, bool inner, std::int64_t K, int M, int N, const Operand& a, const Operand& b,
                  const Operand& c, bool beta_zero, bool complex_3m) {
   return MemoKey{current_device(),
                  static_cast<long long>(reinterpret_cast<std::uintptr_t>(cache)),
                  inner,
-                 type_letter<T>(),
+                 type_letter<Scalar>(),
                  M,
                  N,
                  row_bucket(K),
@@ -151,11 +151,11 @@ Memo& memo() {
 }
 
 // In place calls never reach the selection (cuBLAS cannot run them), so "in place" is not part of the key.
-template <class T>
+template <class Scalar>
 std::string call_class(const char* op, std::int64_t K, int M, int N, const Operand& a, const Operand& b,
                        const Operand& c, bool beta_zero, bool complex_3m) {
   std::ostringstream s;
-  s << op << ' ' << type_letter<T>() << ' ' << M << 'x' << N << " rows=b" << row_bucket(K)
+  s << op << ' ' << type_letter<Scalar>() << ' ' << M << 'x' << N << " rows=b" << row_bucket(K)
     << " A:" << tall_operand_class(a) << " B:" << tall_operand_class(b) << " C:" << layout_letter(c.layout)
     << (beta_zero ? " beta=0" : " beta!=0");
   if (complex_3m) s << " 3m";
@@ -288,9 +288,9 @@ double time_calls(cudaStream_t stream, std::int64_t K, double budget, int repeat
 
 // The selection for one call (both ops: A and B are the tall operands, C the small one; `inner` says which of B
 // and C is written).
-template <class T>
-bool takes_cublas(bool inner, cudaStream_t stream, std::int64_t K, int M, int N, T alpha, T beta, const Operand& a,
-                  const Operand& b, const Operand& c, const TallSkinnyOptions& options) {
+template <class Scalar>
+bool takes_cublas(bool inner, cudaStream_t stream, std::int64_t K, int M, int N, Scalar alpha, Scalar beta,
+                  const Operand& a, const Operand& b, const Operand& c, const TallSkinnyOptions& options) {
   Counters& count = counters();
   // Deterministic calls: the model's pick, so that the kernel (and so the bits) never depends on a measurement.
   if (options.deterministic) {
@@ -303,10 +303,10 @@ bool takes_cublas(bool inner, cudaStream_t stream, std::int64_t K, int M, int N,
     if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess || capture != cudaStreamCaptureStatusNone)
       mode = tuning::TuningMode::model_only;
   }
-  const bool beta_zero = beta == T(0);
+  const bool beta_zero = beta == Scalar(0);
   const bool complex_3m = inner && options.complex_3m;
   tuning::ChoiceCache& cache = tuning::process_choice_cache(options.choice_cache_path);
-  const MemoKey key = memo_key<T>(&cache, inner, K, M, N, a, b, c, beta_zero, complex_3m);
+  const MemoKey key = memo_key<Scalar>(&cache, inner, K, M, N, a, b, c, beta_zero, complex_3m);
   {
     Memo& m = memo();
     std::lock_guard<std::mutex> guard(m.mutex);
@@ -316,7 +316,7 @@ bool takes_cublas(bool inner, cudaStream_t stream, std::int64_t K, int M, int N,
       return found->second;
     }
   }
-  const std::string cls = call_class<T>(inner ? "inner" : "update", K, M, N, a, b, c, beta_zero, complex_3m);
+  const std::string cls = call_class<Scalar>(inner ? "inner" : "update", K, M, N, a, b, c, beta_zero, complex_3m);
 
   using Clock = std::chrono::steady_clock;
   Clock::time_point started;
@@ -331,7 +331,7 @@ bool takes_cublas(bool inner, cudaStream_t stream, std::int64_t K, int M, int N,
       measuring = true;
       started = Clock::now();
       void* p = nullptr;
-      planned = plan_scratch(K, a, b, c, sizeof(T), plan);
+      planned = plan_scratch(K, a, b, c, sizeof(Scalar), plan);
       if (planned && plan.bytes > kKeptScratch) {
         planned = cudaMalloc(&temporary, plan.bytes) == cudaSuccess;
         if (!planned) (void)cudaGetLastError();  // out of memory: clear it, the model's pick is used
@@ -339,13 +339,13 @@ bool takes_cublas(bool inner, cudaStream_t stream, std::int64_t K, int M, int N,
       } else if (planned) {
         planned = workspace(stream, kScratchSlot, plan.bytes, &p) == cudaSuccess;
       }
-      planned = planned && fill_varied<typename ScalarOf<T>::S>(stream, p, plan.bytes) == cudaSuccess;
+      planned = planned && fill_varied<typename ScalarOf<Scalar>::Real>(stream, p, plan.bytes) == cudaSuccess;
       base = static_cast<char*>(p);
     }
     if (!planned) return -1;
-    T* sa = reinterpret_cast<T*>(base + plan.a);
-    T* sb = reinterpret_cast<T*>(base + plan.b);
-    T* sc = reinterpret_cast<T*>(base + plan.c);
+    Scalar* sa = reinterpret_cast<Scalar*>(base + plan.a);
+    Scalar* sb = reinterpret_cast<Scalar*>(base + plan.b);
+    Scalar* sc = reinterpret_cast<Scalar*>(base + plan.c);
     TallSkinnyOptions own = options;
     own.allow_cublas = false;
     const bool use_cublas = name == cublas_name();
@@ -353,17 +353,18 @@ bool takes_cublas(bool inner, cudaStream_t stream, std::int64_t K, int M, int N,
     const int repeat_calls =
         earlier == first_seconds.end() ? 0 : earlier->second >= kLongCallSeconds ? 1 : kTimedCalls;
     // rows <= plan.K: the leading dimensions of the plan hold for every shorter run
-    const double t = time_calls(stream, plan.K, best > 0 ? kProbeSlack * best : -1, repeat_calls, [&](std::int64_t rows) {
-      if (inner)
-        return use_cublas ? cublas_tsmttsm(stream, rows, M, N, alpha, sa, plan.lda, a.layout, sb, plan.ldb,
-                                           b.layout, beta, sc, c.ld, c.layout)
-                          : tsmttsm<T>(stream, rows, M, N, alpha, sa, plan.lda, a.layout, sb, plan.ldb, b.layout,
-                                       beta, sc, c.ld, c.layout, own);
-      return use_cublas ? cublas_tsmm(stream, rows, M, N, alpha, sa, plan.lda, a.layout, sc, c.ld, c.layout, beta,
-                                      sb, plan.ldb, b.layout)
-                        : tsmm<T>(stream, rows, M, N, alpha, sa, plan.lda, a.layout, sc, c.ld, c.layout, beta, sb,
-                                  plan.ldb, b.layout, own);
-    });
+    const double t =
+        time_calls(stream, plan.K, best > 0 ? kProbeSlack * best : -1, repeat_calls, [&](std::int64_t rows) {
+          if (inner)
+            return use_cublas ? cublas_tsmttsm(stream, rows, M, N, alpha, sa, plan.lda, a.layout, sb, plan.ldb,
+                                               b.layout, beta, sc, c.ld, c.layout)
+                              : tsmttsm<Scalar>(stream, rows, M, N, alpha, sa, plan.lda, a.layout, sb, plan.ldb,
+                                                b.layout, beta, sc, c.ld, c.layout, own);
+          return use_cublas ? cublas_tsmm(stream, rows, M, N, alpha, sa, plan.lda, a.layout, sc, c.ld, c.layout, beta,
+                                          sb, plan.ldb, b.layout)
+                            : tsmm<Scalar>(stream, rows, M, N, alpha, sa, plan.lda, a.layout, sc, c.ld, c.layout, beta,
+                                           sb, plan.ldb, b.layout, own);
+        });
     if (t >= 0 && (best < 0 || t < best)) best = t;
     if (t >= 0 && earlier == first_seconds.end()) first_seconds[name] = t;
     return t;
@@ -424,29 +425,29 @@ std::string device_key() {
   return key;
 }
 
-template <class T>
-bool inner_takes_cublas(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda,
-                        Layout la, const T* B, std::int64_t ldb, Layout lb, T beta, const T* C, std::int64_t ldc,
-                        Layout lc, const TallSkinnyOptions& options) {
-  return takes_cublas<T>(true, stream, K, M, N, alpha, beta, Operand{A, lda, la, K, M}, Operand{B, ldb, lb, K, N},
+template <class Scalar>
+bool inner_takes_cublas(cudaStream_t stream, std::int64_t K, int M, int N, Scalar alpha, const Scalar* A,
+                        std::int64_t lda, Layout la, const Scalar* B, std::int64_t ldb, Layout lb, Scalar beta,
+                        const Scalar* C, std::int64_t ldc, Layout lc, const TallSkinnyOptions& options) {
+  return takes_cublas<Scalar>(true, stream, K, M, N, alpha, beta, Operand{A, lda, la, K, M}, Operand{B, ldb, lb, K, N},
                          Operand{C, ldc, lc, M, N}, options);
 }
 
-template <class T>
-bool update_takes_cublas(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda,
-                         Layout la, const T* C, std::int64_t ldc, Layout lc, T beta, const T* B, std::int64_t ldb,
-                         Layout lb, const TallSkinnyOptions& options) {
-  return takes_cublas<T>(false, stream, K, M, N, alpha, beta, Operand{A, lda, la, K, M}, Operand{B, ldb, lb, K, N},
+template <class Scalar>
+bool update_takes_cublas(cudaStream_t stream, std::int64_t K, int M, int N, Scalar alpha, const Scalar* A,
+                         std::int64_t lda, Layout la, const Scalar* C, std::int64_t ldc, Layout lc, Scalar beta,
+                         const Scalar* B, std::int64_t ldb, Layout lb, const TallSkinnyOptions& options) {
+  return takes_cublas<Scalar>(false, stream, K, M, N, alpha, beta, Operand{A, lda, la, K, M}, Operand{B, ldb, lb, K, N},
                          Operand{C, ldc, lc, M, N}, options);
 }
 
-#define KBLA_TS_SELECT_INST(T)                                                                                  \
-  template bool inner_takes_cublas<T>(cudaStream_t, std::int64_t, int, int, T, const T*, std::int64_t, Layout, \
-                                      const T*, std::int64_t, Layout, T, const T*, std::int64_t, Layout,       \
-                                      const TallSkinnyOptions&);                                                \
-  template bool update_takes_cublas<T>(cudaStream_t, std::int64_t, int, int, T, const T*, std::int64_t, Layout, \
-                                       const T*, std::int64_t, Layout, T, const T*, std::int64_t, Layout,       \
-                                       const TallSkinnyOptions&);
+#define KBLA_TS_SELECT_INST(Scalar)                                                                                    \
+  template bool inner_takes_cublas<Scalar>(cudaStream_t, std::int64_t, int, int, Scalar, const Scalar*, std::int64_t,  \
+                                           Layout, const Scalar*, std::int64_t, Layout, Scalar, const Scalar*,         \
+                                           std::int64_t, Layout, const TallSkinnyOptions&);                            \
+  template bool update_takes_cublas<Scalar>(cudaStream_t, std::int64_t, int, int, Scalar, const Scalar*, std::int64_t, \
+                                            Layout, const Scalar*, std::int64_t, Layout, Scalar, const Scalar*,        \
+                                            std::int64_t, Layout, const TallSkinnyOptions&);
 KBLA_TS_SELECT_INST(float)
 KBLA_TS_SELECT_INST(double)
 KBLA_TS_SELECT_INST(std::complex<float>)

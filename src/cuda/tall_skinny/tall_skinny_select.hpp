@@ -15,16 +15,16 @@ namespace cuda {
 namespace detail {
 
 // true: cuBLAS runs C = alpha A^H B + beta C (A: K x M, B: K x N, C: M x N); false: the own kernels.
-template <class T>
-bool inner_takes_cublas(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda,
-                        Layout la, const T* B, std::int64_t ldb, Layout lb, T beta, const T* C, std::int64_t ldc,
-                        Layout lc, const TallSkinnyOptions& options);
+template <class Scalar>
+bool inner_takes_cublas(cudaStream_t stream, std::int64_t K, int M, int N, Scalar alpha, const Scalar* A,
+                        std::int64_t lda, Layout la, const Scalar* B, std::int64_t ldb, Layout lb, Scalar beta,
+                        const Scalar* C, std::int64_t ldc, Layout lc, const TallSkinnyOptions& options);
 
 // true: cuBLAS runs B = alpha A C + beta B (A: K x M, C: M x N, B: K x N, not in place); false: the own kernels.
-template <class T>
-bool update_takes_cublas(cudaStream_t stream, std::int64_t K, int M, int N, T alpha, const T* A, std::int64_t lda,
-                         Layout la, const T* C, std::int64_t ldc, Layout lc, T beta, const T* B, std::int64_t ldb,
-                         Layout lb, const TallSkinnyOptions& options);
+template <class Scalar>
+bool update_takes_cublas(cudaStream_t stream, std::int64_t K, int M, int N, Scalar alpha, const Scalar* A,
+                         std::int64_t lda, Layout la, const Scalar* C, std::int64_t ldc, Layout lc, Scalar beta,
+                         const Scalar* B, std::int64_t ldb, Layout lb, const TallSkinnyOptions& options);
 
 // floor(2 log2 K): the row-count bucket of a class (half octaves; 0 for K <= 1, at most 63). Within a bucket the
 // choice is taken to be the same: the own kernels' fixed cost and cuBLAS's own kernel choice change with K.

@@ -27,9 +27,9 @@ constexpr int kUpdateColumnsMaxN = 8;
 
 // OUT_COLS: the output columns a thread sums (N rounded up to 1, 2, 4 or 8); ROWS: rows per thread;
 // COLS_IN_FLIGHT: columns of A loaded before their multiply-adds.
-template <class Scalar, bool CPLX, int OUT_COLS, int ROWS, int COLS_IN_FLIGHT>
-__global__ void __launch_bounds__(256, 3) update_columns_kernel(TsmmArgs<Scalar, CPLX> a) {
-  using E = Elem<Scalar, CPLX>;
+template <class Scalar, bool Complex, int OUT_COLS, int ROWS, int COLS_IN_FLIGHT>
+__global__ void __launch_bounds__(256, 3) update_columns_kernel(TsmmArgs<Scalar, Complex> a) {
+  using E = Elem<Scalar, Complex>;
   __shared__ E alpha_c[kUpdateColumnsMaxM][OUT_COLS];
   const int M = a.M, N = a.N;
   E zero;
@@ -104,22 +104,22 @@ __global__ void __launch_bounds__(256, 3) update_columns_kernel(TsmmArgs<Scalar,
 
 // Takes column-major A and B (unit row stride) with N <= 8 and M <= 128; cudaErrorNotSupported otherwise. Two rows
 // per thread for real data; complex sums take twice the registers, so one row per thread there.
-template <class Scalar, bool CPLX>
-cudaError_t launch_update_columns(const TsmmArgs<Scalar, CPLX>& a, int lay, cudaStream_t stream) {
+template <class Scalar, bool Complex>
+cudaError_t launch_update_columns(const TsmmArgs<Scalar, Complex>& a, int lay, cudaStream_t stream) {
   if (lay != kLayCC || a.ask != 1 || a.N > kUpdateColumnsMaxN || a.M > kUpdateColumnsMaxM || a.K <= 0)
     return cudaErrorNotSupported;
-  constexpr int threads = 256, rows = CPLX ? 1 : 2, cols_in_flight = 4;
+  constexpr int threads = 256, rows = Complex ? 1 : 2, cols_in_flight = 4;
   const std::int64_t blocks = (a.K + std::int64_t(threads) * rows - 1) / (std::int64_t(threads) * rows);
   if (blocks > 0x7fffffff) return cudaErrorNotSupported;
   const dim3 grid{static_cast<unsigned>(blocks)};
   if (a.N <= 1)
-    update_columns_kernel<Scalar, CPLX, 1, rows, cols_in_flight><<<grid, threads, 0, stream>>>(a);
+    update_columns_kernel<Scalar, Complex, 1, rows, cols_in_flight><<<grid, threads, 0, stream>>>(a);
   else if (a.N <= 2)
-    update_columns_kernel<Scalar, CPLX, 2, rows, cols_in_flight><<<grid, threads, 0, stream>>>(a);
+    update_columns_kernel<Scalar, Complex, 2, rows, cols_in_flight><<<grid, threads, 0, stream>>>(a);
   else if (a.N <= 4)
-    update_columns_kernel<Scalar, CPLX, 4, rows, cols_in_flight><<<grid, threads, 0, stream>>>(a);
+    update_columns_kernel<Scalar, Complex, 4, rows, cols_in_flight><<<grid, threads, 0, stream>>>(a);
   else
-    update_columns_kernel<Scalar, CPLX, 8, rows, cols_in_flight><<<grid, threads, 0, stream>>>(a);
+    update_columns_kernel<Scalar, Complex, 8, rows, cols_in_flight><<<grid, threads, 0, stream>>>(a);
   return cudaGetLastError();
 }
 

@@ -18,9 +18,9 @@ namespace kbla {
 namespace cuda {
 namespace detail {
 
-template <class Scalar, bool CPLX>
+template <class Scalar, bool Complex>
 struct TsmmArgs {
-  using Element = Elem<Scalar, CPLX>;
+  using Element = Elem<Scalar, Complex>;
   const Element* A;
   std::int64_t ask, asm_;
   const Element* C;
@@ -30,7 +30,7 @@ struct TsmmArgs {
   std::int64_t bsk, bsn;
   std::int64_t K;
   int M, N;
-  Coef<Scalar, CPLX> alpha, beta;
+  Coef<Scalar, Complex> alpha, beta;
   bool beta_zero;
 };
 
@@ -57,18 +57,18 @@ __device__ __forceinline__ void fma_plain(cpx<Scalar>& acc, cpx<Scalar> a, cpx<S
   acc.y = fma(a.x, c.y, acc.y);
   acc.y = fma(a.y, c.x, acc.y);
 }
-template <class Scalar, bool CPLX>
-__device__ __forceinline__ Elem<Scalar, CPLX> scale(const Coef<Scalar, CPLX>& s, const Elem<Scalar, CPLX>& v) {
-  if constexpr (CPLX) return {s.re * v.x - s.im * v.y, s.re * v.y + s.im * v.x};
+template <class Scalar, bool Complex>
+__device__ __forceinline__ Elem<Scalar, Complex> scale(const Coef<Scalar, Complex>& s, const Elem<Scalar, Complex>& v) {
+  if constexpr (Complex) return {s.re * v.x - s.im * v.y, s.re * v.y + s.im * v.x};
   else return s.re * v;
 }
 
 // MINB: blocks per SM for __launch_bounds__, a register cap (0: none; ptxas then picks its own count, e.g. 191 for
 // W 32 column-major and 172 for W 48, 8 warps per SM; MINB 1 is not the same as 0: it let W 24 grow to 206).
-template <class Scalar, bool CPLX, int MT, int NT, int TN, int ROWS_PER_THREAD, int RK, int LAY, int MINB = 0>
+template <class Scalar, bool Complex, int MT, int NT, int TN, int ROWS_PER_THREAD, int RK, int LAY, int MINB = 0>
 __global__ void __launch_bounds__(TsmmShape<MT, NT, TN, ROWS_PER_THREAD, RK>::BT, MINB)
-    tsmm_kernel(const TsmmArgs<Scalar, CPLX> p) {
-  using Element = Elem<Scalar, CPLX>;
+    tsmm_kernel(const TsmmArgs<Scalar, Complex> p) {
+  using Element = Elem<Scalar, Complex>;
   using Sh = TsmmShape<MT, NT, TN, ROWS_PER_THREAD, RK>;
   constexpr int PN = Sh::PN, BT = Sh::BT, KB = Sh::KB, AS = Sh::AS;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -111,7 +111,7 @@ __global__ void __launch_bounds__(TsmmShape<MT, NT, TN, ROWS_PER_THREAD, RK>::BT
       set_zero(v);
       if (gm < M && gn < N) {
         const Element* src = p.C + (p.crow ? std::int64_t(gm) * p.ldc + gn : gm + std::int64_t(gn) * p.ldc);
-        v = scale<Scalar, CPLX>(p.alpha, *src);
+        v = scale<Scalar, Complex>(p.alpha, *src);
       }
       Cs[idx] = v;
     }
@@ -172,8 +172,8 @@ __global__ void __launch_bounds__(TsmmShape<MT, NT, TN, ROWS_PER_THREAD, RK>::BT
             Element o = acc[u][j];
             if (!p.beta_zero) {
               const Element old = *d;
-              const Element bo = scale<Scalar, CPLX>(p.beta, old);
-              if constexpr (CPLX) {
+              const Element bo = scale<Scalar, Complex>(p.beta, old);
+              if constexpr (Complex) {
                 o.x += bo.x;
                 o.y += bo.y;
               } else {
@@ -231,12 +231,12 @@ __global__ void __launch_bounds__(TsmmShape<MT, NT, TN, ROWS_PER_THREAD, RK>::BT
 
 // min_l1: the kernel's carveout policy (blocks_per_sm_pinned; a kernel instance must always get the same one: the
 // KBLA_TSMM_D_COL rows, the only ones with min_l1, are instances no other row uses)
-template <class Scalar, bool CPLX, int MT, int NT, int TN, int ROWS_PER_THREAD, int RK, int LAY, int MINB = 0>
-cudaError_t launch_tsmm(const TsmmArgs<Scalar, CPLX>& a, cudaStream_t stream, int max_blocks_override = 0,
+template <class Scalar, bool Complex, int MT, int NT, int TN, int ROWS_PER_THREAD, int RK, int LAY, int MINB = 0>
+cudaError_t launch_tsmm(const TsmmArgs<Scalar, Complex>& a, cudaStream_t stream, int max_blocks_override = 0,
                         bool min_l1 = false) {
   using Sh = TsmmShape<MT, NT, TN, ROWS_PER_THREAD, RK>;
-  using Element = Elem<Scalar, CPLX>;
-  auto kern = tsmm_kernel<Scalar, CPLX, MT, NT, TN, ROWS_PER_THREAD, RK, LAY, MINB>;
+  using Element = Elem<Scalar, Complex>;
+  auto kern = tsmm_kernel<Scalar, Complex, MT, NT, TN, ROWS_PER_THREAD, RK, LAY, MINB>;
   constexpr std::size_t smem = Sh::template smem_bytes<Element>();
   static int occ[kMaxDevices] = {0};
   const int dev = current_device();
