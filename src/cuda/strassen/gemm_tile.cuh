@@ -41,7 +41,7 @@ namespace kbla {
 namespace cuda {
 namespace gemm_tile {
 
-template <class T>
+template <class Scalar>
 struct Vec;
 template <>
 struct Vec<float> {
@@ -78,7 +78,7 @@ struct Vec<double> {
 //   STAGES - 1 slabs are in flight while one is multiplied (one barrier per slab). See AsyncLoader / tile_body_async.
 enum class Shape : int { classic = 1, wide = 2, wide_async = 3 };
 
-template <class T, Shape S = Shape::classic>
+template <class Scalar, Shape S = Shape::classic>
 struct TileConfig;
 // STRASSEN_MIN_BLOCKS (classic): FP32 fused kernel at 2 blocks / SM is capped at 128 registers (it spilled
 // 8-24 bytes in two trans variants before the fragment double buffer; now 128 registers, no spills, nvcc 13);
@@ -110,10 +110,10 @@ struct TileConfig<double, Shape::classic> {
   static constexpr int STRASSEN_MIN_BLOCKS = 1;
 };
 
-template <class T, Shape S>
+template <class Scalar, Shape S>
 struct Derived {
-  using C = TileConfig<T, S>;
-  static constexpr int V = Vec<T>::n;
+  using C = TileConfig<Scalar, S>;
+  static constexpr int V = Vec<Scalar>::n;
   static constexpr int WARPS_M = C::BM / (8 * C::TM), WARPS_N = C::BN / (4 * C::TN);
   static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
   static constexpr int LDA_S = C::BM + 4, LDB_S = C::BN + 4;  // shared row lengths
@@ -123,41 +123,41 @@ struct Derived {
 
 // One operand quadrant pair in storage terms: element (c, s) of X is x[c + s * ld], c along the contiguous
 // dimension. Only (c < xc, s < xs) is real, the rest reads as zero (same for Y). y == nullptr: no sum.
-template <class T>
+template <class Scalar>
 struct Operand {
-  const T* x;
-  const T* y;
+  const Scalar* x;
+  const Scalar* y;
   std::int64_t ld;
   int xc, xs, yc, ys;
-  T delta;
+  Scalar delta;
   int vec;  // 1: ld % V == 0 and x, y 16-byte aligned, so in-range V-runs may be read as one 128-bit load
 };
 
 // An output quadrant: element (r, c) at p[r + c * ldc], written only where r < rows and c < cols.
-template <class T>
+template <class Scalar>
 struct Output {
-  T* p;
+  Scalar* p;
   int rows, cols;
-  T gamma;  // Strassen: coefficient times alpha; classical: unused
+  Scalar gamma;  // Strassen: coefficient times alpha; classical: unused
 };
 
-template <class T>
+template <class Scalar>
 struct Product {
-  Operand<T> a, b;
-  Output<T> d, e;  // e.p == nullptr: one output
+  Operand<Scalar> a, b;
+  Output<Scalar> d, e;  // e.p == nullptr: one output
 };
 
 constexpr int kMaxProducts = 7;
 
 // Kernel parameters: m x n x k is the (padded) product every blockIdx.z computes; z[blockIdx.z] says where its
 // operands and outputs are. Passed as __grid_constant__, so the per-z entry is read in place.
-template <class T>
+template <class Scalar>
 struct Batch {
   int m, n, k;
   int tiles_m, tiles_n;
   std::int64_t ldc;
-  T alpha, beta;
-  Product<T> z[kMaxProducts];
+  Scalar alpha, beta;
+  Product<Scalar> z[kMaxProducts];
   int slice_slabs;  // strassen_kernel: BK-slabs of k per blockIdx.y slice (the launch sets gridDim.y to match)
   // strassen_stream_k_kernel: tiles sk_tile0 .. tiles - 1 of every product, split into gridDim.x equal runs of
   // (tile, slab) iterations (the tiles before sk_tile0 belong to a strassen_kernel launch of grid.x = sk_tile0).
@@ -167,12 +167,12 @@ struct Batch {
 __device__ __forceinline__ void opaque(float& v) { asm volatile("" : "+f"(v)); }
 __device__ __forceinline__ void opaque(double& v) { asm volatile("" : "+d"(v)); }
 
-template <class T, Shape S, int L, bool KContig, bool Sum, bool Fused>
+template <class Scalar, Shape S, int L, bool KContig, bool Sum, bool Fused>
 struct TileLoader {
   // L = BM (operand A) or BN (operand B). KContig: storage is contiguous along k (A transposed, B not).
-  using D = Derived<T, S>;
-  using VT = typename Vec<T>::type;
-  static constexpr int V = D::V, BK = TileConfig<T, S>::BK;
+  using D = Derived<Scalar, S>;
+  using VT = typename Vec<Scalar>::type;
+  static constexpr int V = D::V, BK = TileConfig<Scalar, S>::BK;
   static constexpr int LC = KContig ? BK : L;  // contiguous length of the slab in storage
   static constexpr int LS = KContig ? L : BK;
   static constexpr int VPR = LC / V;  // vectors per storage column of the slab
@@ -185,7 +185,7 @@ struct TileLoader {
   // cap of 2 blocks / SM and spilled 24-44 bytes with it (nvcc 13), so they keep the checked path only. Fused:
   // the tile has a Strassen sum on either side; the plain GEMM does not use it (slower there; the wide plain GEMM
   // has tile_loop_interior instead).
-  static constexpr bool FAST = Fused && !(Sum && std::is_same<T, float>::value && S == Shape::classic);
+  static constexpr bool FAST = Fused && !(Sum && std::is_same<Scalar, float>::value && S == Shape::classic);
   static_assert(SPI * VPR == D::THREADS, "a thread's V-runs share their contiguous offset");
   // The plain GEMM of Shape::wide runs whole interior tiles in tile_loop_interior instead (see there).
   static constexpr bool INTERIOR = S == Shape::wide && !Fused;
@@ -194,37 +194,37 @@ struct TileLoader {
   static constexpr bool STEP = S == Shape::wide && Fused;
   static constexpr int RUNS = NV * (Sum ? 2 : 1);  // 16-byte loads per slab and thread
 
-  T x[NV][V];
-  T y[Sum ? NV : 1][V];
+  Scalar x[NV][V];
+  Scalar y[Sum ? NV : 1][V];
   // Interior fast path (set by begin): this thread's first run of slab 0 in X and Y, and the k extent up to which
   // whole slabs are in range (0 when the tile is not inside X and Y along m / n, or 16-byte loads are not allowed).
-  const T* px;
-  const T* py;
+  const Scalar* px;
+  const Scalar* py;
   int kin;
   std::int64_t run_stride;  // interior loop: storage distance between a thread's runs (SPI columns)
   int full;                 // interior loop: slabs from kt0 on that lie wholly inside X and Y
   int off, run_off, step_off;  // fused interior loop: offset of this slab, between runs, between slabs
-  T sign;  // op.delta, held in a register (set by begin; see there)
+  Scalar sign;  // op.delta, held in a register (set by begin; see there)
 
-  static __device__ __forceinline__ void load_vec(const T* p, T (&v)[V]) {
+  static __device__ __forceinline__ void load_vec(const Scalar* p, Scalar (&v)[V]) {
     const VT w = __ldg(reinterpret_cast<const VT*>(p));
-    const T* wp = reinterpret_cast<const T*>(&w);
+    const Scalar* wp = reinterpret_cast<const Scalar*>(&w);
 #pragma unroll
     for (int j = 0; j < V; ++j) v[j] = wp[j];
   }
 
-  static __device__ __forceinline__ void fetch(const T* __restrict__ p, std::int64_t ld, int ec, int es, int vec,
-                                               int gc, int gs, T (&v)[V]) {
+  static __device__ __forceinline__ void fetch(const Scalar* __restrict__ p, std::int64_t ld, int ec, int es, int vec,
+                                               int gc, int gs, Scalar (&v)[V]) {
     if (vec && gs < es && gc + V <= ec) {
       load_vec(p + gc + gs * ld, v);
     } else {
 #pragma unroll
-      for (int j = 0; j < V; ++j) v[j] = (gs < es && gc + j < ec) ? __ldg(p + (gc + j) + gs * ld) : T(0);
+      for (int j = 0; j < V; ++j) v[j] = (gs < es && gc + j < ec) ? __ldg(p + (gc + j) + gs * ld) : Scalar(0);
     }
   }
 
   // Once per tile (origin mn0 along m or n), before the first load.
-  __device__ __forceinline__ void begin(const Operand<T>& op, int mn0, int tid) {
+  __device__ __forceinline__ void begin(const Operand<Scalar>& op, int mn0, int tid) {
     // Opaque to ptxas: otherwise, at 250-255 registers, it re-reads delta from the kernel parameters (an LDC with a
     // per-block index) in every slab, a visible share of the fused NN kernel's stalls; the register copy made fused
     // 1L faster. Sum loaders only: the empty asm is volatile, so in the others it would keep a dead load per tile.
@@ -246,7 +246,7 @@ struct TileLoader {
 
   // Interior loop setup: px / py at this thread's first run of slab kt0. True when the tile lies inside X and Y
   // along m / n, 16-byte loads are allowed and slab kt0 is wholly in range (block-uniform).
-  __device__ __forceinline__ bool begin_interior(const Operand<T>& op, int mn0, int kt0, int tid) {
+  __device__ __forceinline__ bool begin_interior(const Operand<Scalar>& op, int mn0, int kt0, int tid) {
     begin(op, mn0, tid);
     run_stride = std::int64_t(SPI) * op.ld;
     const std::int64_t s0 = KContig ? std::int64_t(kt0) * BK : std::int64_t(kt0) * BK * op.ld;
@@ -260,7 +260,7 @@ struct TileLoader {
   // pointer steps: one IMAD.WIDE per 16-byte load plus one add per slab, no 64-bit pairs to step or copy. True
   // when the tile lies inside X and Y along m / n, 16-byte loads are allowed, slab kt0 is wholly in range and
   // every offset read stays below 2^31 elements (block-uniform).
-  __device__ __forceinline__ bool seek(const Operand<T>& op, int kt0) {
+  __device__ __forceinline__ bool seek(const Operand<Scalar>& op, int kt0) {
     const std::int64_t reach = KContig ? kin + std::int64_t(L) * op.ld : std::int64_t(kin) * op.ld + L;
     run_off = int(SPI * op.ld);
     step_off = KContig ? BK : int(BK * op.ld);
@@ -295,7 +295,7 @@ struct TileLoader {
 
   // Interior loop: to the next slab (go) or stay (the next slab is a k fringe or past the end: the spread loads
   // then re-read a slab in range and the checked load replaces what they read).
-  __device__ __forceinline__ void advance(const Operand<T>& op, bool go) {
+  __device__ __forceinline__ void advance(const Operand<Scalar>& op, bool go) {
     const std::int64_t step = KContig ? std::int64_t(BK) : std::int64_t(BK) * op.ld;
     if (go) {
       px += step;
@@ -309,7 +309,7 @@ struct TileLoader {
   // out of the main loop (about 25 instructions per run; a two-sum Strassen slab of the wide tile has 6 runs).
   // Measured faster for the fused Strassen tiles (1L and 2L, 4096-16384); the plain wide GEMM got slower with it
   // (nvcc schedules its loop worse), so only the sums use it, and they are what the fused kernel is for.
-  __device__ __forceinline__ void load(const Operand<T>& op, int mn0, int k0, int tid) {
+  __device__ __forceinline__ void load(const Operand<Scalar>& op, int mn0, int k0, int tid) {
     if (FAST && k0 + BK <= kin) {
       const std::int64_t ks = KContig ? std::int64_t(k0) : std::int64_t(k0) * op.ld;
 #pragma unroll
@@ -331,12 +331,12 @@ struct TileLoader {
   }
 
   // Shared slab is [BK][LDS]: row kk holds the L values of the tile at depth kk.
-  __device__ __forceinline__ void store(const Operand<T>& op, T* __restrict__ sm, int tid) const {
+  __device__ __forceinline__ void store(const Operand<Scalar>& op, Scalar* __restrict__ sm, int tid) const {
 #pragma unroll
     for (int i = 0; i < NV; ++i) {
       const int q = tid + i * D::THREADS;
       const int c = (q % VPR) * V, s = q / VPR;
-      T v[V];
+      Scalar v[V];
 #pragma unroll
       for (int j = 0; j < V; ++j) v[j] = Sum ? fma(sign, y[Sum ? i : 0][j], x[i][j]) : x[i][j];
       if (KContig) {
@@ -359,13 +359,13 @@ struct StagesOf<C, std::void_t<decltype(C::STAGES)>> {
   static constexpr int value = C::STAGES;
 };
 
-template <class T, Shape S>
+template <class Scalar, Shape S>
 struct SharedStorage {
-  using D = Derived<T, S>;
-  static constexpr int BK = TileConfig<T, S>::BK;
-  static constexpr int STAGES = StagesOf<TileConfig<T, S>>::value;
-  __align__(16) T a[STAGES][BK][D::LDA_S];
-  __align__(16) T b[STAGES][BK][D::LDB_S];
+  using D = Derived<Scalar, S>;
+  static constexpr int BK = TileConfig<Scalar, S>::BK;
+  static constexpr int STAGES = StagesOf<TileConfig<Scalar, S>>::value;
+  __align__(16) Scalar a[STAGES][BK][D::LDA_S];
+  __align__(16) Scalar b[STAGES][BK][D::LDB_S];
 };
 
 // ---- cp.async (sm_80+) ------------------------------------------------------------------------------------
@@ -407,16 +407,17 @@ __device__ __forceinline__ void cp_async_wait() {
 //    sectors) and writes words c * (L + 4) + s; with L % 32 == 0 the bank is (4c + s) % 32, c in 0..7 and
 //    s = s0 .. s0 + 3 (s0 % 4 == 0): 32 distinct banks, so the +4 row pad keeps these writes conflict-free (a
 //    pad of 0 would be 8-way, 1 would be 4-way... only pads == 4 mod 8 with BK = 8 hit every bank once).
-template <class T, Shape S, int L, bool KContig>
+template <class Scalar, Shape S, int L, bool KContig>
 struct AsyncLoader {
-  using D = Derived<T, S>;
-  static constexpr int V = D::V, BK = TileConfig<T, S>::BK, LDS = L + 4;
+  using D = Derived<Scalar, S>;
+  static constexpr int V = D::V, BK = TileConfig<Scalar, S>::BK, LDS = L + 4;
   static constexpr int NE = L * BK / D::THREADS;  // elements per thread
   static constexpr int NV = NE / V;               // 16-byte runs per thread (!KContig, vec)
   static_assert(NE * D::THREADS == L * BK && NV * V == NE && NV >= 1, "slab splits evenly");
-  static_assert(std::is_same<T, float>::value, "cp.async loader: FP32");
+  static_assert(std::is_same<Scalar, float>::value, "cp.async loader: FP32");
 
-  static __device__ __forceinline__ void issue(const Operand<T>& op, T* __restrict__ sm, int mn0, int k0, int tid) {
+  static __device__ __forceinline__ void issue(const Operand<Scalar>& op, Scalar* __restrict__ sm, int mn0, int k0,
+                                               int tid) {
     if (!KContig && op.vec) {
       constexpr int VPR = L / V;
 #pragma unroll
@@ -425,8 +426,8 @@ struct AsyncLoader {
         const int c = (q % VPR) * V, s = q / VPR;
         const int gc = mn0 + c, gs = k0 + s;
         const int n = gs < op.xs ? min(max(op.xc - gc, 0), V) : 0;
-        const T* src = n > 0 ? op.x + gc + std::int64_t(gs) * op.ld : op.x;
-        cp_async16(sm + s * LDS + c, src, n * int(sizeof(T)));
+        const Scalar* src = n > 0 ? op.x + gc + std::int64_t(gs) * op.ld : op.x;
+        cp_async16(sm + s * LDS + c, src, n * int(sizeof(Scalar)));
       }
     } else {
       constexpr int LC = KContig ? BK : L;
@@ -436,9 +437,9 @@ struct AsyncLoader {
         const int c = e % LC, s = e / LC;
         const int gc = (KContig ? k0 : mn0) + c, gs = (KContig ? mn0 : k0) + s;
         const bool in = gc < op.xc && gs < op.xs;
-        const T* src = in ? op.x + gc + std::int64_t(gs) * op.ld : op.x;
-        T* dst = KContig ? sm + c * LDS + s : sm + s * LDS + c;
-        cp_async4(dst, src, in ? int(sizeof(T)) : 0);
+        const Scalar* src = in ? op.x + gc + std::int64_t(gs) * op.ld : op.x;
+        Scalar* dst = KContig ? sm + c * LDS + s : sm + s * LDS + c;
+        cp_async4(dst, src, in ? int(sizeof(Scalar)) : 0);
       }
     }
   }
@@ -446,11 +447,12 @@ struct AsyncLoader {
 
 struct ClassicalEpilogue {
   static constexpr bool kVec4 = false;
-  template <class T>
-  static __device__ __forceinline__ void store(const Batch<T>& bp, const Product<T>& pr, int r, int c, T v) {
+  template <class Scalar>
+  static __device__ __forceinline__ void store(const Batch<Scalar>& bp, const Product<Scalar>& pr, int r, int c,
+                                               Scalar v) {
     if (r < pr.d.rows && c < pr.d.cols) {
-      T* p = pr.d.p + r + c * bp.ldc;
-      *p = bp.beta == T(0) ? bp.alpha * v : bp.alpha * v + bp.beta * *p;
+      Scalar* p = pr.d.p + r + c * bp.ldc;
+      *p = bp.beta == Scalar(0) ? bp.alpha * v : bp.alpha * v + bp.beta * *p;
     }
   }
 };
@@ -462,8 +464,9 @@ struct ClassicalEpilogue {
 template <bool Vec4>
 struct StrassenEpilogue {
   static constexpr bool kVec4 = Vec4;
-  template <class T>
-  static __device__ __forceinline__ void store(const Batch<T>& bp, const Product<T>& pr, int r, int c, T v) {
+  template <class Scalar>
+  static __device__ __forceinline__ void store(const Batch<Scalar>& bp, const Product<Scalar>& pr, int r, int c,
+                                               Scalar v) {
     if (r < pr.d.rows && c < pr.d.cols) atomicAdd(pr.d.p + r + c * bp.ldc, pr.d.gamma * v);
     if (pr.e.p != nullptr && r < pr.e.rows && c < pr.e.cols) atomicAdd(pr.e.p + r + c * bp.ldc, pr.e.gamma * v);
   }
@@ -472,11 +475,11 @@ struct StrassenEpilogue {
 // A thread's place in the block tile, shared by both main loops: its warp / lane coordinates, the 128-bit
 // fragment reads of one depth of a shared slab, the BK rank-1 updates of a slab and the epilogue. The
 // accumulators stay a local array of the caller (passed by reference), so they live in registers.
-template <class T, Shape S>
+template <class Scalar, Shape S>
 struct ThreadTile {
-  using C = TileConfig<T, S>;
-  using D = Derived<T, S>;
-  using VT = typename Vec<T>::type;
+  using C = TileConfig<Scalar, S>;
+  using D = Derived<Scalar, S>;
+  using VT = typename Vec<Scalar>::type;
   static constexpr int V = D::V, BK = C::BK, TM = C::TM, TN = C::TN;
 
   int tx, ty, wm0, wn0;
@@ -490,32 +493,32 @@ struct ThreadTile {
   }
 
   // Fragments of depth kk of the shared slab buf into registers.
-  __device__ __forceinline__ void frag(const SharedStorage<T, S>& sh, int buf, int kk, T (&a)[TM],
-                                      T (&b)[TN]) const {
+  __device__ __forceinline__ void frag(const SharedStorage<Scalar, S>& sh, int buf, int kk, Scalar (&a)[TM],
+                                      Scalar (&b)[TN]) const {
 #pragma unroll
     for (int p = 0; p < TM / V; ++p) {
       const VT w = *reinterpret_cast<const VT*>(&sh.a[buf][kk][wm0 + p * 8 * V + tx * V]);
 #pragma unroll
-      for (int j = 0; j < V; ++j) a[p * V + j] = reinterpret_cast<const T*>(&w)[j];
+      for (int j = 0; j < V; ++j) a[p * V + j] = reinterpret_cast<const Scalar*>(&w)[j];
     }
 #pragma unroll
     for (int p = 0; p < TN / V; ++p) {
       const VT w = *reinterpret_cast<const VT*>(&sh.b[buf][kk][wn0 + p * 4 * V + ty * V]);
 #pragma unroll
-      for (int j = 0; j < V; ++j) b[p * V + j] = reinterpret_cast<const T*>(&w)[j];
+      for (int j = 0; j < V; ++j) b[p * V + j] = reinterpret_cast<const Scalar*>(&w)[j];
     }
   }
 
   // The BK rank-1 updates of slab buf; fa[0] / fb[0] already hold depth 0 (the caller reads them before issuing
   // its global loads, so those overlap the math); depth kk + 1 is read while depth kk is multiplied.
-  __device__ __forceinline__ void multiply(const SharedStorage<T, S>& sh, int buf, T (&fa)[2][TM], T (&fb)[2][TN],
-                                          T (&acc)[TM][TN]) const {
+  __device__ __forceinline__ void multiply(const SharedStorage<Scalar, S>& sh, int buf, Scalar (&fa)[2][TM],
+                                           Scalar (&fb)[2][TN], Scalar (&acc)[TM][TN]) const {
     multiply(sh, buf, fa, fb, acc, [](int) {});
   }
   // Same, calling at_depth(kk) after depth kk + 1's fragment reads and before depth kk's FFMAs.
   template <class Hook>
-  __device__ __forceinline__ void multiply(const SharedStorage<T, S>& sh, int buf, T (&fa)[2][TM], T (&fb)[2][TN],
-                                          T (&acc)[TM][TN], Hook&& at_depth) const {
+  __device__ __forceinline__ void multiply(const SharedStorage<Scalar, S>& sh, int buf, Scalar (&fa)[2][TM],
+                                           Scalar (&fb)[2][TN], Scalar (&acc)[TM][TN], Hook&& at_depth) const {
 #pragma unroll
     for (int kk = 0; kk < BK; ++kk) {
       if (kk + 1 < BK) frag(sh, buf, kk + 1, fa[(kk + 1) & 1], fb[(kk + 1) & 1]);
@@ -528,9 +531,9 @@ struct ThreadTile {
   }
 
   template <class Epi>
-  __device__ __forceinline__ void store(const Batch<T>& bp, const Product<T>& pr, int m0, int n0,
-                                        const T (&acc)[TM][TN]) const {
-    if constexpr (Epi::kVec4 && std::is_same<T, float>::value) {
+  __device__ __forceinline__ void store(const Batch<Scalar>& bp, const Product<Scalar>& pr, int m0, int n0,
+                                        const Scalar (&acc)[TM][TN]) const {
+    if constexpr (Epi::kVec4 && std::is_same<Scalar, float>::value) {
       store_vec4(bp, pr, m0, n0, acc);
     } else {
 #pragma unroll
@@ -539,18 +542,18 @@ struct ThreadTile {
 #pragma unroll
         for (int j = 0; j < TN; ++j) {
           const int c = n0 + wn0 + (j / V) * 4 * V + ty * V + j % V;
-          Epi::template store<T>(bp, pr, r, c, acc[i][j]);
+          Epi::template store<Scalar>(bp, pr, r, c, acc[i][j]);
         }
       }
     }
   }
 
   // Strassen epilogue with 16-byte atomics (FP32): rows p * 8V + tx * V + 0..V-1 of a column are one run.
-  __device__ __forceinline__ void store_vec4(const Batch<T>& bp, const Product<T>& pr, int m0, int n0,
-                                             const T (&acc)[TM][TN]) const {
+  __device__ __forceinline__ void store_vec4(const Batch<Scalar>& bp, const Product<Scalar>& pr, int m0, int n0,
+                                             const Scalar (&acc)[TM][TN]) const {
     const bool vd = (reinterpret_cast<std::uintptr_t>(pr.d.p) & 15u) == 0 && (bp.ldc & 3) == 0;
     const bool ve = (reinterpret_cast<std::uintptr_t>(pr.e.p) & 15u) == 0 && (bp.ldc & 3) == 0;
-    auto add4 = [&](const Output<T>& o, bool vec, int r, int c, const T (&v)[V]) {
+    auto add4 = [&](const Output<Scalar>& o, bool vec, int r, int c, const Scalar (&v)[V]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
       if (vec && r + V <= o.rows && c < o.cols) {
         atomicAdd(reinterpret_cast<float4*>(o.p + r + c * bp.ldc),
@@ -568,7 +571,7 @@ struct ThreadTile {
 #pragma unroll
       for (int j = 0; j < TN; ++j) {
         const int c = n0 + wn0 + (j / V) * 4 * V + ty * V + j % V;
-        T v[V];
+        Scalar v[V];
 #pragma unroll
         for (int q = 0; q < V; ++q) v[q] = acc[p * V + q][j];
         add4(pr.d, vd, r, c, v);
@@ -590,12 +593,11 @@ struct ThreadTile {
 // instructions). Tried and not kept: this loop for the fused Strassen tiles too (their two-sum loads, 6 per slab,
 // issued mid-slab leave part of their latency exposed at full clock; see tile_loop_fused_interior), and the next
 // slab's loads issued before the barrier.
-template <class T, Shape S, class LA, class LB>
-__device__ __forceinline__ void tile_loop_interior(const Product<T>& pr, SharedStorage<T, S>& sh,
-                                                   const ThreadTile<T, S>& th, LA& la, LB& lb, int m0, int n0,
-                                                   int kt0, int nk,
-                                                   T (&acc)[ThreadTile<T, S>::TM][ThreadTile<T, S>::TN]) {
-  constexpr int BK = ThreadTile<T, S>::BK, TM = ThreadTile<T, S>::TM, TN = ThreadTile<T, S>::TN;
+template <class Scalar, Shape S, class LA, class LB>
+__device__ __forceinline__ void tile_loop_interior(
+    const Product<Scalar>& pr, SharedStorage<Scalar, S>& sh, const ThreadTile<Scalar, S>& th, LA& la, LB& lb, int m0,
+    int n0, int kt0, int nk, Scalar (&acc)[ThreadTile<Scalar, S>::TM][ThreadTile<Scalar, S>::TN]) {
+  constexpr int BK = ThreadTile<Scalar, S>::BK, TM = ThreadTile<Scalar, S>::TM, TN = ThreadTile<Scalar, S>::TN;
   static_assert(LA::RUNS + LB::RUNS <= BK, "one spread load per depth step");
   const int tid = threadIdx.x;
   const int last_a = min(la.full, nk), last_b = min(lb.full, nk);  // slabs t < last_* are read by pointer
@@ -608,7 +610,7 @@ __device__ __forceinline__ void tile_loop_interior(const Product<T>& pr, SharedS
   lb.store(pr.b, &sh.b[0][0][0], tid);
   __syncthreads();
 
-  T fa[2][TM], fb[2][TN];
+  Scalar fa[2][TM], fb[2][TN];
   for (int t = 0; t < nk; ++t) {
     const int cur = t & 1;
     const bool more = t + 1 < nk;
@@ -639,12 +641,11 @@ __device__ __forceinline__ void tile_loop_interior(const Product<T>& pr, SharedS
 // fast path ~70). A k-fringe slab goes through the checked load. The fast load and the checked load stay two
 // arms of one branch: with the loads alone under `if (t + 1 < nk)` (or straight-line, the last slab peeled)
 // ptxas sank them to FFMA ~1000 (~600) of 1024, next to the shared stores.
-template <class T, Shape S, class LA, class LB>
-__device__ __forceinline__ void tile_loop_fused_interior(const Product<T>& pr, SharedStorage<T, S>& sh,
-                                                         const ThreadTile<T, S>& th, LA& la, LB& lb, int m0, int n0,
-                                                         int kt0, int nk,
-                                                         T (&acc)[ThreadTile<T, S>::TM][ThreadTile<T, S>::TN]) {
-  constexpr int BK = ThreadTile<T, S>::BK, TM = ThreadTile<T, S>::TM, TN = ThreadTile<T, S>::TN;
+template <class Scalar, Shape S, class LA, class LB>
+__device__ __forceinline__ void tile_loop_fused_interior(
+    const Product<Scalar>& pr, SharedStorage<Scalar, S>& sh, const ThreadTile<Scalar, S>& th, LA& la, LB& lb, int m0,
+    int n0, int kt0, int nk, Scalar (&acc)[ThreadTile<Scalar, S>::TM][ThreadTile<Scalar, S>::TN]) {
+  constexpr int BK = ThreadTile<Scalar, S>::BK, TM = ThreadTile<Scalar, S>::TM, TN = ThreadTile<Scalar, S>::TN;
   const int tid = threadIdx.x;
   const int last_a = min(la.full, nk), last_b = min(lb.full, nk);  // slabs t < last_* are read by pointer
   la.load_slab();
@@ -653,7 +654,7 @@ __device__ __forceinline__ void tile_loop_fused_interior(const Product<T>& pr, S
   lb.store(pr.b, &sh.b[0][0][0], tid);
   __syncthreads();
 
-  T fa[2][TM], fb[2][TN];
+  Scalar fa[2][TM], fb[2][TN];
   for (int t = 0; t < nk; ++t) {
     const int cur = t & 1;
     const bool more = t + 1 < nk;
@@ -677,18 +678,18 @@ __device__ __forceinline__ void tile_loop_fused_interior(const Product<T>& pr, S
 
 // The whole tile: main loop over k slabs, then the epilogue. TA / TB: op(A) / op(B) transposed.
 // Slabs kt0 .. kt0 + nk - 1 of the k range (all of it for a classical GEMM, one k slice for split Strassen).
-template <class T, Shape S, bool TA, bool TB, bool SumA, bool SumB, class Epi>
-__device__ __forceinline__ void tile_body(const Batch<T>& bp, const Product<T>& pr, SharedStorage<T, S>& sh, int tm,
-                                          int tn, int kt0, int nk) {
-  using C = TileConfig<T, S>;
+template <class Scalar, Shape S, bool TA, bool TB, bool SumA, bool SumB, class Epi>
+__device__ __forceinline__ void tile_body(const Batch<Scalar>& bp, const Product<Scalar>& pr,
+                                          SharedStorage<Scalar, S>& sh, int tm, int tn, int kt0, int nk) {
+  using C = TileConfig<Scalar, S>;
   constexpr int BK = C::BK, TM = C::TM, TN = C::TN;
 
   const int tid = threadIdx.x;
   const int m0 = tm * C::BM, n0 = tn * C::BN;
-  const ThreadTile<T, S> th(tid);
+  const ThreadTile<Scalar, S> th(tid);
 
-  using LA = TileLoader<T, S, C::BM, TA, SumA, SumA || SumB>;
-  using LB = TileLoader<T, S, C::BN, !TB, SumB, SumA || SumB>;
+  using LA = TileLoader<Scalar, S, C::BM, TA, SumA, SumA || SumB>;
+  using LB = TileLoader<Scalar, S, C::BN, !TB, SumB, SumA || SumB>;
   LA la;
   LB lb;
   if (SumA || SumB) {  // the interior fast path (Strassen tiles only)
@@ -696,11 +697,11 @@ __device__ __forceinline__ void tile_body(const Batch<T>& bp, const Product<T>& 
     lb.begin(pr.b, n0, tid);
   }
 
-  T acc[TM][TN];
+  Scalar acc[TM][TN];
 #pragma unroll
   for (int i = 0; i < TM; ++i)
 #pragma unroll
-    for (int j = 0; j < TN; ++j) acc[i][j] = T(0);
+    for (int j = 0; j < TN; ++j) acc[i][j] = Scalar(0);
 
   bool interior = false;  // the plain GEMM's interior loop (Shape::wide)
   if constexpr (LA::INTERIOR) {
@@ -712,9 +713,9 @@ __device__ __forceinline__ void tile_body(const Batch<T>& bp, const Product<T>& 
   if constexpr (LA::STEP) fused_interior = la.seek(pr.a, kt0) & lb.seek(pr.b, kt0);
 
   if (interior) {
-    tile_loop_interior<T, S>(pr, sh, th, la, lb, m0, n0, kt0, nk, acc);
+    tile_loop_interior<Scalar, S>(pr, sh, th, la, lb, m0, n0, kt0, nk, acc);
   } else if (fused_interior) {
-    tile_loop_fused_interior<T, S>(pr, sh, th, la, lb, m0, n0, kt0, nk, acc);
+    tile_loop_fused_interior<Scalar, S>(pr, sh, th, la, lb, m0, n0, kt0, nk, acc);
   } else {
     la.load(pr.a, m0, kt0 * BK, tid);
     lb.load(pr.b, n0, kt0 * BK, tid);
@@ -722,7 +723,7 @@ __device__ __forceinline__ void tile_body(const Batch<T>& bp, const Product<T>& 
     lb.store(pr.b, &sh.b[0][0][0], tid);
     __syncthreads();
 
-    T fa[2][TM], fb[2][TN];  // fragment double buffer across kk
+    Scalar fa[2][TM], fb[2][TN];  // fragment double buffer across kk
     for (int t = 0; t < nk; ++t) {
       const int cur = t & 1;
       const bool more = t + 1 < nk;
@@ -749,28 +750,28 @@ __device__ __forceinline__ void tile_body(const Batch<T>& bp, const Product<T>& 
 // after the math. One barrier per slab: at the end of slab t, after cp.async.wait_group(STAGES - 2) (this
 // thread's copies of slab t + 1 have landed) and the register stores; it also frees slot t % STAGES, which the
 // copies issued at the top of slab t + 1 (slab t + STAGES) overwrite.
-template <class T, Shape S, bool TA, bool TB, bool SumA, bool SumB, class Epi>
-__device__ __forceinline__ void tile_body_async(const Batch<T>& bp, const Product<T>& pr, SharedStorage<T, S>& sh,
-                                                int tm, int tn, int kt0, int nk) {
-  using C = TileConfig<T, S>;
+template <class Scalar, Shape S, bool TA, bool TB, bool SumA, bool SumB, class Epi>
+__device__ __forceinline__ void tile_body_async(const Batch<Scalar>& bp, const Product<Scalar>& pr,
+                                                SharedStorage<Scalar, S>& sh, int tm, int tn, int kt0, int nk) {
+  using C = TileConfig<Scalar, S>;
   constexpr int BK = C::BK, TM = C::TM, TN = C::TN, ST = C::STAGES;
 
   const int tid = threadIdx.x;
   const int m0 = tm * C::BM, n0 = tn * C::BN;
-  const ThreadTile<T, S> th(tid);
+  const ThreadTile<Scalar, S> th(tid);
 
-  TileLoader<T, S, C::BM, TA, SumA, SumA || SumB> la;  // register path (used only when SumA)
-  TileLoader<T, S, C::BN, !TB, SumB, SumA || SumB> lb;
+  TileLoader<Scalar, S, C::BM, TA, SumA, SumA || SumB> la;  // register path (used only when SumA)
+  TileLoader<Scalar, S, C::BN, !TB, SumB, SumA || SumB> lb;
   if (SumA) la.begin(pr.a, m0, tid);
   if (SumB) lb.begin(pr.b, n0, tid);
-  using AA = AsyncLoader<T, S, C::BM, TA>;
-  using AB = AsyncLoader<T, S, C::BN, !TB>;
+  using AA = AsyncLoader<Scalar, S, C::BM, TA>;
+  using AB = AsyncLoader<Scalar, S, C::BN, !TB>;
 
-  T acc[TM][TN];
+  Scalar acc[TM][TN];
 #pragma unroll
   for (int i = 0; i < TM; ++i)
 #pragma unroll
-    for (int j = 0; j < TN; ++j) acc[i][j] = T(0);
+    for (int j = 0; j < TN; ++j) acc[i][j] = Scalar(0);
 
   auto issue = [&](int slab) {  // cp.async of the plain operands of slab kt0 + `slab` (if it exists), one group
     if (slab < nk) {
@@ -794,7 +795,7 @@ __device__ __forceinline__ void tile_body_async(const Batch<T>& bp, const Produc
   cp_async_wait<ST - 2>();
   __syncthreads();
 
-  T fa[2][TM], fb[2][TN];
+  Scalar fa[2][TM], fb[2][TN];
   int cur = 0;
   for (int t = 0; t < nk; ++t) {
     const bool more = t + 1 < nk;
@@ -820,13 +821,13 @@ __device__ __forceinline__ void tile_body_async(const Batch<T>& bp, const Produc
 }
 
 // The main loop a shape runs.
-template <class T, Shape S, bool TA, bool TB, bool SumA, bool SumB, class Epi>
-__device__ __forceinline__ void tile_run(const Batch<T>& bp, const Product<T>& pr, SharedStorage<T, S>& sh, int tm,
-                                         int tn, int kt0, int nk) {
+template <class Scalar, Shape S, bool TA, bool TB, bool SumA, bool SumB, class Epi>
+__device__ __forceinline__ void tile_run(const Batch<Scalar>& bp, const Product<Scalar>& pr,
+                                         SharedStorage<Scalar, S>& sh, int tm, int tn, int kt0, int nk) {
   if constexpr (S == Shape::wide_async)
-    tile_body_async<T, S, TA, TB, SumA, SumB, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+    tile_body_async<Scalar, S, TA, TB, SumA, SumB, Epi>(bp, pr, sh, tm, tn, kt0, nk);
   else
-    tile_body<T, S, TA, TB, SumA, SumB, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+    tile_body<Scalar, S, TA, TB, SumA, SumB, Epi>(bp, pr, sh, tm, tn, kt0, nk);
 }
 
 // Grouped block order: GROUP tile rows are swept column by column, so consecutive blocks share B slabs and
@@ -843,44 +844,44 @@ __device__ __forceinline__ void tile_coords(int pid, int tiles_m, int tiles_n, i
 }
 
 // Classical GEMM: one product (z[0]), plain loaders, classical epilogue.
-template <class T, Shape S, bool TA, bool TB>
-__global__ void __launch_bounds__(Derived<T, S>::THREADS, TileConfig<T, S>::MIN_BLOCKS)
-    gemm_kernel(const __grid_constant__ Batch<T> bp) {
-  __shared__ SharedStorage<T, S> sh;
+template <class Scalar, Shape S, bool TA, bool TB>
+__global__ void __launch_bounds__(Derived<Scalar, S>::THREADS, TileConfig<Scalar, S>::MIN_BLOCKS)
+    gemm_kernel(const __grid_constant__ Batch<Scalar> bp) {
+  __shared__ SharedStorage<Scalar, S> sh;
   int tm, tn;
   tile_coords(blockIdx.x, bp.tiles_m, bp.tiles_n, &tm, &tn);
-  tile_run<T, S, TA, TB, false, false, ClassicalEpilogue>(bp, bp.z[0], sh, tm, tn, 0,
-                                                          (bp.k + TileConfig<T, S>::BK - 1) / TileConfig<T, S>::BK);
+  tile_run<Scalar, S, TA, TB, false, false, ClassicalEpilogue>(
+      bp, bp.z[0], sh, tm, tn, 0, (bp.k + TileConfig<Scalar, S>::BK - 1) / TileConfig<Scalar, S>::BK);
 }
 
 // One Strassen tile (or a k range of it): the variant (which operands are sums) is uniform per tile and each
 // variant is its own compile-time body, so single-operand loads carry no dead registers or branches.
-template <class T, Shape S, bool TA, bool TB, class Epi>
-__device__ __forceinline__ void strassen_tile(const Batch<T>& bp, const Product<T>& pr, SharedStorage<T, S>& sh,
-                                              int tm, int tn, int kt0, int nk) {
+template <class Scalar, Shape S, bool TA, bool TB, class Epi>
+__device__ __forceinline__ void strassen_tile(const Batch<Scalar>& bp, const Product<Scalar>& pr,
+                                              SharedStorage<Scalar, S>& sh, int tm, int tn, int kt0, int nk) {
   if (pr.a.y != nullptr && pr.b.y != nullptr)
-    tile_run<T, S, TA, TB, true, true, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+    tile_run<Scalar, S, TA, TB, true, true, Epi>(bp, pr, sh, tm, tn, kt0, nk);
   else if (pr.a.y != nullptr)
-    tile_run<T, S, TA, TB, true, false, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+    tile_run<Scalar, S, TA, TB, true, false, Epi>(bp, pr, sh, tm, tn, kt0, nk);
   else  // every Strassen product sums at least one operand
-    tile_run<T, S, TA, TB, false, true, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+    tile_run<Scalar, S, TA, TB, false, true, Epi>(bp, pr, sh, tm, tn, kt0, nk);
 }
 
 // Fused Strassen: blockIdx.z picks the product, blockIdx.y the k slice (bp.slice_slabs slabs; the partial products
 // of the slices meet in the epilogue's atomics, as the 7 products do). All 7 products go out in one launch (the
 // paper batches per variant on 4 streams; one grid does the same without streams or events).
 // Sliced: the launch has k slices (gridDim.y > 1); selects the 16-byte-atomic epilogue (FP32).
-template <class T, Shape S, bool TA, bool TB, bool Sliced>
-__global__ void __launch_bounds__(Derived<T, S>::THREADS, TileConfig<T, S>::STRASSEN_MIN_BLOCKS)
-    strassen_kernel(const __grid_constant__ Batch<T> bp) {
-  using Epi = StrassenEpilogue<Sliced && std::is_same<T, float>::value>;
-  __shared__ SharedStorage<T, S> sh;
+template <class Scalar, Shape S, bool TA, bool TB, bool Sliced>
+__global__ void __launch_bounds__(Derived<Scalar, S>::THREADS, TileConfig<Scalar, S>::STRASSEN_MIN_BLOCKS)
+    strassen_kernel(const __grid_constant__ Batch<Scalar> bp) {
+  using Epi = StrassenEpilogue<Sliced && std::is_same<Scalar, float>::value>;
+  __shared__ SharedStorage<Scalar, S> sh;
   int tm, tn;
   tile_coords(blockIdx.x, bp.tiles_m, bp.tiles_n, &tm, &tn);
-  const Product<T>& pr = bp.z[blockIdx.z];
+  const Product<Scalar>& pr = bp.z[blockIdx.z];
   const int kt0 = blockIdx.y * bp.slice_slabs;
-  const int nk = min(bp.slice_slabs, (bp.k + TileConfig<T, S>::BK - 1) / TileConfig<T, S>::BK - kt0);  // >= 1
-  strassen_tile<T, S, TA, TB, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+  const int nk = min(bp.slice_slabs, (bp.k + TileConfig<Scalar, S>::BK - 1) / TileConfig<Scalar, S>::BK - kt0);  // >= 1
+  strassen_tile<Scalar, S, TA, TB, Epi>(bp, pr, sh, tm, tn, kt0, nk);
 }
 
 // Fused Strassen, stream-K part (Osama et al., "Stream-K", PPoPP 2023): the tiles sk_tile0 .. tiles - 1 of the
@@ -891,12 +892,12 @@ __global__ void __launch_bounds__(Derived<T, S>::THREADS, TileConfig<T, S>::STRA
 // = 0), so the partial last wave, where most SMs would idle, becomes work spread evenly over all of them. It is a
 // kernel of its own because the loop over runs changes nvcc's schedule of the main loop: with every tile of a launch
 // in it, the main loop ran a few percent slower than strassen_kernel. Vec4: 16-byte atomics (FP32).
-template <class T, Shape S, bool TA, bool TB, bool Vec4>
-__global__ void __launch_bounds__(Derived<T, S>::THREADS, TileConfig<T, S>::STRASSEN_MIN_BLOCKS)
-    strassen_stream_k_kernel(const __grid_constant__ Batch<T> bp) {
-  using Epi = StrassenEpilogue<Vec4 && std::is_same<T, float>::value>;
-  __shared__ SharedStorage<T, S> sh;
-  const int slabs = (bp.k + TileConfig<T, S>::BK - 1) / TileConfig<T, S>::BK;
+template <class Scalar, Shape S, bool TA, bool TB, bool Vec4>
+__global__ void __launch_bounds__(Derived<Scalar, S>::THREADS, TileConfig<Scalar, S>::STRASSEN_MIN_BLOCKS)
+    strassen_stream_k_kernel(const __grid_constant__ Batch<Scalar> bp) {
+  using Epi = StrassenEpilogue<Vec4 && std::is_same<Scalar, float>::value>;
+  __shared__ SharedStorage<Scalar, S> sh;
+  const int slabs = (bp.k + TileConfig<Scalar, S>::BK - 1) / TileConfig<Scalar, S>::BK;
   const int per_z = bp.tiles_m * bp.tiles_n - bp.sk_tile0;  // stream-K tiles per product
   const std::int64_t n = std::int64_t(per_z) * kMaxProducts * slabs;
   std::int64_t it = n * blockIdx.x / gridDim.x;  // this block's iterations [it, end)
@@ -908,18 +909,18 @@ __global__ void __launch_bounds__(Derived<T, S>::THREADS, TileConfig<T, S>::STRA
     const int z = lin / per_z;
     int tm, tn;
     tile_coords(bp.sk_tile0 + lin - z * per_z, bp.tiles_m, bp.tiles_n, &tm, &tn);
-    strassen_tile<T, S, TA, TB, Epi>(bp, bp.z[z], sh, tm, tn, kt0, nk);
+    strassen_tile<Scalar, S, TA, TB, Epi>(bp, bp.z[z], sh, tm, tn, kt0, nk);
     it += nk;
   }
 }
 
 // C = beta * C on an m x n submatrix; beta == 0 writes zeros without reading (NaN must not spread).
-template <class T>
-__global__ void scale_kernel(int m, int n, T beta, T* __restrict__ C, std::int64_t ldc) {
+template <class Scalar>
+__global__ void scale_kernel(int m, int n, Scalar beta, Scalar* __restrict__ C, std::int64_t ldc) {
   for (int j = blockIdx.y; j < n; j += gridDim.y) {
-    T* col = C + j * ldc;
+    Scalar* col = C + j * ldc;
     for (std::int64_t i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x)
-      col[i] = beta == T(0) ? T(0) : beta * col[i];
+      col[i] = beta == Scalar(0) ? Scalar(0) : beta * col[i];
   }
 }
 
@@ -944,9 +945,9 @@ inline std::atomic<int>& process_shape() {
   return v;
 }
 
-template <class T>
+template <class Scalar>
 inline Shape resolve_shape(int requested) {
-  if (!std::is_same<T, float>::value) return Shape::classic;
+  if (!std::is_same<Scalar, float>::value) return Shape::classic;
   if (valid_shape(requested)) return Shape(requested);
   const int p = process_shape().load(std::memory_order_relaxed);
   if (valid_shape(p)) return Shape(p);
@@ -971,18 +972,18 @@ inline cudaError_t check_args(int ta, int tb, std::int64_t m, std::int64_t n, st
   return cudaSuccess;
 }
 
-template <class T>
-inline bool aligned16(const T* p) {
+template <class Scalar>
+inline bool aligned16(const Scalar* p) {
   return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0;
 }
 
 // Quadrant pair of op(M) (rows x cols in op terms, at op offsets (r0, c0) for X and (r1, c1) for Y) as an
 // Operand in storage terms. trans: M is stored transposed (element (r, c) of op(M) at M[c + r * ld]).
-template <class T>
-inline Operand<T> make_operand(const T* M, std::int64_t ld, bool trans, std::int64_t r0, std::int64_t c0,
+template <class Scalar>
+inline Operand<Scalar> make_operand(const Scalar* M, std::int64_t ld, bool trans, std::int64_t r0, std::int64_t c0,
                                std::int64_t xr, std::int64_t xcn, bool has_y, std::int64_t r1, std::int64_t c1,
-                               std::int64_t yr, std::int64_t ycn, T delta) {
-  Operand<T> o{};
+                               std::int64_t yr, std::int64_t ycn, Scalar delta) {
+  Operand<Scalar> o{};
   auto at = [&](std::int64_t r, std::int64_t c) { return trans ? M + c + r * ld : M + r + c * ld; };
   o.ld = ld;
   o.x = at(r0, c0);
@@ -992,18 +993,19 @@ inline Operand<T> make_operand(const T* M, std::int64_t ld, bool trans, std::int
   o.yc = has_y ? int(trans ? ycn : yr) : 0;
   o.ys = has_y ? int(trans ? yr : ycn) : 0;
   o.delta = delta;
-  constexpr int V = Vec<T>::n;
+  constexpr int V = Vec<Scalar>::n;
   o.vec = (ld % V == 0) && aligned16(o.x) && (!has_y || aligned16(o.y));
   return o;
 }
 
-template <class T>
-inline cudaError_t launch_scale(cudaStream_t s, std::int64_t m, std::int64_t n, T beta, T* C, std::int64_t ldc) {
-  if (m == 0 || n == 0 || beta == T(1)) return cudaSuccess;
+template <class Scalar>
+inline cudaError_t launch_scale(cudaStream_t s, std::int64_t m, std::int64_t n, Scalar beta, Scalar* C,
+                                std::int64_t ldc) {
+  if (m == 0 || n == 0 || beta == Scalar(1)) return cudaSuccess;
   const int threads = 256;
   const std::int64_t bx = (m + threads - 1) / threads;
   dim3 grid(unsigned(bx < 64 ? bx : 64), unsigned(n < 32768 ? n : 32768));
-  scale_kernel<T><<<grid, threads, 0, s>>>(int(m), int(n), beta, C, ldc);
+  scale_kernel<Scalar><<<grid, threads, 0, s>>>(int(m), int(n), beta, C, ldc);
   return cudaGetLastError();
 }
 

@@ -10,23 +10,24 @@ namespace cuda {
 
 namespace {
 
-template <class T, gemm_tile::Shape S, bool TA, bool TB>
-cudaError_t launch_gemm(cudaStream_t s, const gemm_tile::Batch<T>& bp) {
-  using D = gemm_tile::Derived<T, S>;
+template <class Scalar, gemm_tile::Shape S, bool TA, bool TB>
+cudaError_t launch_gemm(cudaStream_t s, const gemm_tile::Batch<Scalar>& bp) {
+  using D = gemm_tile::Derived<Scalar, S>;
   dim3 grid(unsigned(bp.tiles_m) * unsigned(bp.tiles_n), 1, 1);
-  gemm_tile::gemm_kernel<T, S, TA, TB><<<grid, D::THREADS, 0, s>>>(bp);
+  gemm_tile::gemm_kernel<Scalar, S, TA, TB><<<grid, D::THREADS, 0, s>>>(bp);
   return cudaGetLastError();
 }
 
-template <class T, gemm_tile::Shape S>
-cudaError_t run_gemm(cudaStream_t stream, int ta, int tb, std::int64_t m, std::int64_t n, std::int64_t k, T alpha,
-                     const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C, std::int64_t ldc) {
+template <class Scalar, gemm_tile::Shape S>
+cudaError_t run_gemm(cudaStream_t stream, int ta, int tb, std::int64_t m, std::int64_t n, std::int64_t k, Scalar alpha,
+                     const Scalar* A, std::int64_t lda, const Scalar* B, std::int64_t ldb, Scalar beta, Scalar* C,
+                     std::int64_t ldc) {
   using namespace gemm_tile;
-  using Cfg = TileConfig<T, S>;
+  using Cfg = TileConfig<Scalar, S>;
   const std::int64_t tiles_m = (m + Cfg::BM - 1) / Cfg::BM, tiles_n = (n + Cfg::BN - 1) / Cfg::BN;
   if (tiles_m * tiles_n > INT_MAX) return cudaErrorNotSupported;
 
-  Batch<T> bp{};
+  Batch<Scalar> bp{};
   bp.m = int(m);
   bp.n = int(n);
   bp.k = int(k);
@@ -35,54 +36,54 @@ cudaError_t run_gemm(cudaStream_t stream, int ta, int tb, std::int64_t m, std::i
   bp.ldc = ldc;
   bp.alpha = alpha;
   bp.beta = beta;
-  Product<T>& p = bp.z[0];
-  p.a = make_operand<T>(A, lda, ta != 0, 0, 0, m, k, false, 0, 0, 0, 0, T(0));
-  p.b = make_operand<T>(B, ldb, tb != 0, 0, 0, k, n, false, 0, 0, 0, 0, T(0));
-  p.d = Output<T>{C, int(m), int(n), T(1)};
-  p.e = Output<T>{nullptr, 0, 0, T(0)};
+  Product<Scalar>& p = bp.z[0];
+  p.a = make_operand<Scalar>(A, lda, ta != 0, 0, 0, m, k, false, 0, 0, 0, 0, Scalar(0));
+  p.b = make_operand<Scalar>(B, ldb, tb != 0, 0, 0, k, n, false, 0, 0, 0, 0, Scalar(0));
+  p.d = Output<Scalar>{C, int(m), int(n), Scalar(1)};
+  p.e = Output<Scalar>{nullptr, 0, 0, Scalar(0)};
 
-  if (ta == 0 && tb == 0) return launch_gemm<T, S, false, false>(stream, bp);
-  if (ta == 0) return launch_gemm<T, S, false, true>(stream, bp);
-  if (tb == 0) return launch_gemm<T, S, true, false>(stream, bp);
-  return launch_gemm<T, S, true, true>(stream, bp);
+  if (ta == 0 && tb == 0) return launch_gemm<Scalar, S, false, false>(stream, bp);
+  if (ta == 0) return launch_gemm<Scalar, S, false, true>(stream, bp);
+  if (tb == 0) return launch_gemm<Scalar, S, true, false>(stream, bp);
+  return launch_gemm<Scalar, S, true, true>(stream, bp);
 }
 
 }  // namespace
 
-template <class T>
+template <class Scalar>
 cudaError_t simt_gemm(cudaStream_t stream, char transA, char transB, std::int64_t m, std::int64_t n, std::int64_t k,
-                      T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C,
-                      std::int64_t ldc, int simt_tile) {
+                      Scalar alpha, const Scalar* A, std::int64_t lda, const Scalar* B, std::int64_t ldb, Scalar beta,
+                      Scalar* C, std::int64_t ldc, int simt_tile) {
   using namespace gemm_tile;
   const int ta = parse_op(transA), tb = parse_op(transB);
   cudaError_t e = check_args(ta, tb, m, n, k, lda, ldb, ldc);
   if (e != cudaSuccess) return e;
   if (m == 0 || n == 0) return cudaSuccess;
-  if (k == 0 || alpha == T(0)) return launch_scale(stream, m, n, beta, C, ldc);
-  if constexpr (std::is_same<T, float>::value) {
-    const Shape sh = resolve_shape<T>(simt_tile);
+  if (k == 0 || alpha == Scalar(0)) return launch_scale(stream, m, n, beta, C, ldc);
+  if constexpr (std::is_same<Scalar, float>::value) {
+    const Shape sh = resolve_shape<Scalar>(simt_tile);
     if (sh == Shape::wide)
-      return run_gemm<T, Shape::wide>(stream, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+      return run_gemm<Scalar, Shape::wide>(stream, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     if (sh == Shape::wide_async)
-      return run_gemm<T, Shape::wide_async>(stream, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+      return run_gemm<Scalar, Shape::wide_async>(stream, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   }
-  return run_gemm<T, Shape::classic>(stream, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return run_gemm<Scalar, Shape::classic>(stream, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
-template <class T>
+template <class Scalar>
 cudaError_t simt_gemm(cudaStream_t stream, char transA, char transB, std::int64_t m, std::int64_t n, std::int64_t k,
-                      T alpha, const T* A, std::int64_t lda, const T* B, std::int64_t ldb, T beta, T* C,
-                      std::int64_t ldc) {
-  return simt_gemm<T>(stream, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 0);
+                      Scalar alpha, const Scalar* A, std::int64_t lda, const Scalar* B, std::int64_t ldb, Scalar beta,
+                      Scalar* C, std::int64_t ldc) {
+  return simt_gemm<Scalar>(stream, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 0);
 }
 
 void set_simt_tile(int simt_tile) {
   gemm_tile::process_shape().store(gemm_tile::valid_shape(simt_tile) ? simt_tile : 0, std::memory_order_relaxed);
 }
 
-template <class T>
+template <class Scalar>
 int simt_tile_resolved(int simt_tile) {
-  return int(gemm_tile::resolve_shape<T>(simt_tile));
+  return int(gemm_tile::resolve_shape<Scalar>(simt_tile));
 }
 
 template int simt_tile_resolved<float>(int);

@@ -65,7 +65,7 @@ struct StrassenModelBlocking {
 // The configurations of gemm_tile.cuh (TileConfig) and their ptxas-bound occupancy. simt_tile (FP32 only):
 // 1 = Shape::classic, 2 = Shape::wide (256x128x8, 8x16 per thread, 1 block / SM), 3 = Shape::wide_async (the wide
 // tiles fed by a 3-stage cp.async ring; the model does not see the pipelining, it uses the wide blocking); callers
-// that know which shape a call runs pass kbla::cuda::simt_tile_resolved<T>(...).
+// that know which shape a call runs pass kbla::cuda::simt_tile_resolved<Scalar>(...).
 inline StrassenModelBlocking library_blocking(int elem_bytes, bool fused, int simt_tile = 1) {
   StrassenModelBlocking b;
   if (elem_bytes == 8) {
@@ -196,8 +196,9 @@ inline StrassenModelTerms fused_terms(const StrassenModelInput& in, const Strass
   return t;
 }
 
-template <class F>
-inline StrassenModelTerms best(const StrassenModelInput& in, const StrassenModelBlocking& given, bool fused, F f) {
+template <class Evaluate>
+inline StrassenModelTerms best(const StrassenModelInput& in, const StrassenModelBlocking& given, bool fused,
+                               Evaluate f) {
   if (given.tile_m > 0) return f(in, given);
   const StrassenModelBlocking cands[] = {
       library_blocking(in.elem_bytes, fused),

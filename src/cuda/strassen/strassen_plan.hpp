@@ -32,16 +32,16 @@ struct Plan {
 constexpr std::size_t kAlign = 256;
 inline std::size_t round_up(std::size_t b) { return (b + kAlign - 1) / kAlign * kAlign; }
 
-template <class T>
+template <class Scalar>
 i64 default_tau() {
   // Crossover of one Strassen level over cuBLAS on H100 / H200: FP32 SGEMM (no TF32) runs about as fast at 2048,
   // 4096 and 8192, so one level pays from leaves >= 3072 on (split at n >= 6144). FP64 (DMMA) is faster on the
   // 4096 leaves than on the 8192 product, and with the batched additions one level is predicted to gain ~10 % at
   // 8192, so FP64 splits at n >= 8192 like the conventional path.
-  return sizeof(T) == 4 ? 6144 : 8192;
+  return sizeof(Scalar) == 4 ? 6144 : 8192;
 }
 
-template <class T>
+template <class Scalar>
 bool splits(const Plan& p, int levels, i64 m, i64 n, i64 k) {
   if (levels <= 0) return false;
   const i64 mn = std::min(m, std::min(n, k));
@@ -56,12 +56,12 @@ bool splits(const Plan& p, int levels, i64 m, i64 n, i64 k) {
 // product buffer for all 7). Why not the outer levels: their 7 products are whole inner levels that carve the same
 // workspace tail; running them concurrently would need a private inner workspace per lane (e.g. +4 x 2 GB for
 // FP64 16384, 2 levels) and would mostly overlap additions with GEMMs, a different trade than filling wave tails.
-template <class T>
+template <class Scalar>
 bool concurrent_level(const Plan& p, int levels_below, i64 mh, i64 nh, i64 kh);
 
-template <class T>
+template <class Scalar>
 std::size_t level_bytes(const Plan& p, i64 mh, i64 nh, i64 kh, bool concurrent) {
-  const std::size_t s = sizeof(T);
+  const std::size_t s = sizeof(Scalar);
   const std::size_t a = round_up(std::size_t(mh * kh) * s), b = round_up(std::size_t(kh * nh) * s),
                     c = round_up(std::size_t(mh * nh) * s);
   if (p.low_memory) return p.algo == StrassenAlgorithm::winograd ? a + b + 2 * c : a + b + c;
@@ -71,27 +71,27 @@ std::size_t level_bytes(const Plan& p, i64 mh, i64 nh, i64 kh, bool concurrent) 
   return 5 * a + 5 * b + 5 * c;
 }
 
-template <class T>
+template <class Scalar>
 std::size_t plan_bytes(const Plan& p, int levels, i64 m, i64 n, i64 k) {
   std::size_t total = 0;
-  while (splits<T>(p, levels, m, n, k)) {
+  while (splits<Scalar>(p, levels, m, n, k)) {
     m /= 2;
     n /= 2;
     k /= 2;
     --levels;  // now the levels left to the products of this level
-    total += level_bytes<T>(p, m, n, k, concurrent_level<T>(p, levels, m, n, k));
+    total += level_bytes<Scalar>(p, m, n, k, concurrent_level<Scalar>(p, levels, m, n, k));
   }
   return total;
 }
 
-template <class T>
+template <class Scalar>
 bool concurrent_level(const Plan& p, int levels_below, i64 mh, i64 nh, i64 kh) {
-  return p.lanes > 1 && !p.low_memory && !splits<T>(p, levels_below, mh, nh, kh);
+  return p.lanes > 1 && !p.low_memory && !splits<Scalar>(p, levels_below, mh, nh, kh);
 }
 
-template <class T>
+template <class Scalar>
 bool make_plan(const StrassenConfig& c, Plan* p) {
-  p->tau = c.tau > 0 ? c.tau : default_tau<T>();
+  p->tau = c.tau > 0 ? c.tau : default_tau<Scalar>();
   p->thin = c.cublas_leaves ? Leaf::blas : Leaf::simt;
   p->simt_tile = c.simt_tile;
   p->leaf = p->thin;
