@@ -78,7 +78,7 @@ struct Vec<double> {
 //   STAGES - 1 slabs are in flight while one is multiplied (one barrier per slab). See AsyncLoader / tile_body_async.
 enum class Shape : int { classic = 1, wide = 2, wide_async = 3 };
 
-template <class Scalar, Shape S = Shape::classic>
+template <class Scalar, Shape TileShape = Shape::classic>
 struct TileConfig;
 // STRASSEN_MIN_BLOCKS (classic): FP32 fused kernel at 2 blocks / SM is capped at 128 registers (it spilled
 // 8-24 bytes in two trans variants before the fragment double buffer; now 128 registers, no spills, nvcc 13);
@@ -110,9 +110,9 @@ struct TileConfig<double, Shape::classic> {
   static constexpr int STRASSEN_MIN_BLOCKS = 1;
 };
 
-template <class Scalar, Shape S>
+template <class Scalar, Shape TileShape>
 struct Derived {
-  using C = TileConfig<Scalar, S>;
+  using C = TileConfig<Scalar, TileShape>;
   static constexpr int V = Vec<Scalar>::n;
   static constexpr int WARPS_M = C::BM / (8 * C::TM), WARPS_N = C::BN / (4 * C::TN);
   static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
@@ -167,12 +167,12 @@ struct Batch {
 __device__ __forceinline__ void opaque(float& v) { asm volatile("" : "+f"(v)); }
 __device__ __forceinline__ void opaque(double& v) { asm volatile("" : "+d"(v)); }
 
-template <class Scalar, Shape S, int L, bool KContig, bool Sum, bool Fused>
+template <class Scalar, Shape TileShape, int L, bool KContig, bool Sum, bool Fused>
 struct TileLoader {
   // L = BM (operand A) or BN (operand B). KContig: storage is contiguous along k (A transposed, B not).
-  using D = Derived<Scalar, S>;
+  using D = Derived<Scalar, TileShape>;
   using VT = typename Vec<Scalar>::type;
-  static constexpr int V = D::V, BK = TileConfig<Scalar, S>::BK;
+  static constexpr int V = D::V, BK = TileConfig<Scalar, TileShape>::BK;
   static constexpr int LC = KContig ? BK : L;  // contiguous length of the slab in storage
   static constexpr int LS = KContig ? L : BK;
   static constexpr int VPR = LC / V;  // vectors per storage column of the slab
@@ -185,13 +185,13 @@ struct TileLoader {
   // cap of 2 blocks / SM and spilled 24-44 bytes with it (nvcc 13), so they keep the checked path only. Fused:
   // the tile has a Strassen sum on either side; the plain GEMM does not use it (slower there; the wide plain GEMM
   // has tile_loop_interior instead).
-  static constexpr bool FAST = Fused && !(Sum && std::is_same<Scalar, float>::value && S == Shape::classic);
+  static constexpr bool FAST = Fused && !(Sum && std::is_same<Scalar, float>::value && TileShape == Shape::classic);
   static_assert(SPI * VPR == D::THREADS, "a thread's V-runs share their contiguous offset");
   // The plain GEMM of Shape::wide runs whole interior tiles in tile_loop_interior instead (see there).
-  static constexpr bool INTERIOR = S == Shape::wide && !Fused;
+  static constexpr bool INTERIOR = TileShape == Shape::wide && !Fused;
   // The fused tiles of Shape::wide that lie inside their operands along m / n run tile_loop_fused_interior
   // (seek / load_slab).
-  static constexpr bool STEP = S == Shape::wide && Fused;
+  static constexpr bool STEP = TileShape == Shape::wide && Fused;
   static constexpr int RUNS = NV * (Sum ? 2 : 1);  // 16-byte loads per slab and thread
 
   Scalar x[NV][V];
@@ -359,11 +359,11 @@ struct StagesOf<C, std::void_t<decltype(C::STAGES)>> {
   static constexpr int value = C::STAGES;
 };
 
-template <class Scalar, Shape S>
+template <class Scalar, Shape TileShape>
 struct SharedStorage {
-  using D = Derived<Scalar, S>;
-  static constexpr int BK = TileConfig<Scalar, S>::BK;
-  static constexpr int STAGES = StagesOf<TileConfig<Scalar, S>>::value;
+  using D = Derived<Scalar, TileShape>;
+  static constexpr int BK = TileConfig<Scalar, TileShape>::BK;
+  static constexpr int STAGES = StagesOf<TileConfig<Scalar, TileShape>>::value;
   __align__(16) Scalar a[STAGES][BK][D::LDA_S];
   __align__(16) Scalar b[STAGES][BK][D::LDB_S];
 };
@@ -407,10 +407,10 @@ __device__ __forceinline__ void cp_async_wait() {
 //    sectors) and writes words c * (L + 4) + s; with L % 32 == 0 the bank is (4c + s) % 32, c in 0..7 and
 //    s = s0 .. s0 + 3 (s0 % 4 == 0): 32 distinct banks, so the +4 row pad keeps these writes conflict-free (a
 //    pad of 0 would be 8-way, 1 would be 4-way... only pads == 4 mod 8 with BK = 8 hit every bank once).
-template <class Scalar, Shape S, int L, bool KContig>
+template <class Scalar, Shape TileShape, int L, bool KContig>
 struct AsyncLoader {
-  using D = Derived<Scalar, S>;
-  static constexpr int V = D::V, BK = TileConfig<Scalar, S>::BK, LDS = L + 4;
+  using D = Derived<Scalar, TileShape>;
+  static constexpr int V = D::V, BK = TileConfig<Scalar, TileShape>::BK, LDS = L + 4;
   static constexpr int NE = L * BK / D::THREADS;  // elements per thread
   static constexpr int NV = NE / V;               // 16-byte runs per thread (!KContig, vec)
   static_assert(NE * D::THREADS == L * BK && NV * V == NE && NV >= 1, "slab splits evenly");
@@ -475,10 +475,10 @@ struct StrassenEpilogue {
 // A thread's place in the block tile, shared by both main loops: its warp / lane coordinates, the 128-bit
 // fragment reads of one depth of a shared slab, the BK rank-1 updates of a slab and the epilogue. The
 // accumulators stay a local array of the caller (passed by reference), so they live in registers.
-template <class Scalar, Shape S>
+template <class Scalar, Shape TileShape>
 struct ThreadTile {
-  using C = TileConfig<Scalar, S>;
-  using D = Derived<Scalar, S>;
+  using C = TileConfig<Scalar, TileShape>;
+  using D = Derived<Scalar, TileShape>;
   using VT = typename Vec<Scalar>::type;
   static constexpr int V = D::V, BK = C::BK, TM = C::TM, TN = C::TN;
 
@@ -493,7 +493,7 @@ struct ThreadTile {
   }
 
   // Fragments of depth kk of the shared slab buf into registers.
-  __device__ __forceinline__ void frag(const SharedStorage<Scalar, S>& sh, int buf, int kk, Scalar (&a)[TM],
+  __device__ __forceinline__ void frag(const SharedStorage<Scalar, TileShape>& sh, int buf, int kk, Scalar (&a)[TM],
                                       Scalar (&b)[TN]) const {
 #pragma unroll
     for (int p = 0; p < TM / V; ++p) {
@@ -511,13 +511,13 @@ struct ThreadTile {
 
   // The BK rank-1 updates of slab buf; fa[0] / fb[0] already hold depth 0 (the caller reads them before issuing
   // its global loads, so those overlap the math); depth kk + 1 is read while depth kk is multiplied.
-  __device__ __forceinline__ void multiply(const SharedStorage<Scalar, S>& sh, int buf, Scalar (&fa)[2][TM],
+  __device__ __forceinline__ void multiply(const SharedStorage<Scalar, TileShape>& sh, int buf, Scalar (&fa)[2][TM],
                                            Scalar (&fb)[2][TN], Scalar (&acc)[TM][TN]) const {
     multiply(sh, buf, fa, fb, acc, [](int) {});
   }
   // Same, calling at_depth(kk) after depth kk + 1's fragment reads and before depth kk's FFMAs.
   template <class Hook>
-  __device__ __forceinline__ void multiply(const SharedStorage<Scalar, S>& sh, int buf, Scalar (&fa)[2][TM],
+  __device__ __forceinline__ void multiply(const SharedStorage<Scalar, TileShape>& sh, int buf, Scalar (&fa)[2][TM],
                                            Scalar (&fb)[2][TN], Scalar (&acc)[TM][TN], Hook&& at_depth) const {
 #pragma unroll
     for (int kk = 0; kk < BK; ++kk) {
@@ -593,11 +593,13 @@ struct ThreadTile {
 // instructions). Tried and not kept: this loop for the fused Strassen tiles too (their two-sum loads, 6 per slab,
 // issued mid-slab leave part of their latency exposed at full clock; see tile_loop_fused_interior), and the next
 // slab's loads issued before the barrier.
-template <class Scalar, Shape S, class LA, class LB>
+template <class Scalar, Shape TileShape, class LA, class LB>
 __device__ __forceinline__ void tile_loop_interior(
-    const Product<Scalar>& pr, SharedStorage<Scalar, S>& sh, const ThreadTile<Scalar, S>& th, LA& la, LB& lb, int m0,
-    int n0, int kt0, int nk, Scalar (&acc)[ThreadTile<Scalar, S>::TM][ThreadTile<Scalar, S>::TN]) {
-  constexpr int BK = ThreadTile<Scalar, S>::BK, TM = ThreadTile<Scalar, S>::TM, TN = ThreadTile<Scalar, S>::TN;
+    const Product<Scalar>& pr, SharedStorage<Scalar, TileShape>& sh, const ThreadTile<Scalar, TileShape>& th, LA& la,
+    LB& lb, int m0, int n0, int kt0, int nk,
+    Scalar (&acc)[ThreadTile<Scalar, TileShape>::TM][ThreadTile<Scalar, TileShape>::TN]) {
+  constexpr int BK = ThreadTile<Scalar, TileShape>::BK, TM = ThreadTile<Scalar, TileShape>::TM,
+                TN = ThreadTile<Scalar, TileShape>::TN;
   static_assert(LA::RUNS + LB::RUNS <= BK, "one spread load per depth step");
   const int tid = threadIdx.x;
   const int last_a = min(la.full, nk), last_b = min(lb.full, nk);  // slabs t < last_* are read by pointer
@@ -641,11 +643,13 @@ __device__ __forceinline__ void tile_loop_interior(
 // fast path ~70). A k-fringe slab goes through the checked load. The fast load and the checked load stay two
 // arms of one branch: with the loads alone under `if (t + 1 < nk)` (or straight-line, the last slab peeled)
 // ptxas sank them to FFMA ~1000 (~600) of 1024, next to the shared stores.
-template <class Scalar, Shape S, class LA, class LB>
+template <class Scalar, Shape TileShape, class LA, class LB>
 __device__ __forceinline__ void tile_loop_fused_interior(
-    const Product<Scalar>& pr, SharedStorage<Scalar, S>& sh, const ThreadTile<Scalar, S>& th, LA& la, LB& lb, int m0,
-    int n0, int kt0, int nk, Scalar (&acc)[ThreadTile<Scalar, S>::TM][ThreadTile<Scalar, S>::TN]) {
-  constexpr int BK = ThreadTile<Scalar, S>::BK, TM = ThreadTile<Scalar, S>::TM, TN = ThreadTile<Scalar, S>::TN;
+    const Product<Scalar>& pr, SharedStorage<Scalar, TileShape>& sh, const ThreadTile<Scalar, TileShape>& th, LA& la,
+    LB& lb, int m0, int n0, int kt0, int nk,
+    Scalar (&acc)[ThreadTile<Scalar, TileShape>::TM][ThreadTile<Scalar, TileShape>::TN]) {
+  constexpr int BK = ThreadTile<Scalar, TileShape>::BK, TM = ThreadTile<Scalar, TileShape>::TM,
+                TN = ThreadTile<Scalar, TileShape>::TN;
   const int tid = threadIdx.x;
   const int last_a = min(la.full, nk), last_b = min(lb.full, nk);  // slabs t < last_* are read by pointer
   la.load_slab();
@@ -678,18 +682,18 @@ __device__ __forceinline__ void tile_loop_fused_interior(
 
 // The whole tile: main loop over k slabs, then the epilogue. TA / TB: op(A) / op(B) transposed.
 // Slabs kt0 .. kt0 + nk - 1 of the k range (all of it for a classical GEMM, one k slice for split Strassen).
-template <class Scalar, Shape S, bool TA, bool TB, bool SumA, bool SumB, class Epi>
+template <class Scalar, Shape TileShape, bool TA, bool TB, bool SumA, bool SumB, class Epi>
 __device__ __forceinline__ void tile_body(const Batch<Scalar>& bp, const Product<Scalar>& pr,
-                                          SharedStorage<Scalar, S>& sh, int tm, int tn, int kt0, int nk) {
-  using C = TileConfig<Scalar, S>;
+                                          SharedStorage<Scalar, TileShape>& sh, int tm, int tn, int kt0, int nk) {
+  using C = TileConfig<Scalar, TileShape>;
   constexpr int BK = C::BK, TM = C::TM, TN = C::TN;
 
   const int tid = threadIdx.x;
   const int m0 = tm * C::BM, n0 = tn * C::BN;
-  const ThreadTile<Scalar, S> th(tid);
+  const ThreadTile<Scalar, TileShape> th(tid);
 
-  using LA = TileLoader<Scalar, S, C::BM, TA, SumA, SumA || SumB>;
-  using LB = TileLoader<Scalar, S, C::BN, !TB, SumB, SumA || SumB>;
+  using LA = TileLoader<Scalar, TileShape, C::BM, TA, SumA, SumA || SumB>;
+  using LB = TileLoader<Scalar, TileShape, C::BN, !TB, SumB, SumA || SumB>;
   LA la;
   LB lb;
   if (SumA || SumB) {  // the interior fast path (Strassen tiles only)
@@ -713,9 +717,9 @@ __device__ __forceinline__ void tile_body(const Batch<Scalar>& bp, const Product
   if constexpr (LA::STEP) fused_interior = la.seek(pr.a, kt0) & lb.seek(pr.b, kt0);
 
   if (interior) {
-    tile_loop_interior<Scalar, S>(pr, sh, th, la, lb, m0, n0, kt0, nk, acc);
+    tile_loop_interior<Scalar, TileShape>(pr, sh, th, la, lb, m0, n0, kt0, nk, acc);
   } else if (fused_interior) {
-    tile_loop_fused_interior<Scalar, S>(pr, sh, th, la, lb, m0, n0, kt0, nk, acc);
+    tile_loop_fused_interior<Scalar, TileShape>(pr, sh, th, la, lb, m0, n0, kt0, nk, acc);
   } else {
     la.load(pr.a, m0, kt0 * BK, tid);
     lb.load(pr.b, n0, kt0 * BK, tid);
@@ -750,22 +754,22 @@ __device__ __forceinline__ void tile_body(const Batch<Scalar>& bp, const Product
 // after the math. One barrier per slab: at the end of slab t, after cp.async.wait_group(STAGES - 2) (this
 // thread's copies of slab t + 1 have landed) and the register stores; it also frees slot t % STAGES, which the
 // copies issued at the top of slab t + 1 (slab t + STAGES) overwrite.
-template <class Scalar, Shape S, bool TA, bool TB, bool SumA, bool SumB, class Epi>
+template <class Scalar, Shape TileShape, bool TA, bool TB, bool SumA, bool SumB, class Epi>
 __device__ __forceinline__ void tile_body_async(const Batch<Scalar>& bp, const Product<Scalar>& pr,
-                                                SharedStorage<Scalar, S>& sh, int tm, int tn, int kt0, int nk) {
-  using C = TileConfig<Scalar, S>;
+                                                SharedStorage<Scalar, TileShape>& sh, int tm, int tn, int kt0, int nk) {
+  using C = TileConfig<Scalar, TileShape>;
   constexpr int BK = C::BK, TM = C::TM, TN = C::TN, ST = C::STAGES;
 
   const int tid = threadIdx.x;
   const int m0 = tm * C::BM, n0 = tn * C::BN;
-  const ThreadTile<Scalar, S> th(tid);
+  const ThreadTile<Scalar, TileShape> th(tid);
 
-  TileLoader<Scalar, S, C::BM, TA, SumA, SumA || SumB> la;  // register path (used only when SumA)
-  TileLoader<Scalar, S, C::BN, !TB, SumB, SumA || SumB> lb;
+  TileLoader<Scalar, TileShape, C::BM, TA, SumA, SumA || SumB> la;  // register path (used only when SumA)
+  TileLoader<Scalar, TileShape, C::BN, !TB, SumB, SumA || SumB> lb;
   if (SumA) la.begin(pr.a, m0, tid);
   if (SumB) lb.begin(pr.b, n0, tid);
-  using AA = AsyncLoader<Scalar, S, C::BM, TA>;
-  using AB = AsyncLoader<Scalar, S, C::BN, !TB>;
+  using AA = AsyncLoader<Scalar, TileShape, C::BM, TA>;
+  using AB = AsyncLoader<Scalar, TileShape, C::BN, !TB>;
 
   Scalar acc[TM][TN];
 #pragma unroll
@@ -821,13 +825,13 @@ __device__ __forceinline__ void tile_body_async(const Batch<Scalar>& bp, const P
 }
 
 // The main loop a shape runs.
-template <class Scalar, Shape S, bool TA, bool TB, bool SumA, bool SumB, class Epi>
+template <class Scalar, Shape TileShape, bool TA, bool TB, bool SumA, bool SumB, class Epi>
 __device__ __forceinline__ void tile_run(const Batch<Scalar>& bp, const Product<Scalar>& pr,
-                                         SharedStorage<Scalar, S>& sh, int tm, int tn, int kt0, int nk) {
-  if constexpr (S == Shape::wide_async)
-    tile_body_async<Scalar, S, TA, TB, SumA, SumB, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+                                         SharedStorage<Scalar, TileShape>& sh, int tm, int tn, int kt0, int nk) {
+  if constexpr (TileShape == Shape::wide_async)
+    tile_body_async<Scalar, TileShape, TA, TB, SumA, SumB, Epi>(bp, pr, sh, tm, tn, kt0, nk);
   else
-    tile_body<Scalar, S, TA, TB, SumA, SumB, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+    tile_body<Scalar, TileShape, TA, TB, SumA, SumB, Epi>(bp, pr, sh, tm, tn, kt0, nk);
 }
 
 // Grouped block order: GROUP tile rows are swept column by column, so consecutive blocks share B slabs and
@@ -844,44 +848,46 @@ __device__ __forceinline__ void tile_coords(int pid, int tiles_m, int tiles_n, i
 }
 
 // Classical GEMM: one product (z[0]), plain loaders, classical epilogue.
-template <class Scalar, Shape S, bool TA, bool TB>
-__global__ void __launch_bounds__(Derived<Scalar, S>::THREADS, TileConfig<Scalar, S>::MIN_BLOCKS)
+template <class Scalar, Shape TileShape, bool TA, bool TB>
+__global__ void __launch_bounds__(Derived<Scalar, TileShape>::THREADS, TileConfig<Scalar, TileShape>::MIN_BLOCKS)
     gemm_kernel(const __grid_constant__ Batch<Scalar> bp) {
-  __shared__ SharedStorage<Scalar, S> sh;
+  __shared__ SharedStorage<Scalar, TileShape> sh;
   int tm, tn;
   tile_coords(blockIdx.x, bp.tiles_m, bp.tiles_n, &tm, &tn);
-  tile_run<Scalar, S, TA, TB, false, false, ClassicalEpilogue>(
-      bp, bp.z[0], sh, tm, tn, 0, (bp.k + TileConfig<Scalar, S>::BK - 1) / TileConfig<Scalar, S>::BK);
+  tile_run<Scalar, TileShape, TA, TB, false, false, ClassicalEpilogue>(
+      bp, bp.z[0], sh, tm, tn, 0, (bp.k + TileConfig<Scalar, TileShape>::BK - 1) / TileConfig<Scalar, TileShape>::BK);
 }
 
 // One Strassen tile (or a k range of it): the variant (which operands are sums) is uniform per tile and each
 // variant is its own compile-time body, so single-operand loads carry no dead registers or branches.
-template <class Scalar, Shape S, bool TA, bool TB, class Epi>
+template <class Scalar, Shape TileShape, bool TA, bool TB, class Epi>
 __device__ __forceinline__ void strassen_tile(const Batch<Scalar>& bp, const Product<Scalar>& pr,
-                                              SharedStorage<Scalar, S>& sh, int tm, int tn, int kt0, int nk) {
+                                              SharedStorage<Scalar, TileShape>& sh, int tm, int tn, int kt0, int nk) {
   if (pr.a.y != nullptr && pr.b.y != nullptr)
-    tile_run<Scalar, S, TA, TB, true, true, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+    tile_run<Scalar, TileShape, TA, TB, true, true, Epi>(bp, pr, sh, tm, tn, kt0, nk);
   else if (pr.a.y != nullptr)
-    tile_run<Scalar, S, TA, TB, true, false, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+    tile_run<Scalar, TileShape, TA, TB, true, false, Epi>(bp, pr, sh, tm, tn, kt0, nk);
   else  // every Strassen product sums at least one operand
-    tile_run<Scalar, S, TA, TB, false, true, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+    tile_run<Scalar, TileShape, TA, TB, false, true, Epi>(bp, pr, sh, tm, tn, kt0, nk);
 }
 
 // Fused Strassen: blockIdx.z picks the product, blockIdx.y the k slice (bp.slice_slabs slabs; the partial products
 // of the slices meet in the epilogue's atomics, as the 7 products do). All 7 products go out in one launch (the
 // paper batches per variant on 4 streams; one grid does the same without streams or events).
 // Sliced: the launch has k slices (gridDim.y > 1); selects the 16-byte-atomic epilogue (FP32).
-template <class Scalar, Shape S, bool TA, bool TB, bool Sliced>
-__global__ void __launch_bounds__(Derived<Scalar, S>::THREADS, TileConfig<Scalar, S>::STRASSEN_MIN_BLOCKS)
+template <class Scalar, Shape TileShape, bool TA, bool TB, bool Sliced>
+__global__ void __launch_bounds__(Derived<Scalar, TileShape>::THREADS,
+                                  TileConfig<Scalar, TileShape>::STRASSEN_MIN_BLOCKS)
     strassen_kernel(const __grid_constant__ Batch<Scalar> bp) {
   using Epi = StrassenEpilogue<Sliced && std::is_same<Scalar, float>::value>;
-  __shared__ SharedStorage<Scalar, S> sh;
+  __shared__ SharedStorage<Scalar, TileShape> sh;
   int tm, tn;
   tile_coords(blockIdx.x, bp.tiles_m, bp.tiles_n, &tm, &tn);
   const Product<Scalar>& pr = bp.z[blockIdx.z];
   const int kt0 = blockIdx.y * bp.slice_slabs;
-  const int nk = min(bp.slice_slabs, (bp.k + TileConfig<Scalar, S>::BK - 1) / TileConfig<Scalar, S>::BK - kt0);  // >= 1
-  strassen_tile<Scalar, S, TA, TB, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+  const int nk = min(bp.slice_slabs,
+                     (bp.k + TileConfig<Scalar, TileShape>::BK - 1) / TileConfig<Scalar, TileShape>::BK - kt0);  // >= 1
+  strassen_tile<Scalar, TileShape, TA, TB, Epi>(bp, pr, sh, tm, tn, kt0, nk);
 }
 
 // Fused Strassen, stream-K part (Osama et al., "Stream-K", PPoPP 2023): the tiles sk_tile0 .. tiles - 1 of the
@@ -892,12 +898,13 @@ __global__ void __launch_bounds__(Derived<Scalar, S>::THREADS, TileConfig<Scalar
 // = 0), so the partial last wave, where most SMs would idle, becomes work spread evenly over all of them. It is a
 // kernel of its own because the loop over runs changes nvcc's schedule of the main loop: with every tile of a launch
 // in it, the main loop ran a few percent slower than strassen_kernel. Vec4: 16-byte atomics (FP32).
-template <class Scalar, Shape S, bool TA, bool TB, bool Vec4>
-__global__ void __launch_bounds__(Derived<Scalar, S>::THREADS, TileConfig<Scalar, S>::STRASSEN_MIN_BLOCKS)
+template <class Scalar, Shape TileShape, bool TA, bool TB, bool Vec4>
+__global__ void __launch_bounds__(Derived<Scalar, TileShape>::THREADS,
+                                  TileConfig<Scalar, TileShape>::STRASSEN_MIN_BLOCKS)
     strassen_stream_k_kernel(const __grid_constant__ Batch<Scalar> bp) {
   using Epi = StrassenEpilogue<Vec4 && std::is_same<Scalar, float>::value>;
-  __shared__ SharedStorage<Scalar, S> sh;
-  const int slabs = (bp.k + TileConfig<Scalar, S>::BK - 1) / TileConfig<Scalar, S>::BK;
+  __shared__ SharedStorage<Scalar, TileShape> sh;
+  const int slabs = (bp.k + TileConfig<Scalar, TileShape>::BK - 1) / TileConfig<Scalar, TileShape>::BK;
   const int per_z = bp.tiles_m * bp.tiles_n - bp.sk_tile0;  // stream-K tiles per product
   const std::int64_t n = std::int64_t(per_z) * kMaxProducts * slabs;
   std::int64_t it = n * blockIdx.x / gridDim.x;  // this block's iterations [it, end)
@@ -909,7 +916,7 @@ __global__ void __launch_bounds__(Derived<Scalar, S>::THREADS, TileConfig<Scalar
     const int z = lin / per_z;
     int tm, tn;
     tile_coords(bp.sk_tile0 + lin - z * per_z, bp.tiles_m, bp.tiles_n, &tm, &tn);
-    strassen_tile<Scalar, S, TA, TB, Epi>(bp, bp.z[z], sh, tm, tn, kt0, nk);
+    strassen_tile<Scalar, TileShape, TA, TB, Epi>(bp, bp.z[z], sh, tm, tn, kt0, nk);
     it += nk;
   }
 }

@@ -10,20 +10,20 @@ namespace cuda {
 
 namespace {
 
-template <class Scalar, gemm_tile::Shape S, bool TA, bool TB>
+template <class Scalar, gemm_tile::Shape TileShape, bool TA, bool TB>
 cudaError_t launch_gemm(cudaStream_t s, const gemm_tile::Batch<Scalar>& bp) {
-  using D = gemm_tile::Derived<Scalar, S>;
+  using D = gemm_tile::Derived<Scalar, TileShape>;
   dim3 grid(unsigned(bp.tiles_m) * unsigned(bp.tiles_n), 1, 1);
-  gemm_tile::gemm_kernel<Scalar, S, TA, TB><<<grid, D::THREADS, 0, s>>>(bp);
+  gemm_tile::gemm_kernel<Scalar, TileShape, TA, TB><<<grid, D::THREADS, 0, s>>>(bp);
   return cudaGetLastError();
 }
 
-template <class Scalar, gemm_tile::Shape S>
+template <class Scalar, gemm_tile::Shape TileShape>
 cudaError_t run_gemm(cudaStream_t stream, int ta, int tb, std::int64_t m, std::int64_t n, std::int64_t k, Scalar alpha,
                      const Scalar* A, std::int64_t lda, const Scalar* B, std::int64_t ldb, Scalar beta, Scalar* C,
                      std::int64_t ldc) {
   using namespace gemm_tile;
-  using Cfg = TileConfig<Scalar, S>;
+  using Cfg = TileConfig<Scalar, TileShape>;
   const std::int64_t tiles_m = (m + Cfg::BM - 1) / Cfg::BM, tiles_n = (n + Cfg::BN - 1) / Cfg::BN;
   if (tiles_m * tiles_n > INT_MAX) return cudaErrorNotSupported;
 
@@ -42,10 +42,10 @@ cudaError_t run_gemm(cudaStream_t stream, int ta, int tb, std::int64_t m, std::i
   p.d = Output<Scalar>{C, int(m), int(n), Scalar(1)};
   p.e = Output<Scalar>{nullptr, 0, 0, Scalar(0)};
 
-  if (ta == 0 && tb == 0) return launch_gemm<Scalar, S, false, false>(stream, bp);
-  if (ta == 0) return launch_gemm<Scalar, S, false, true>(stream, bp);
-  if (tb == 0) return launch_gemm<Scalar, S, true, false>(stream, bp);
-  return launch_gemm<Scalar, S, true, true>(stream, bp);
+  if (ta == 0 && tb == 0) return launch_gemm<Scalar, TileShape, false, false>(stream, bp);
+  if (ta == 0) return launch_gemm<Scalar, TileShape, false, true>(stream, bp);
+  if (tb == 0) return launch_gemm<Scalar, TileShape, true, false>(stream, bp);
+  return launch_gemm<Scalar, TileShape, true, true>(stream, bp);
 }
 
 }  // namespace

@@ -31,12 +31,13 @@ static_assert(kProducts == gemm_tile::kMaxProducts, "one Strassen level: 7 produ
 
 // Blocks of one strassen_kernel instantiation resident per SM (occupancy query, once per process) times the SMs of
 // the current device: the wave size. 1 (no split) if a query fails (its error is cleared).
-template <class Scalar, gemm_tile::Shape S, bool TA, bool TB>
+template <class Scalar, gemm_tile::Shape TileShape, bool TA, bool TB>
 std::int64_t resident_blocks() {
   static const int per_sm = [] {
     int b = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, gemm_tile::strassen_kernel<Scalar, S, TA, TB, false>,
-                                                      gemm_tile::Derived<Scalar, S>::THREADS, 0) != cudaSuccess) {
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, gemm_tile::strassen_kernel<Scalar, TileShape, TA, TB, false>,
+                                                      gemm_tile::Derived<Scalar, TileShape>::THREADS,
+                                                      0) != cudaSuccess) {
       (void)cudaGetLastError();
       b = 0;
     }
@@ -51,16 +52,16 @@ std::int64_t resident_blocks() {
   return std::int64_t(per_sm) * sms;
 }
 
-template <class Scalar, gemm_tile::Shape S, bool TA, bool TB>
+template <class Scalar, gemm_tile::Shape TileShape, bool TA, bool TB>
 cudaError_t launch_strassen(cudaStream_t s, gemm_tile::Batch<Scalar>& bp, int products, int max_slices) {
-  using Cfg = gemm_tile::TileConfig<Scalar, S>;
-  using D = gemm_tile::Derived<Scalar, S>;
+  using Cfg = gemm_tile::TileConfig<Scalar, TileShape>;
+  using D = gemm_tile::Derived<Scalar, TileShape>;
   const std::int64_t tiles_m = (bp.m + Cfg::BM - 1) / Cfg::BM, tiles_n = (bp.n + Cfg::BN - 1) / Cfg::BN;
   if (tiles_m * tiles_n > INT_MAX) return cudaErrorNotSupported;
   bp.tiles_m = int(tiles_m);
   bp.tiles_n = int(tiles_n);
   const int slabs = int((std::int64_t(bp.k) + Cfg::BK - 1) / Cfg::BK);
-  const std::int64_t tiles = tiles_m * tiles_n, slots = resident_blocks<Scalar, S, TA, TB>();
+  const std::int64_t tiles = tiles_m * tiles_n, slots = resident_blocks<Scalar, TileShape, TA, TB>();
   const SliceChoice sc = choose_k_slices(tiles * products, slots, slabs, max_slices);
   // FP64 has no 16-byte-atomic epilogue: its sliced launches run the unsliced instantiation (same code).
   constexpr bool kVec4 = std::is_same<Scalar, float>::value;
@@ -71,9 +72,10 @@ cudaError_t launch_strassen(cudaStream_t s, gemm_tile::Batch<Scalar>& bp, int pr
       bp.slice_slabs = slabs;
       bp.sk_tile0 = sk.tile0;
       if (sk.tile0 > 0)
-        gemm_tile::strassen_kernel<Scalar, S, TA, TB, false>
+        gemm_tile::strassen_kernel<Scalar, TileShape, TA, TB, false>
             <<<dim3(unsigned(sk.tile0), 1, unsigned(products)), D::THREADS, 0, s>>>(bp);
-      gemm_tile::strassen_stream_k_kernel<Scalar, S, TA, TB, kVec4><<<unsigned(sk.blocks), D::THREADS, 0, s>>>(bp);
+      gemm_tile::strassen_stream_k_kernel<Scalar, TileShape, TA, TB, kVec4>
+          <<<unsigned(sk.blocks), D::THREADS, 0, s>>>(bp);
       return cudaGetLastError();
     }
   }
@@ -82,18 +84,18 @@ cudaError_t launch_strassen(cudaStream_t s, gemm_tile::Batch<Scalar>& bp, int pr
   const int grid_y = (slabs + bp.slice_slabs - 1) / bp.slice_slabs;  // no empty slice
   dim3 grid(unsigned(bp.tiles_m) * unsigned(bp.tiles_n), unsigned(grid_y), unsigned(products));
   if (kVec4 && grid_y > 1)
-    gemm_tile::strassen_kernel<Scalar, S, TA, TB, kVec4><<<grid, D::THREADS, 0, s>>>(bp);
+    gemm_tile::strassen_kernel<Scalar, TileShape, TA, TB, kVec4><<<grid, D::THREADS, 0, s>>>(bp);
   else
-    gemm_tile::strassen_kernel<Scalar, S, TA, TB, false><<<grid, D::THREADS, 0, s>>>(bp);
+    gemm_tile::strassen_kernel<Scalar, TileShape, TA, TB, false><<<grid, D::THREADS, 0, s>>>(bp);
   return cudaGetLastError();
 }
 
-template <class Scalar, gemm_tile::Shape S>
+template <class Scalar, gemm_tile::Shape TileShape>
 cudaError_t launch_strassen(cudaStream_t s, int ta, int tb, gemm_tile::Batch<Scalar>& bp, int max_slices) {
-  if (ta == 0 && tb == 0) return launch_strassen<Scalar, S, false, false>(s, bp, 7, max_slices);
-  if (ta == 0) return launch_strassen<Scalar, S, false, true>(s, bp, 7, max_slices);
-  if (tb == 0) return launch_strassen<Scalar, S, true, false>(s, bp, 7, max_slices);
-  return launch_strassen<Scalar, S, true, true>(s, bp, 7, max_slices);
+  if (ta == 0 && tb == 0) return launch_strassen<Scalar, TileShape, false, false>(s, bp, 7, max_slices);
+  if (ta == 0) return launch_strassen<Scalar, TileShape, false, true>(s, bp, 7, max_slices);
+  if (tb == 0) return launch_strassen<Scalar, TileShape, true, false>(s, bp, 7, max_slices);
+  return launch_strassen<Scalar, TileShape, true, true>(s, bp, 7, max_slices);
 }
 
 // Offsets and extents of quadrant (i, j) of an r x c matrix split at (r1, c1).
