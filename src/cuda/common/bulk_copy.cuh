@@ -45,13 +45,13 @@ __device__ __forceinline__ void bulk_to_global(void* dst, unsigned src, unsigned
                : "memory");
 }
 __device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
-template <int N>
+template <int PendingGroups>
 __device__ __forceinline__ void bulk_wait_read() {
-  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(PendingGroups) : "memory");
 }
-template <int N>
+template <int PendingGroups>
 __device__ __forceinline__ void bulk_wait() {
-  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(PendingGroups) : "memory");
 }
 // generic-proxy shared-memory writes before they are read by a bulk copy
 __device__ __forceinline__ void fence_proxy_async_shared() {
@@ -61,20 +61,21 @@ __device__ __forceinline__ void fence_mbarrier_init() {
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
 
-// A persistent block's chunks of R rows: runs of SQ consecutive chunks, run j = blockIdx.x + i gridDim.x; count() of
-// them for this block, row0(i) the first row of its i-th.
-template <int R, int SQ>
+// A persistent block's chunks of ChunkRows rows: runs of RunLength consecutive chunks, run j = blockIdx.x + i
+// gridDim.x; count() of them for this block, row0(i) the first row of its i-th.
+template <int ChunkRows, int RunLength>
 struct BulkRuns {
   std::int64_t my = 0;
   __device__ explicit BulkRuns(std::int64_t chunks) {
-    const std::int64_t runs = (chunks + SQ - 1) / SQ;
+    const std::int64_t runs = (chunks + RunLength - 1) / RunLength;
     const std::int64_t myruns = runs > blockIdx.x ? (runs - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
-    my = myruns * SQ;
-    if (myruns > 0 && blockIdx.x + (myruns - 1) * gridDim.x == runs - 1) my -= runs * SQ - chunks;  // short last run
+    my = myruns * RunLength;
+    if (myruns > 0 && blockIdx.x + (myruns - 1) * gridDim.x == runs - 1)
+      my -= runs * RunLength - chunks;  // short last run
   }
   __device__ std::int64_t count() const { return my; }
   __device__ std::int64_t row0(std::int64_t i) const {
-    return ((blockIdx.x + (i / SQ) * gridDim.x) * SQ + i % SQ) * std::int64_t(R);
+    return ((blockIdx.x + (i / RunLength) * gridDim.x) * RunLength + i % RunLength) * std::int64_t(ChunkRows);
   }
 };
 
