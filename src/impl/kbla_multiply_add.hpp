@@ -28,5 +28,17 @@ KOKKOS_FORCEINLINE_FUNCTION void multiply_add(Kokkos::complex<Real>& acc, const 
   acc = Kokkos::complex<Real>(re, im);
 }
 
+// a, or its conjugate when im_sign is -1: one multiply per value, where `flag ? conj(a) : a` on a run-time flag
+// compiled to a negation and two selects (SASS of the inner direct kernel, complex).
+template <class Scalar, class Real>
+KOKKOS_FORCEINLINE_FUNCTION Scalar conj_by_sign(const Scalar& a, const Real& /*im_sign*/) {
+  return a;
+}
+
+template <class Real>
+KOKKOS_FORCEINLINE_FUNCTION Kokkos::complex<Real> conj_by_sign(const Kokkos::complex<Real>& a, const Real& im_sign) {
+  return Kokkos::complex<Real>(a.real(), im_sign * a.imag());
+}
+
 }  // namespace Impl
 }  // namespace kbla
