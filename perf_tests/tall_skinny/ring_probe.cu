@@ -1,9 +1,9 @@
-// Ring probe (session 16): D 4 x 4 Aᴴ·B at K = 2^20, 2^21, 2^22 and 2^24 rows, the library's kernel (leap-frog ST 0 and the
-// warp-private cp.async ring, inner_ring.cuh, at ST stages) against minimal stand-alone forms of both (k_regs: one
-// thread per row, U rows in flight; k_ring: the ring with no combine logic) that set what the access pattern allows.
-// Times: `cold` the median of 31 single event-timed calls on inputs rotated through 4 GiB (as the benchmark: L2
-// and TLB cold), `event` the same on one input (partly L2-resident at 2^20), `b2b` 50
-// calls back to back / 50 (latency hidden; at 2^20 the 67 MB partly stay in the 50 MB L2 between calls).
+// Ring probe: D 4 x 4 Aᴴ·B at K = 2^20, 2^21, 2^22 and 2^24 rows, the library's kernel (leap-frog Stages 0 and the
+// warp-private cp.async ring, inner_ring.cuh, at Stages pipeline stages) against minimal stand-alone forms of both
+// (k_regs: one thread per row, U rows in flight; k_ring: the ring with no combine logic) that set what the access
+// pattern allows. Times: `cold` the median of 31 single event-timed calls on inputs rotated through 4 GiB (as the
+// benchmark: L2 and TLB cold), `event` the same on one input (partly L2-resident at 2^20), `b2b` 50 calls back to back
+// / 50 (latency hidden; at 2^20 the 67 MB partly stay in the 50 MB L2 between calls).
 //   make -C perf_tests/tall_skinny ringprobe BUILD=/tmp/bts; $BUILD/ring_probe [--one LAY IDX L]  (--one: 5 calls of
 //   one variant, for ncu). `relerr` against the first variant of the layout.
 #include <cuda_runtime.h>
@@ -48,7 +48,8 @@ __device__ __forceinline__ void block_sum_atomic(double (&acc)[16], double* C, d
 
 // register leap-frog, U rows per thread step, 16-byte loads
 template <int U, int BT, int MINB>
-__global__ void __launch_bounds__(BT, MINB) k_regs(const double* __restrict__ A, const double* __restrict__ B, double* C, std::int64_t K) {
+__global__ void __launch_bounds__(BT, MINB)
+    k_regs(const double* __restrict__ A, const double* __restrict__ B, double* C, std::int64_t K) {
   __shared__ double red[(BT / 32) * 16];
   const double2* a2 = reinterpret_cast<const double2*>(A);
   const double2* b2 = reinterpret_cast<const double2*>(B);
@@ -89,14 +90,15 @@ __global__ void __launch_bounds__(BT, MINB) k_regs(const double* __restrict__ A,
   block_sum_atomic(acc, C, red);
 }
 
-// warp-private ring: each warp streams 32-row chunks (A 1 KB + B 1 KB) through ST stages of its own; no block barrier
-// in the loop. Lane l copies 16-byte pieces l and l + 32 of each operand's chunk, then reads row l.
-template <int ST, int BT, int MINB, bool COL>
-__global__ void __launch_bounds__(BT, MINB) k_ring(const double* __restrict__ A, const double* __restrict__ B, double* C, std::int64_t K) {
+// warp-private ring: each warp streams 32-row chunks (A 1 KB + B 1 KB) through Stages pipeline stages of its own; no
+// block barrier in the loop. Lane l copies 16-byte pieces l and l + 32 of each operand's chunk, then reads row l.
+template <int Stages, int BT, int MINB, bool COL>
+__global__ void __launch_bounds__(BT, MINB)
+    k_ring(const double* __restrict__ A, const double* __restrict__ B, double* C, std::int64_t K) {
   extern __shared__ double2 ring[];  // [warp][stage][A 64 | B 64] double2
   __shared__ double red[(BT / 32) * 16];
   const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
-  double2* my = ring + std::size_t(wid) * ST * 128;
+  double2* my = ring + std::size_t(wid) * Stages * 128;
   const double2* a2 = reinterpret_cast<const double2*>(A);
   const double2* b2 = reinterpret_cast<const double2*>(B);
   const std::int64_t nchunks = (K + 31) / 32;
@@ -130,15 +132,15 @@ __global__ void __launch_bounds__(BT, MINB) k_ring(const double* __restrict__ A,
   for (int v = 0; v < 16; ++v) acc[v] = 0;
   std::int64_t c = gw;
 #pragma unroll
-  for (int s = 0; s < ST - 1; ++s) {
+  for (int s = 0; s < Stages - 1; ++s) {
     issue(c + s * nwarps, s);
     cp_async_commit();
   }
   int s = 0;
   for (; c < nchunks; c += nwarps) {
-    issue(c + (ST - 1) * nwarps, (s + ST - 1) % ST);
+    issue(c + (Stages - 1) * nwarps, (s + Stages - 1) % Stages);
     cp_async_commit();
-    cp_async_wait<ST - 1>();
+    cp_async_wait<Stages - 1>();
     __syncwarp();
     const double2* d = my + s * 128;
     double a[4], b[4];
@@ -155,8 +157,8 @@ __global__ void __launch_bounds__(BT, MINB) k_ring(const double* __restrict__ A,
     for (int i = 0; i < 4; ++i)
 #pragma unroll
       for (int j = 0; j < 4; ++j) acc[i * 4 + j] = fma(a[i], b[j], acc[i * 4 + j]);
-    __syncwarp();  // this stage is rewritten ST - 1 iterations on
-    s = (s + 1 == ST) ? 0 : s + 1;
+    __syncwarp();  // this stage is rewritten Stages - 1 iterations on
+    s = (s + 1 == Stages) ? 0 : s + 1;
   }
   cp_async_wait<0>();
   block_sum_atomic(acc, C, red);
@@ -183,19 +185,19 @@ void launch_regs(const double* A, const double* B, double* C, std::int64_t K, in
   g = std::max<std::int64_t>(1, std::min(g, need));
   k_regs<U, BT, MINB><<<unsigned(g), BT, 0, st>>>(A, B, C, K);
 }
-template <int ST, int BT, int MINB, bool COL = false>
+template <int Stages, int BT, int MINB, bool COL = false>
 void launch_ring(const double* A, const double* B, double* C, std::int64_t K, int sms, cudaStream_t st, bool zero) {
-  const std::size_t smem = std::size_t(BT / 32) * ST * 128 * 16;
-  static int occ = occupancy(k_ring<ST, BT, MINB, COL>, BT, smem);
+  const std::size_t smem = std::size_t(BT / 32) * Stages * 128 * 16;
+  static int occ = occupancy(k_ring<Stages, BT, MINB, COL>, BT, smem);
   if (zero) CK(cudaMemsetAsync(C, 0, 128, st));
   std::int64_t g = std::int64_t(sms) * occ, need = (K + BT * 4 - 1) / (BT * 4);
   g = std::max<std::int64_t>(1, std::min(g, need));
-  k_ring<ST, BT, MINB, COL><<<unsigned(g), BT, smem, st>>>(A, B, C, K);
+  k_ring<Stages, BT, MINB, COL><<<unsigned(g), BT, smem, st>>>(A, B, C, K);
 }
-template <int ST, int LAY>
+template <int Stages, int LAY>
 void launch_direct(const double* A, const double* B, double* C, std::int64_t K, int, cudaStream_t st, bool) {
   auto run = [](const TsmttsmArgs<double, false>& a, int, cudaStream_t s) -> cudaError_t {
-    return launch_tsmttsm<double, false, 4, 4, 1, 1, LAY, ST>(a, s);
+    return launch_tsmttsm<double, false, 4, 4, 1, 1, LAY, Stages>(a, s);
   };
   const auto no_narrow = [](const auto&, int, cudaStream_t) -> cudaError_t { return cudaErrorNotSupported; };
   const auto L = LAY == kLayRR ? kbla::cuda::Layout::RowMajor : kbla::cuda::Layout::ColMajor;
@@ -269,7 +271,10 @@ int main(int argc, char** argv) {
         double got[16];
         CK(cudaMemcpy(got, C, 128, cudaMemcpyDeviceToHost));
         double err = 0, mx = 0;
-        for (int i = 0; i < 16; ++i) { err = std::max(err, std::abs(got[i] - ref[i])); mx = std::max(mx, std::abs(ref[i])); }
+        for (int i = 0; i < 16; ++i) {
+          err = std::max(err, std::abs(got[i] - ref[i]));
+          mx = std::max(mx, std::abs(ref[i]));
+        }
         std::vector<float> t(31);
         for (auto& x : t) {
           CK(cudaEventRecord(e0, st));

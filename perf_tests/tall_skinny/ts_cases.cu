@@ -40,7 +40,8 @@ using namespace kbla::cuda::detail;
 
 
 __global__ void fill(double* p, std::int64_t n) {
-  for (std::int64_t i = blockIdx.x * (std::int64_t)blockDim.x + threadIdx.x; i < n; i += (std::int64_t)gridDim.x * blockDim.x)
+  for (std::int64_t i = blockIdx.x * (std::int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (std::int64_t)gridDim.x * blockDim.x)
     p[i] = 1.0 / (1 + (i % 97));
 }
 
@@ -63,14 +64,14 @@ bool g_complex_3m = false, g_random = false, g_cublas = false, g_big_alloc = fal
      g_b2b = false, g_own_kernels = false;
 int g_z_tile = -1;
 
-// Candidate tiles of the complex 57-64 TSMTTSM rows: (FM, FN, KC, ST) of a 128 x 128 real-view tile; 0 is the row
+// Candidate tiles of the complex 57-64 TSMTTSM rows: (FM, FN, KC, Stages) of a 128 x 128 real-view tile; 0 is the row
 // before zts4, 2 the column-major row since, 3 the row-major one (tall_skinny_params.hpp)
-template <int FM, int FN, int KC, int ST>
+template <int FM, int FN, int KC, int Stages>
 cudaError_t z_tile_run(const TsmttsmArgs<double, true>& a, int lay, cudaStream_t st) {
   if (lay == kLayRR)
-    return launch_tsmttsm_dmma_v<true, 128, 128, FM, FN, KC, ST, false, InnerCopy::dense_complex_rows>(a, st);
+    return launch_tsmttsm_dmma_v<true, 128, 128, FM, FN, KC, Stages, false, InnerCopy::dense_complex_rows>(a, st);
   if (lay == kLayCC)
-    return launch_tsmttsm_dmma_v<true, 128, 128, FM, FN, KC, ST, false, InnerCopy::complex_columns>(a, st);
+    return launch_tsmttsm_dmma_v<true, 128, 128, FM, FN, KC, Stages, false, InnerCopy::complex_columns>(a, st);
   return cudaErrorNotSupported;
 }
 using ZTileRun = cudaError_t (*)(const TsmttsmArgs<double, true>&, int, cudaStream_t);
@@ -154,7 +155,8 @@ int main(int argc, char** argv) {
     const int es = z ? 16 : 8, w = std::max(c.M, c.N);
     const std::int64_t K = rows ? rows : (std::int64_t(1) << (rows_log2 ? rows_log2 : z ? 25 : 26)) / w;
     void *A, *B, *C;
-    const std::int64_t nA = K * c.M * (z ? 2 : 1), nB = K * c.N * (z ? 2 : 1), nC = (std::int64_t)c.M * c.N * (z ? 2 : 1);
+    const std::int64_t nA = K * c.M * (z ? 2 : 1), nB = K * c.N * (z ? 2 : 1),
+                       nC = (std::int64_t)c.M * c.N * (z ? 2 : 1);
     // --big-alloc: A and B in 4 GiB allocations at least, as the benchmark's rotating buffers
     const std::int64_t big = g_big_alloc ? std::int64_t(1) << 32 : 0;
     CK(cudaMalloc(&A, std::max(nA * 8, big)));

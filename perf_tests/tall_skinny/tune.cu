@@ -60,22 +60,22 @@ void tm(int lay) {
                         : launch_tsmm<double, false, W, W, TN, U, RK, 1>(a, st);
   };
   const double ms = med([&] {
-    CK(tsmm_entry<double>(0, K, w, w, 1.0, gA, row ? w : K, l, gC, w, l, 0.0, gB, row ? w : K, l, own_kernels(), 64, run,
-                          no_narrow));
+    CK(tsmm_entry<double>(0, K, w, w, 1.0, gA, row ? w : K, l, gC, w, l, 0.0, gB, row ? w : K, l, own_kernels(), 64,
+                          run, no_narrow));
   });
   const double bytes = 8.0 * (2.0 * K * w + double(w) * w);
   std::printf("TUNE tsmm %s w=%d X(%d, %d, %d, %d) %.4f ms %.0f GB/s\n", row ? "R" : "C", w, w, TN, U, RK, ms,
               bytes / ms / 1e6);
 }
 
-template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST>
+template <bool IsComplex, int BM, int BN, int FM, int FN, int KC, int Stages>
 void dm(int w, int lay) {
-  using T = std::conditional_t<ZV, std::complex<double>, double>;
-  const std::int64_t K = (std::int64_t(1) << (ZV ? 28 : 29)) / w;
+  using T = std::conditional_t<IsComplex, std::complex<double>, double>;
+  const std::int64_t K = (std::int64_t(1) << (IsComplex ? 28 : 29)) / w;
   const Layout l = lay == 0 ? Layout::RowMajor : Layout::ColMajor;
   const bool row = lay == 0;
-  auto run = [](const TsmttsmArgs<double, ZV>& a, int, cudaStream_t st) -> cudaError_t {
-    return launch_tsmttsm_dmma<ZV, BM, BN, FM, FN, KC, ST>(a, st);  // picks smem layout / copy width
+  auto run = [](const TsmttsmArgs<double, IsComplex>& a, int, cudaStream_t st) -> cudaError_t {
+    return launch_tsmttsm_dmma<IsComplex, BM, BN, FM, FN, KC, Stages>(a, st);  // picks smem layout / copy width
   };
   const T* A = reinterpret_cast<const T*>(gA);
   const T* B = reinterpret_cast<const T*>(gB);
@@ -85,8 +85,8 @@ void dm(int w, int lay) {
                         own_kernels(), run, no_narrow));
   });
   const double bytes = double(sizeof(T)) * (2.0 * K * w + double(w) * w);
-  std::printf("TUNE dmma_%s %s w=%d X(%d, %d, %d, %d, %d, %d) %.4f ms %.0f GB/s\n", ZV ? "Z" : "D", row ? "R" : "C", w,
-              BM, BN, FM, FN, KC, ST, ms, bytes / ms / 1e6);
+  std::printf("TUNE dmma_%s %s w=%d X(%d, %d, %d, %d, %d, %d) %.4f ms %.0f GB/s\n", IsComplex ? "Z" : "D",
+              row ? "R" : "C", w, BM, BN, FM, FN, KC, Stages, ms, bytes / ms / 1e6);
 }
 
 int main() {
@@ -100,12 +100,24 @@ int main() {
     // the SIMT candidates were swept first (docs/tall_skinny.md); this pass sweeps the DMMA tiles
     ts<8, 8, 1, 1>(8, lay); ts<8, 8, 2, 2>(16, lay);
     for (int w : {12, 16}) { dm<false, 16, 16, 1, 1, 64, 4>(w, lay); dm<false, 16, 16, 1, 1, 32, 6>(w, lay); }
-    for (int w : {24, 32}) { dm<false, 32, 32, 2, 2, 32, 4>(w, lay); dm<false, 32, 32, 1, 1, 32, 4>(w, lay); dm<false, 32, 32, 2, 2, 64, 3>(w, lay); }
-    for (int w : {40, 48, 64}) { dm<false, 64, 64, 4, 4, 32, 3>(w, lay); dm<false, 64, 64, 2, 2, 32, 3>(w, lay); dm<false, 64, 64, 4, 4, 16, 4>(w, lay); }
+    for (int w : {24, 32}) {
+      dm<false, 32, 32, 2, 2, 32, 4>(w, lay);
+      dm<false, 32, 32, 1, 1, 32, 4>(w, lay);
+      dm<false, 32, 32, 2, 2, 64, 3>(w, lay);
+    }
+    for (int w : {40, 48, 64}) {
+      dm<false, 64, 64, 4, 4, 32, 3>(w, lay);
+      dm<false, 64, 64, 2, 2, 32, 3>(w, lay);
+      dm<false, 64, 64, 4, 4, 16, 4>(w, lay);
+    }
     for (int w : {6, 8}) { dm<true, 16, 16, 1, 1, 64, 4>(w, lay); }
     for (int w : {12, 16}) { dm<true, 32, 32, 2, 2, 32, 4>(w, lay); dm<true, 32, 32, 1, 1, 32, 4>(w, lay); }
     for (int w : {24, 32}) { dm<true, 64, 64, 4, 4, 32, 3>(w, lay); dm<true, 64, 64, 2, 2, 32, 3>(w, lay); }
-    for (int w : {48, 64}) { dm<true, 128, 128, 4, 8, 16, 4>(w, lay); dm<true, 128, 128, 4, 4, 16, 4>(w, lay); dm<true, 128, 128, 4, 8, 32, 3>(w, lay); }
+    for (int w : {48, 64}) {
+      dm<true, 128, 128, 4, 8, 16, 4>(w, lay);
+      dm<true, 128, 128, 4, 4, 16, 4>(w, lay);
+      dm<true, 128, 128, 4, 8, 32, 3>(w, lay);
+    }
   }
   return 0;
 }

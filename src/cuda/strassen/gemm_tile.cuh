@@ -758,7 +758,7 @@ template <class Scalar, Shape TileShape, bool TA, bool TB, bool SumA, bool SumB,
 __device__ __forceinline__ void tile_body_async(const Batch<Scalar>& bp, const Product<Scalar>& pr,
                                                 SharedStorage<Scalar, TileShape>& sh, int tm, int tn, int kt0, int nk) {
   using C = TileConfig<Scalar, TileShape>;
-  constexpr int BK = C::BK, TM = C::TM, TN = C::TN, ST = C::STAGES;
+  constexpr int BK = C::BK, TM = C::TM, TN = C::TN, Stages = C::STAGES;
 
   const int tid = threadIdx.x;
   const int m0 = tm * C::BM, n0 = tn * C::BN;
@@ -779,7 +779,7 @@ __device__ __forceinline__ void tile_body_async(const Batch<Scalar>& bp, const P
 
   auto issue = [&](int slab) {  // cp.async of the plain operands of slab kt0 + `slab` (if it exists), one group
     if (slab < nk) {
-      const int st = slab % ST;
+      const int st = slab % Stages;
       if (!SumA) AA::issue(pr.a, &sh.a[st][0][0], m0, (kt0 + slab) * BK, tid);
       if (!SumB) AB::issue(pr.b, &sh.b[st][0][0], n0, (kt0 + slab) * BK, tid);
     }
@@ -787,7 +787,7 @@ __device__ __forceinline__ void tile_body_async(const Batch<Scalar>& bp, const P
   };
 
 #pragma unroll
-  for (int s = 0; s < ST - 1; ++s) issue(s);
+  for (int s = 0; s < Stages - 1; ++s) issue(s);
   if (SumA) {
     la.load(pr.a, m0, kt0 * BK, tid);
     la.store(pr.a, &sh.a[0][0][0], tid);
@@ -796,26 +796,26 @@ __device__ __forceinline__ void tile_body_async(const Batch<Scalar>& bp, const P
     lb.load(pr.b, n0, kt0 * BK, tid);
     lb.store(pr.b, &sh.b[0][0][0], tid);
   }
-  cp_async_wait<ST - 2>();
+  cp_async_wait<Stages - 2>();
   __syncthreads();
 
   Scalar fa[2][TM], fb[2][TN];
   int cur = 0;
   for (int t = 0; t < nk; ++t) {
     const bool more = t + 1 < nk;
-    issue(t + ST - 1);  // into slot (t - 1) % ST, last read in slab t - 1 (ended by the barrier)
+    issue(t + Stages - 1);  // into slot (t - 1) % Stages, last read in slab t - 1 (ended by the barrier)
     th.frag(sh, cur, 0, fa[0], fb[0]);
     if (more) {
       if (SumA) la.load(pr.a, m0, (kt0 + t + 1) * BK, tid);
       if (SumB) lb.load(pr.b, n0, (kt0 + t + 1) * BK, tid);
     }
     th.multiply(sh, cur, fa, fb, acc);
-    const int nxt = cur + 1 == ST ? 0 : cur + 1;
-    if (more) {  // slot (t + 1) % ST was last read in slab t + 1 - ST <= t - 2
+    const int nxt = cur + 1 == Stages ? 0 : cur + 1;
+    if (more) {  // slot (t + 1) % Stages was last read in slab t + 1 - Stages <= t - 2
       if (SumA) la.store(pr.a, &sh.a[nxt][0][0], tid);
       if (SumB) lb.store(pr.b, &sh.b[nxt][0][0], tid);
     }
-    cp_async_wait<ST - 2>();
+    cp_async_wait<Stages - 2>();
     __syncthreads();
     cur = nxt;
   }

@@ -74,7 +74,7 @@ enum class InnerCopy {
 };
 
 // G3: complex only, three real products (below); FM / FN then count 8-row fragments of complex rows / columns
-template <int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ, InnerCopy COPY = InnerCopy::pairs16,
+template <int BM, int BN, int FM, int FN, int KC, int Stages, bool KMAJ, InnerCopy COPY = InnerCopy::pairs16,
           bool G3 = false>
 struct DmmaShape {
   static constexpr int WM = BM / (8 * FM * (G3 ? 2 : 1)), WN = BN / (8 * FN * (G3 ? 2 : 1));
@@ -88,7 +88,7 @@ struct DmmaShape {
   static constexpr int LDB = CCOL ? pad8(2 * KC) : KMAJ ? pad4(KC) : pad4(BN);
   static constexpr int SA = CCOL ? BM / 2 * LDA : KMAJ ? BM * LDA : KC * LDA;  // doubles per stage
   static constexpr int SB = CCOL ? BN / 2 * LDB : KMAJ ? BN * LDB : KC * LDB;
-  static constexpr std::size_t smem = std::size_t(ST) * (SA + SB) * sizeof(double);
+  static constexpr std::size_t smem = std::size_t(Stages) * (SA + SB) * sizeof(double);
 };
 
 // One operand's chunk (KC rows x BJ real columns starting at j0) into shared memory.
@@ -347,14 +347,14 @@ __device__ __forceinline__ void dmma_load_flat(double* s, const double* base, st
   }
 }
 
-template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ, InnerCopy COPY, bool G3>
-__global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, COPY, G3>::BT, 1)
+template <bool IsComplex, int BM, int BN, int FM, int FN, int KC, int Stages, bool KMAJ, InnerCopy COPY, bool G3>
+__global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, Stages, KMAJ, COPY, G3>::BT, 1)
     tsmttsm_dmma_kernel(const DmmaArgs p) {
-  using Sh = DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, COPY, G3>;
+  using Sh = DmmaShape<BM, BN, FM, FN, KC, Stages, KMAJ, COPY, G3>;
   constexpr int BT = Sh::BT, LDA = Sh::LDA, LDB = Sh::LDB;
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  double* As = reinterpret_cast<double*>(smem_raw);  // [ST][SA]
-  double* Bs = As + ST * Sh::SA;                      // [ST][SB]
+  double* As = reinterpret_cast<double*>(smem_raw);  // [Stages][SA]
+  double* Bs = As + Stages * Sh::SA;                      // [Stages][SB]
   __shared__ bool s_last;
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -369,7 +369,7 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, COPY, 
   // The time gain is small (the power cap, not the DMMA pipe, sets the pace there, and zero operands cost little
   // power), but without these predicates 5 of the 6 FM 4 FN 4 kernels spill 44-68 bytes at the 128-register cap of
   // 512 threads (ptxas); with them none do.
-  constexpr bool SKIPN = ZV && !G3 && BN >= 128;
+  constexpr bool SKIPN = IsComplex && !G3 && BN >= 128;
   const int nfn = SKIPN ? min(FN, max(0, (p.Nr - pn0 - wn * 8 * FN + 7) / 8)) : FN;
 
   // flat staging (flat_odd, flat_2mod4, flat_4mod8: odd J, J = 2 mod 4, J = 4 mod 8): TS rows between the k rows of
@@ -377,10 +377,10 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, COPY, 
   constexpr bool FLAT = (COPY == InnerCopy::flat_odd || COPY == InnerCopy::flat_2mod4 || COPY == InnerCopy::flat_4mod8);
   constexpr int TS = COPY == InnerCopy::flat_odd ? 4 : COPY == InnerCopy::flat_2mod4 ? 2 : 1;
   static_assert(!FLAT || (!KMAJ && KC % (4 * TS) == 0), "flat staging: [k][j], k groups of 4 TS");
-  static_assert(COPY != InnerCopy::complex_columns || (ZV && !KMAJ && BM % 2 == 0 && BN % 2 == 0),
+  static_assert(COPY != InnerCopy::complex_columns || (IsComplex && !KMAJ && BM % 2 == 0 && BN % 2 == 0),
                 "complex column rows: complex only");
   static_assert(COPY != InnerCopy::dense_complex_rows || !KMAJ, "dense row loader: [k][j] staging");
-  static_assert(!G3 || (ZV && !KMAJ &&
+  static_assert(!G3 || (IsComplex && !KMAJ &&
                          (COPY == InnerCopy::pairs16 || COPY == InnerCopy::complex_columns ||
                           COPY == InnerCopy::dense_complex_rows) &&
                          FM % 2 == 0),
@@ -390,7 +390,7 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, COPY, 
   using CLA = ColPairLoader<BM, KC, BT, LDA, COPY == InnerCopy::shifted_pairs16>;
   using CLB = ColPairLoader<BN, KC, BT, LDB, COPY == InnerCopy::shifted_pairs16>;
   constexpr bool COLPAIR =
-      KMAJ && (COPY == InnerCopy::shifted_pairs16 || (COPY == InnerCopy::pairs16 && !ZV)) && CLA::ok && CLB::ok;
+      KMAJ && (COPY == InnerCopy::shifted_pairs16 || (COPY == InnerCopy::pairs16 && !IsComplex)) && CLA::ok && CLB::ok;
   CLA cla;
   CLB clb;
   // dense one-tile row-major complex (dense_complex_rows)
@@ -400,16 +400,16 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, COPY, 
     dra.init(p.Mr, tid);
     drb.init(p.Nr, tid);
     // columns J .. LD - 1 of every row are never copied: zero once (visible after the first barrier)
-    for (int e = tid; e < ST * KC * LDA; e += BT)
+    for (int e = tid; e < Stages * KC * LDA; e += BT)
       if (e % LDA >= p.Mr) As[e] = 0.0;
-    for (int e = tid; e < ST * KC * LDB; e += BT)
+    for (int e = tid; e < Stages * KC * LDB; e += BT)
       if (e % LDB >= p.Nr) Bs[e] = 0.0;
   }
   if constexpr (COLPAIR) {
     cla.init(p.A, pm0, p.Mr, p.ac1, tid);
     clb.init(p.B, pn0, p.Nr, p.bc1, tid);
     // rows past the matrix (never copied by the fast path): zero once, visible after the first barrier
-    for (int st = 0; st < ST; ++st) {
+    for (int st = 0; st < Stages; ++st) {
       for (int e = max(0, p.Mr - pm0) * LDA + tid; e < BM * LDA; e += BT) As[st * Sh::SA + e] = 0.0;
       for (int e = max(0, p.Nr - pn0) * LDB + tid; e < BN * LDB; e += BT) Bs[st * Sh::SB + e] = 0.0;
     }
@@ -442,7 +442,7 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, COPY, 
     // zeroed once here (plain stores, made visible by the loop's first __syncthreads), so that no stale
     // shared memory (NaN, Inf) is ever read -- it could only reach discarded outputs, but this keeps every
     // accumulator finite and the result independent of what ran before. (KC*J + BJ - J <= KC*LD: in bounds.)
-    for (int st = 0; st < ST; ++st) {
+    for (int st = 0; st < Stages; ++st) {
       for (int e = p.Mr * KC + tid; e < p.Mr * (KC - 1) + BM; e += BT) As[st * Sh::SA + e] = 0.0;
       for (int e = p.Nr * KC + tid; e < p.Nr * (KC - 1) + BN; e += BT) Bs[st * Sh::SB + e] = 0.0;
     }
@@ -460,7 +460,7 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, COPY, 
   // pipeline over this block's chunks: chunk_i = blockIdx.x + i * gridDim.x
   const std::int64_t my = nchunks > blockIdx.x ? (nchunks - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
 #pragma unroll
-  for (int s = 0; s < ST - 1; ++s) {
+  for (int s = 0; s < Stages - 1; ++s) {
     if (s < my) load_stage(blockIdx.x + std::int64_t(s) * gridDim.x, s);
     cp_async_commit();
   }
@@ -468,21 +468,21 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, COPY, 
   // k-steps (A after the first, B after the second) instead of all at the top of the chunk, where every warp spent
   // its copy instructions before its first DMMA and then stalled on long-scoreboard waits. Measured faster at the
   // 96 and 128 tiles (equal at width 48); the 80 tile (widths 33-40, 10 warps) was tuned with them.
-  constexpr bool SPREAD = ZV && BM >= 80 && KC >= 16;
+  constexpr bool SPREAD = IsComplex && BM >= 80 && KC >= 16;
   for (std::int64_t i = 0; i < my; ++i) {
-    cp_async_wait<ST - 2>();
+    cp_async_wait<Stages - 2>();
     __syncthreads();
-    const std::int64_t nx = i + ST - 1;
+    const std::int64_t nx = i + Stages - 1;
     if constexpr (!SPREAD) {
-      if (nx < my) load_stage(blockIdx.x + nx * gridDim.x, int(nx % ST));
+      if (nx < my) load_stage(blockIdx.x + nx * gridDim.x, int(nx % Stages));
       cp_async_commit();
     }
     auto spread_copies = [&](int ks) {
       if constexpr (SPREAD) {
-        if (nx < my && ks < 2) load_stage(blockIdx.x + nx * gridDim.x, int(nx % ST), ks);
+        if (nx < my && ks < 2) load_stage(blockIdx.x + nx * gridDim.x, int(nx % Stages), ks);
       }
     };
-    const int st = int(i % ST);
+    const int st = int(i % Stages);
     // shifted_pairs16 stores shared row r shifted by r & 1: the row index is k = 8 ks + 4 h + t (parity of t) or, KMAJ,
     // the column 8 (wm FM + ii) + g (parity of g)
     const int shift = COPY == InnerCopy::shifted_pairs16 ? (KMAJ ? (g & 1) : (t & 1)) : 0;
@@ -658,12 +658,12 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, COPY, 
   __syncthreads();
   if (!s_last) return;
   __threadfence();
-  constexpr int CM = ZV ? BM / 2 : BM, CN = ZV ? BN / 2 : BN;
+  constexpr int CM = IsComplex ? BM / 2 : BM, CN = IsComplex ? BN / 2 : BN;
   for (int e = tid; e < CM * CN; e += BT) {
-    const int m = (ZV ? pm0 / 2 : pm0) + e / CN, n = (ZV ? pn0 / 2 : pn0) + e % CN;
+    const int m = (IsComplex ? pm0 / 2 : pm0) + e / CN, n = (IsComplex ? pn0 / 2 : pn0) + e % CN;
     if (m >= p.M || n >= p.N) continue;
     const std::int64_t off = p.crow ? std::int64_t(m) * p.ldc + n : m + std::int64_t(n) * p.ldc;
-    if constexpr (ZV) {
+    if constexpr (IsComplex) {
       double* w0 = p.W + std::int64_t(2 * m) * Nr + 2 * n;
       double* w1 = w0 + Nr;
       const double rr = __ldcg(w0), ri = __ldcg(w0 + 1), ir = __ldcg(w1), ii = __ldcg(w1 + 1);
@@ -693,12 +693,13 @@ __global__ void __launch_bounds__(DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, COPY, 
 }
 
 // Launch on a TsmttsmArgs (real or complex double), non-deterministic mode.
-template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST, bool KMAJ, InnerCopy COPY, bool G3 = false>
-cudaError_t launch_tsmttsm_dmma_v(const TsmttsmArgs<double, ZV>& a, cudaStream_t stream) {
-  using Sh = DmmaShape<BM, BN, FM, FN, KC, ST, KMAJ, COPY, G3>;
+template <bool IsComplex, int BM, int BN, int FM, int FN, int KC, int Stages, bool KMAJ, InnerCopy COPY,
+          bool G3 = false>
+cudaError_t launch_tsmttsm_dmma_v(const TsmttsmArgs<double, IsComplex>& a, cudaStream_t stream) {
+  using Sh = DmmaShape<BM, BN, FM, FN, KC, Stages, KMAJ, COPY, G3>;
   constexpr int U = G3 ? 16 : 8;  // rows / columns of the real view per fragment
   static_assert(BM % (U * FM) == 0 && BN % (U * FN) == 0 && KC % 8 == 0, "bad DMMA shape");
-  auto kern = tsmttsm_dmma_kernel<ZV, BM, BN, FM, FN, KC, ST, KMAJ, COPY, G3>;
+  auto kern = tsmttsm_dmma_kernel<IsComplex, BM, BN, FM, FN, KC, Stages, KMAJ, COPY, G3>;
   static int occ[kMaxDevices] = {0};
   const int dev = current_device();
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
@@ -708,7 +709,7 @@ cudaError_t launch_tsmttsm_dmma_v(const TsmttsmArgs<double, ZV>& a, cudaStream_t
     occ[dev] = blocks_per_sm(kern, Sh::BT, Sh::smem);
   }
   DmmaArgs d{};
-  const int f = ZV ? 2 : 1;
+  const int f = IsComplex ? 2 : 1;
   d.A = reinterpret_cast<const double*>(a.A);
   d.B = reinterpret_cast<const double*>(a.B);
   d.C = a.C;
@@ -722,7 +723,7 @@ cudaError_t launch_tsmttsm_dmma_v(const TsmttsmArgs<double, ZV>& a, cudaStream_t
   // real view of element (k, m) part q: doubles at f*(k*ask + m*asm) + q; j = f*m + q
   auto view = [&](std::int64_t sk, std::int64_t sm, std::int64_t& rs, std::int64_t& c1, std::int64_t& c2, bool& jf) {
     rs = f * sk;
-    if (ZV) {
+    if (IsComplex) {
       c1 = 1;
       c2 = 2 * sm;
     } else {
@@ -763,20 +764,22 @@ cudaError_t launch_tsmttsm_dmma_v(const TsmttsmArgs<double, ZV>& a, cudaStream_t
 // J = 2 mod 4 (flat_2mod4) or both J = 4 mod 8 (flat_4mod8): flat copies too; 8-byte copies otherwise (misaligned
 // pointers, one odd and one even leading dimension). Mixed layouts are not taken here (cudaErrorNotSupported: the
 // caller uses the SIMT kernel).
-template <bool ZV, int BM, int BN, int FM, int FN, int KC, int ST, bool G3 = false>
-cudaError_t launch_tsmttsm_dmma(const TsmttsmArgs<double, ZV>& a, cudaStream_t stream) {
+template <bool IsComplex, int BM, int BN, int FM, int FN, int KC, int Stages, bool G3 = false>
+cudaError_t launch_tsmttsm_dmma(const TsmttsmArgs<double, IsComplex>& a, cudaStream_t stream) {
   const bool arow = a.asm_ == 1 && a.ask != 1, brow = a.bsm == 1 && a.bsk != 1;
   const bool acol = a.ask == 1, bcol = a.bsk == 1;
-  static_assert(!G3 || ZV, "three products: complex only");
+  static_assert(!G3 || IsComplex, "three products: complex only");
   auto al16 = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
-  if constexpr (ZV) {
+  if constexpr (IsComplex) {
     if (arow && brow) {
       if (a.ask == a.M && a.bsk == a.N && 2 * a.M <= BM && 2 * a.N <= BN)
-        return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, InnerCopy::dense_complex_rows, G3>(a, stream);
-      return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, InnerCopy::pairs16, G3>(a, stream);
+        return launch_tsmttsm_dmma_v<IsComplex, BM, BN, FM, FN, KC, Stages, false, InnerCopy::dense_complex_rows, G3>(
+            a, stream);
+      return launch_tsmttsm_dmma_v<IsComplex, BM, BN, FM, FN, KC, Stages, false, InnerCopy::pairs16, G3>(a, stream);
     }
     if (acol && bcol)
-      return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, InnerCopy::complex_columns, G3>(a, stream);
+      return launch_tsmttsm_dmma_v<IsComplex, BM, BN, FM, FN, KC, Stages, false, InnerCopy::complex_columns, G3>(
+          a, stream);
     return cudaErrorNotSupported;
   } else {
     const bool al = al16(a.A) && al16(a.B);
@@ -785,25 +788,27 @@ cudaError_t launch_tsmttsm_dmma(const TsmttsmArgs<double, ZV>& a, cudaStream_t s
       // (measured faster than pairs16 at widths 10-52)
       if (al && a.ask == a.M && a.bsk == a.N && a.M <= BM && a.N <= BN) {
         if (a.M % 4 == 2 && a.N % 4 == 2 && KC % 8 == 0)
-          return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, InnerCopy::flat_2mod4>(a, stream);
+          return launch_tsmttsm_dmma_v<IsComplex, BM, BN, FM, FN, KC, Stages, false, InnerCopy::flat_2mod4>(a, stream);
         if (a.M % 8 == 4 && a.N % 8 == 4 && KC % 4 == 0)
-          return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, InnerCopy::flat_4mod8>(a, stream);
+          return launch_tsmttsm_dmma_v<IsComplex, BM, BN, FM, FN, KC, Stages, false, InnerCopy::flat_4mod8>(a, stream);
       }
       if (al && a.ask % 2 == 0 && a.bsk % 2 == 0)
-        return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, InnerCopy::pairs16>(a, stream);
+        return launch_tsmttsm_dmma_v<IsComplex, BM, BN, FM, FN, KC, Stages, false, InnerCopy::pairs16>(a, stream);
       // dense (leading dimension == width), odd, one tile wide (grid y = z = 1): flat chunk copies (flat_odd)
       if (al && a.ask == a.M && a.bsk == a.N && a.M % 2 == 1 && a.N % 2 == 1 && a.M <= BM && a.N <= BN)
-        return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, InnerCopy::flat_odd>(a, stream);
+        return launch_tsmttsm_dmma_v<IsComplex, BM, BN, FM, FN, KC, Stages, false, InnerCopy::flat_odd>(a, stream);
       if (al && a.ask % 2 == 1 && a.bsk % 2 == 1)
-        return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, InnerCopy::shifted_pairs16>(a, stream);
-      return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, false, InnerCopy::copy8>(a, stream);
+        return launch_tsmttsm_dmma_v<IsComplex, BM, BN, FM, FN, KC, Stages, false, InnerCopy::shifted_pairs16>(a,
+                                                                                                               stream);
+      return launch_tsmttsm_dmma_v<IsComplex, BM, BN, FM, FN, KC, Stages, false, InnerCopy::copy8>(a, stream);
     }
     if (acol && bcol) {
       if (al && a.asm_ % 2 == 0 && a.bsm % 2 == 0)
-        return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, true, InnerCopy::pairs16>(a, stream);
+        return launch_tsmttsm_dmma_v<IsComplex, BM, BN, FM, FN, KC, Stages, true, InnerCopy::pairs16>(a, stream);
       if (al && a.asm_ % 2 == 1 && a.bsm % 2 == 1)
-        return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, true, InnerCopy::shifted_pairs16>(a, stream);
-      return launch_tsmttsm_dmma_v<ZV, BM, BN, FM, FN, KC, ST, true, InnerCopy::copy8>(a, stream);
+        return launch_tsmttsm_dmma_v<IsComplex, BM, BN, FM, FN, KC, Stages, true, InnerCopy::shifted_pairs16>(a,
+                                                                                                              stream);
+      return launch_tsmttsm_dmma_v<IsComplex, BM, BN, FM, FN, KC, Stages, true, InnerCopy::copy8>(a, stream);
     }
     return cudaErrorNotSupported;
   }

@@ -230,8 +230,9 @@ struct TsmttsmShape {
   static constexpr int NT = TN * PN;
 };
 
-// ST > 0: the rows stream through warp-private cp.async rings of ST stages (inner_ring.cuh; dynamic shared memory)
-template <class Scalar, bool Complex, int TM, int TN, int PM, int PN, int LAY, int ST = 0>
+// Stages > 0: the rows stream through warp-private cp.async rings of Stages pipeline stages (inner_ring.cuh; dynamic
+// shared memory)
+template <class Scalar, bool Complex, int TM, int TN, int PM, int PN, int LAY, int Stages = 0>
 __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
     tsmttsm_kernel(const TsmttsmArgs<Scalar, Complex> p) {
   using Element = Elem<Scalar, Complex>;
@@ -316,7 +317,7 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
 #pragma unroll
     for (int j = 0; j < TN; ++j) set_zero(acc[i][j]);
 
-  if constexpr (ST > 0) {  // warp-private cp.async rings (inner_ring.cuh): one thread per row, single column tile
+  if constexpr (Stages > 0) {  // warp-private cp.async rings (inner_ring.cuh): one thread per row, single column tile
     static_assert(P == 1 && LAY != kLayGEN, "the ring covers one thread per row, row- or column-major");
     extern __shared__ __align__(128) uint4 ts_ring_raw[];
     // stages on 128-byte lines: after the static red / s_last the dynamic area starts 16 bytes off a line, and a warp's
@@ -326,8 +327,8 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
         reinterpret_cast<uint4*>((reinterpret_cast<std::uintptr_t>(ts_ring_raw) + 127) & ~std::uintptr_t(127));
     constexpr int NWB = BT / 32;
     const int lane = tid & 31, wid = tid >> 5;
-    tsmttsm_ring_rows<Element, TM, TN, LAY == kLayCC, ST>(
-        acc, ts_ring + std::size_t(wid) * ST * TsmttsmRingStage<Element, TM, TN>::PIECES, p.A, p.B, K,
+    tsmttsm_ring_rows<Element, TM, TN, LAY == kLayCC, Stages>(
+        acc, ts_ring + std::size_t(wid) * Stages * TsmttsmRingStage<Element, TM, TN>::PIECES, p.A, p.B, K,
         LAY == kLayCC ? p.asm_ : p.ask, LAY == kLayCC ? p.bsm : p.bsk, std::int64_t(xb) * NWB + wid,
         std::int64_t(nxb) * NWB, lane, [](Element& c, const Element& a, const Element& b) { fma_conj(c, a, b); });
   } else {
@@ -619,13 +620,13 @@ inline bool stream_capturing(cudaStream_t stream) {
 }
 
 // Host launcher for one configuration.
-template <class Scalar, bool Complex, int TM, int TN, int PM, int PN, int LAY, int ST = 0>
+template <class Scalar, bool Complex, int TM, int TN, int PM, int PN, int LAY, int Stages = 0>
 cudaError_t launch_tsmttsm(TsmttsmArgs<Scalar, Complex> a, cudaStream_t stream, int max_blocks_override = 0) {
   using Sh = TsmttsmShape<TM, TN, PM, PN>;
   constexpr int NS = Complex ? 2 : 1;
-  auto kern = tsmttsm_kernel<Scalar, Complex, TM, TN, PM, PN, LAY, ST>;
+  auto kern = tsmttsm_kernel<Scalar, Complex, TM, TN, PM, PN, LAY, Stages>;
   constexpr std::size_t ring_smem =
-      ST > 0 ? std::size_t(Sh::BT / 32) * ST * TsmttsmRingStage<Elem<Scalar, Complex>, TM, TN>::BYTES + 128 : 0;
+      Stages > 0 ? std::size_t(Sh::BT / 32) * Stages * TsmttsmRingStage<Elem<Scalar, Complex>, TM, TN>::BYTES + 128 : 0;
   static int occ[kMaxDevices] = {0};
   const int dev = current_device();
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
@@ -645,7 +646,7 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<Scalar, Complex> a, cudaStream_t stream, 
   // The ring runs one block per SM, where the extra block leaves an SM idle, so its launches have none and the first
   // row block to finish claims the scaling (faster than the extra block there). Row block 0 claiming at its start was
   // tried and lost: its fence waited for its own in-flight copies.
-  const bool scaler_block = direct && ST == 0;
+  const bool scaler_block = direct && Stages == 0;
   std::int64_t gx = fill / (std::int64_t(ty) * tz) - (scaler_block ? 1 : 0);
   if (gx < 1) gx = 1;
   // At least 4 rows per thread: at small K one row per thread spends more on the block reduction and the combine than
@@ -699,9 +700,9 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<Scalar, Complex> a, cudaStream_t stream, 
   return err;
 }
 
-// Warp-private cp.async rings (inner_ring.cuh) for the one-thread-per-row classes: ST stages of ~14 KB in flight per
-// warp (D 4 x 4: 8 stages of 2 KB, the best of the stage counts tried), at most 16 stages and ~200 KB per block of
-// 8 warps.
+// Warp-private cp.async rings (inner_ring.cuh) for the one-thread-per-row classes: Stages pipeline stages of ~14 KB in
+// flight per warp (D 4 x 4: 8 stages of 2 KB, the best of the stage counts tried), at most 16 stages and ~200 KB per
+// block of 8 warps.
 template <class Element, int TM, int TN>
 constexpr int tsmttsm_ring_stages() {
   constexpr int b = TsmttsmRingStage<Element, TM, TN>::BYTES;

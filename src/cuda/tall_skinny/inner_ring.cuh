@@ -5,9 +5,10 @@
 
 // Why: with one thread per row and the next row in registers (leap-frogging), the narrow kernels keep only ~64 bytes
 // per thread in flight, and their registers (D 4 x 4: 98) cap them at 2 blocks of 256 threads per SM: ~32 KB per SM,
-// less than the memory system needs near its peak. Here each warp streams 32-row chunks of A and B through ST stages
-// of its own shared memory by cp.async, so ST - 1 chunks per warp are in flight without holding registers, and no
-// block-wide barrier sits in the loop (a warp only waits for its own copies). One block of 8 warps per SM.
+// less than the memory system needs near its peak. Here each warp streams 32-row chunks of A and B through Stages
+// pipeline stages of its own shared memory by cp.async, so Stages - 1 chunks per warp are in flight without holding
+// registers, and no block-wide barrier sits in the loop (a warp only waits for its own copies). One block of 8 warps
+// per SM.
 //
 // Lane l copies 16-byte pieces l, l + 32, ... of the chunk (coalesced), then reads row l from shared memory. A chunk
 // of a row-major operand is one contiguous run (ld == width); of a column-major one, one 32-element run per column
@@ -102,13 +103,13 @@ __device__ __forceinline__ void ring_read_row(const uint4* region, int lane, Ele
 }
 
 // acc[i][j] += conj(A(k, i)) * B(k, j) over the rows k of the warp chunks gw, gw + nw, gw + 2 nw, ... (A: K x TM,
-// B: K x TN, exactly). `ring`: this warp's ST stages. fma: the kernel's acc += conj(a) * b.
-template <class Element, int TM, int TN, bool COL, int ST, class FMA>
+// B: K x TN, exactly). `ring`: this warp's Stages pipeline stages. fma: the kernel's acc += conj(a) * b.
+template <class Element, int TM, int TN, bool COL, int Stages, class FMA>
 __device__ __forceinline__ void tsmttsm_ring_rows(Element (&acc)[TM][TN], uint4* ring, const Element* A,
                                                   const Element* B, std::int64_t K, std::int64_t lda, std::int64_t ldb,
                                                   std::int64_t gw, std::int64_t nw, int lane, FMA&& fma) {
   using St = TsmttsmRingStage<Element, TM, TN>;
-  static_assert(ST >= 2, "at least two stages");
+  static_assert(Stages >= 2, "at least two stages");
   const std::int64_t nchunks = (K + 31) / 32;
   auto issue = [&](std::int64_t c, int s) {
     if (c < nchunks) {
@@ -119,11 +120,11 @@ __device__ __forceinline__ void tsmttsm_ring_rows(Element (&acc)[TM][TN], uint4*
     cp_async_commit();  // empty groups too: the wait below counts groups
   };
 #pragma unroll
-  for (int s = 0; s < ST - 1; ++s) issue(gw + s * nw, s);
+  for (int s = 0; s < Stages - 1; ++s) issue(gw + s * nw, s);
   int s = 0;
   for (std::int64_t c = gw; c < nchunks; c += nw) {
-    issue(c + (ST - 1) * nw, s == 0 ? ST - 1 : s - 1);  // into the stage read in the previous step
-    cp_async_wait<ST - 1>();                              // chunk c has landed (this lane's copies)
+    issue(c + (Stages - 1) * nw, s == 0 ? Stages - 1 : s - 1);  // into the stage read in the previous step
+    cp_async_wait<Stages - 1>();                              // chunk c has landed (this lane's copies)
     __syncwarp();                                         // ... and the other lanes'
     Element a[TM], b[TN];
     ring_read_row<Element, TM, COL>(ring + s * St::PIECES, lane, a);
@@ -133,7 +134,7 @@ __device__ __forceinline__ void tsmttsm_ring_rows(Element (&acc)[TM][TN], uint4*
 #pragma unroll
       for (int j = 0; j < TN; ++j) fma(acc[i][j], a[i], b[j]);
     __syncwarp();  // every lane has read stage s before it is refilled
-    s = s + 1 == ST ? 0 : s + 1;
+    s = s + 1 == Stages ? 0 : s + 1;
   }
   cp_async_wait<0>();
 }

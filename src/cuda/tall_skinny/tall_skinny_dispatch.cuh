@@ -42,10 +42,10 @@ Coef<typename ScalarOf<Scalar>::Real, ScalarOf<Scalar>::cplx> coef(const Scalar&
 
 // TSMM on the FP64 tensor cores (KBLA_TSMM_DMMA_D / _Z rows) for double and complex double, tried before the
 // SIMT tables; cudaErrorNotSupported (other types, no row, mixed layouts): the SIMT kernel.
-#define KBLA_TM_X_DMMA(WMIN, WMAX, W, NT, WR, TU, R, ST, MINB)                            \
-  if (w >= WMIN && w <= WMAX) {                                                         \
-    const cudaError_t e_ = launch_tsmm_dmma<Complex, W, NT, WR, TU, R, ST, MINB>(a, lay, st); \
-    if (e_ != cudaErrorNotSupported) return e_;                                          \
+#define KBLA_TM_X_DMMA(WMIN, WMAX, W, NT, WR, TU, R, Stages, MINB)                                \
+  if (w >= WMIN && w <= WMAX) {                                                                   \
+    const cudaError_t e_ = launch_tsmm_dmma<Complex, W, NT, WR, TU, R, Stages, MINB>(a, lay, st); \
+    if (e_ != cudaErrorNotSupported) return e_;                                                   \
   }
 template <class Real, bool Complex>
 cudaError_t tsmm_dmma_try(const TsmmArgs<Real, Complex>& a, int lay, cudaStream_t st) {
@@ -53,10 +53,10 @@ cudaError_t tsmm_dmma_try(const TsmmArgs<Real, Complex>& a, int lay, cudaStream_
     const int w = std::max(a.M, a.N);
     if constexpr (Complex) {
       if (lay == kLayRR) {
-#define KBLA_TM_X_DMMA_FLAT(WMIN, WMAX, W, NT, WR, TU, R, ST, MINB)                       \
-  if (w >= WMIN && w <= WMAX) {                                                           \
-    const cudaError_t e_ = launch_tsmm_dmma_flat<Complex, W, NT, WR, R, ST, MINB>(a, lay, st); \
-    if (e_ != cudaErrorNotSupported) return e_;                                           \
+#define KBLA_TM_X_DMMA_FLAT(WMIN, WMAX, W, NT, WR, TU, R, Stages, MINB)                            \
+  if (w >= WMIN && w <= WMAX) {                                                                    \
+    const cudaError_t e_ = launch_tsmm_dmma_flat<Complex, W, NT, WR, R, Stages, MINB>(a, lay, st); \
+    if (e_ != cudaErrorNotSupported) return e_;                                                    \
   }
         KBLA_TSMM_DMMA_Z_RR_NARROW(KBLA_TM_X_DMMA_FLAT)
 #undef KBLA_TM_X_DMMA_FLAT
@@ -67,10 +67,10 @@ cudaError_t tsmm_dmma_try(const TsmmArgs<Real, Complex>& a, int lay, cudaStream_
         KBLA_TSMM_DMMA_D_RR_NARROW(KBLA_TM_X_DMMA)
       }
       if (lay == kLayCC) {
-#define KBLA_TM_X_ODDLONG(WMIN, WMAX, W, NT, WR, R, ST, MINB)                         \
-  if (w >= WMIN && w <= WMAX) {                                                      \
-    const cudaError_t e_ = launch_tsmm_dmma_oddlong<W, NT, WR, R, ST, MINB>(a, st);   \
-    if (e_ != cudaErrorNotSupported) return e_;                                      \
+#define KBLA_TM_X_ODDLONG(WMIN, WMAX, W, NT, WR, R, Stages, MINB)                       \
+  if (w >= WMIN && w <= WMAX) {                                                         \
+    const cudaError_t e_ = launch_tsmm_dmma_oddlong<W, NT, WR, R, Stages, MINB>(a, st); \
+    if (e_ != cudaErrorNotSupported) return e_;                                         \
   }
         KBLA_TSMM_DMMA_D_ODDLONG(KBLA_TM_X_ODDLONG)
 #undef KBLA_TM_X_ODDLONG
@@ -95,11 +95,11 @@ cudaError_t tsmm_bulk_cplx_try(TsmmArgs<Real, Complex>& a, int lay, cudaStream_t
     if ((lay != kLayCC && lay != kLayRR) || !a.beta_zero) return cudaErrorNotSupported;
     const int w = std::max(a.M, a.N);
     const bool row = lay == kLayRR;
-#define KBLA_TM_X_ZC(WMIN, WMAX, COLS, R, ST, NP, TU, RS, SQ, LK, RO)                                    \
-  if (w >= WMIN && w <= WMAX && (row || !RO)) {                                                            \
-    if (a.K < (std::int64_t(1) << LK)) return cudaErrorNotSupported;                                       \
-    return row ? launch_tsmm_bulk_cplx<COLS, R, ST, NP, TU, RS, SQ, true>(a, st)                           \
-               : launch_tsmm_bulk_cplx<COLS, R, ST, NP, TU, RS, SQ, false>(a, st);                         \
+#define KBLA_TM_X_ZC(WMIN, WMAX, COLS, R, Stages, NP, TU, RS, SQ, LK, RO)              \
+  if (w >= WMIN && w <= WMAX && (row || !RO)) {                                        \
+    if (a.K < (std::int64_t(1) << LK)) return cudaErrorNotSupported;                   \
+    return row ? launch_tsmm_bulk_cplx<COLS, R, Stages, NP, TU, RS, SQ, true>(a, st)   \
+               : launch_tsmm_bulk_cplx<COLS, R, Stages, NP, TU, RS, SQ, false>(a, st); \
   }
     KBLA_TSMM_BULK_ZC(KBLA_TM_X_ZC)
 #undef KBLA_TM_X_ZC
@@ -120,14 +120,14 @@ cudaError_t tsmm_bulk_try(TsmmArgs<Real, Complex>& a, int lay, cudaStream_t st) 
       const std::int64_t chunks = a.K / R, blocks = sm_count();
       return chunks >= 16 * 4 * blocks ? 16 : chunks >= 4 * 4 * blocks ? 4 : 1;
     };
-#define KBLA_TM_X_BULK(WMIN, WMAX, W, R, ST, NCW, NO, LK, A32)                             \
-  if (w >= WMIN && w <= WMAX) {                                                              \
-    if (a.K < (std::int64_t(1) << LK)) return cudaErrorNotSupported;                         \
-    if (A32 && a.asm_ % 32 == 0 && a.bsn % 32 == 0) return cudaErrorNotSupported;            \
-    const int sq = sq_for(R);                                                                \
-    if (sq == 1) return launch_tsmm_bulk<W, R, ST, NCW, NO, 1, Complex>(a, st);                   \
-    if (sq == 4) return launch_tsmm_bulk<W, R, ST, NCW, NO, 4, Complex>(a, st);                   \
-    return launch_tsmm_bulk<W, R, ST, NCW, NO, 16, Complex>(a, st);                               \
+#define KBLA_TM_X_BULK(WMIN, WMAX, W, R, Stages, NCW, NO, LK, A32)                  \
+  if (w >= WMIN && w <= WMAX) {                                                     \
+    if (a.K < (std::int64_t(1) << LK)) return cudaErrorNotSupported;                \
+    if (A32 && a.asm_ % 32 == 0 && a.bsn % 32 == 0) return cudaErrorNotSupported;   \
+    const int sq = sq_for(R);                                                       \
+    if (sq == 1) return launch_tsmm_bulk<W, R, Stages, NCW, NO, 1, Complex>(a, st); \
+    if (sq == 4) return launch_tsmm_bulk<W, R, Stages, NCW, NO, 4, Complex>(a, st); \
+    return launch_tsmm_bulk<W, R, Stages, NCW, NO, 16, Complex>(a, st);             \
   }
     if constexpr (Complex) {
       KBLA_TSMM_BULK_Z(KBLA_TM_X_BULK)
@@ -455,9 +455,9 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
 #define KBLA_TM_X_GEN(W, TN, U, RK) \
   if (w <= W || W == 64) return launch_tsmm<Real_, Complex_, W, W, TN, U, RK, 2>(a, st);
 
-#define KBLA_TS_X_DMMA(WMIN, WMAX, BM, BN, FM, FN, KC, ST) \
+#define KBLA_TS_X_DMMA(WMIN, WMAX, BM, BN, FM, FN, KC, Stages) \
   if (w >= WMIN && w <= WMAX) {                                                            \
-    const cudaError_t e_ = launch_tsmttsm_dmma<Complex_, BM, BN, FM, FN, KC, ST>(a, st);          \
+    const cudaError_t e_ = launch_tsmttsm_dmma<Complex_, BM, BN, FM, FN, KC, Stages>(a, st);          \
     if (e_ != cudaErrorNotSupported) return e_;                                               \
   }
 #define KBLA_TS_PRE_NONE
@@ -475,9 +475,9 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
   }
 // complex: the three-product rows (G3TABLE, only when the caller opted in), then the real-view rows (RRTABLE first
 // when A and B are row-major, then TABLE)
-#define KBLA_TS_X_DMMA_G3(WMIN, WMAX, BM, BN, FM, FN, KC, ST)                                 \
+#define KBLA_TS_X_DMMA_G3(WMIN, WMAX, BM, BN, FM, FN, KC, Stages)                                 \
   if (w >= WMIN && w <= WMAX) {                                                            \
-    const cudaError_t e_ = launch_tsmttsm_dmma<Complex_, BM, BN, FM, FN, KC, ST, true>(a, st);    \
+    const cudaError_t e_ = launch_tsmttsm_dmma<Complex_, BM, BN, FM, FN, KC, Stages, true>(a, st);    \
     if (e_ != cudaErrorNotSupported) return e_;                                               \
   }
 #define KBLA_TS_PRE_DMMA_G3(G3TABLE, RRTABLE, TABLE)      \
@@ -496,9 +496,9 @@ KBLA_TS_IMPL_DECL(std::complex<double>)
   if (a.N <= NMAX && a.M <= MT) return launch_tsmm<Real_, Complex_, MT, NT, TN, U, RK, 0>(a, st);
 #define KBLA_TMN_X_CC(NMAX, MT, NT, TN, U, RK) \
   if (a.N <= NMAX && a.M <= MT) return launch_tsmm<Real_, Complex_, MT, NT, TN, U, RK, 1>(a, st);
-#define KBLA_TS_X_DMMA_NARROW(NMAX, MMAX, BM, BN, FM, FN, KC, ST)                               \
+#define KBLA_TS_X_DMMA_NARROW(NMAX, MMAX, BM, BN, FM, FN, KC, Stages)                               \
   if (a.N <= NMAX && a.M <= MMAX) {                                                             \
-    const cudaError_t e_ = launch_tsmttsm_dmma<Complex_, BM, BN, FM, FN, KC, ST>(a, st);              \
+    const cudaError_t e_ = launch_tsmttsm_dmma<Complex_, BM, BN, FM, FN, KC, Stages>(a, st);              \
     if (e_ != cudaErrorNotSupported) return e_;                                                  \
   }
 #define KBLA_TS_NPRE_DMMA(TABLE) \

@@ -55,8 +55,8 @@
 #define KBLA_TSMM_GEN_CPLX(X) X(8, 4, 2, 64) X(16, 4, 4, 32) X(32, 4, 4, 16) X(64, 4, 2, 16)
 
 // ---- TSMTTSM on FP64 tensor cores (double, complex double; non-deterministic mode):
-//      X(Wmin, Wmax, BM, BN, FM, FN, KC, ST)  block tile BM x BN of the real product P (complex: 2W x 2W),
-//      warp tile 8FM x 8FN, KC rows per cp.async stage, ST stages ----
+//      X(Wmin, Wmax, BM, BN, FM, FN, KC, Stages)  block tile BM x BN of the real product P (complex: 2W x 2W),
+//      warp tile 8FM x 8FN, KC rows per cp.async stage, Stages pipeline stages ----
 // A tile close to the width matters, since the per-row copy and DMMA work is set by the padded tile, not by the
 // width (D 48 in a 64 tile ran at about 70 % of the roofline).
 // Column-major at ld != 0 (mod 4) is latency-bound in the 4-warp 64 tile (190 registers: 2 blocks = 8 warps per SM),
@@ -80,17 +80,17 @@
 #define KBLA_TSMTTSM_DMMA_D_CC_ODD(X) X(17, 24, 32, 32, 2, 2, 64, 3)
 #define KBLA_TSMTTSM_DMMA_D_CC(X) \
   X(6, 7, 16, 16, 1, 1, 64, 4) X(33, 48, 48, 48, 2, 3, 64, 2) X(49, 64, 64, 64, 2, 2, 64, 2)
-// Z tiles are sized in the real view (2W). 9-12 take KC 64; 25-32 FM = FN = 2 (16 warps); 41-48 FM 2, KC 64, ST 2
+// Z tiles are sized in the real view (2W). 9-12 take KC 64; 25-32 FM = FN = 2 (16 warps); 41-48 FM 2, KC 64, Stages 2
 // (18 warps, half the barriers per row): the 9-warp 48 tile it replaces stalled on barriers and memory waits with
 // the DMMA pipe half idle.
 // 33-40: an 80 tile (10 warps) instead of the 96 one, whose per-row DMMA work is that of width 48; 49-56 likewise a
 // 112 tile (FM 2, FN 7, 14 warps). Not taken: a 48 x 48 FN 1 tile for 17-24 (more shared loads per mma, and the
-// narrow widths of a class do the full tile per row); other 128 tiles (no clear gain); KC 48 ST 2 for the 112 tile
+// narrow widths of a class do the full tile per row); other 128 tiles (no clear gain); KC 48 Stages 2 for the 112 tile
 // (faster row-major, slower column-major).
 // 57-64: the 128 tile as 16 warps of 32 x 32 (FM 4, FN 4; 121-128 registers) instead of 8 warps of 32 x 64
-// (212 registers), and for row-major A and B (KBLA_TSMTTSM_DMMA_Z_RR, tried first) KC 48 ST 2 (fewer barriers;
+// (212 registers), and for row-major A and B (KBLA_TSMTTSM_DMMA_Z_RR, tried first) KC 48 Stages 2 (fewer barriers;
 // column-major keeps KC 32: its VEC 7 copies take the fast path only for BT % KC == 0). Not taken: FM 2 FN 8 and
-// FM 4 FN 8 KC 48 ST 2 (slower). Sustained, these widths run the H100 at its 700 W power cap with the SM clock well
+// FM 4 FN 8 KC 48 Stages 2 (slower). Sustained, these widths run the H100 at its 700 W power cap with the SM clock well
 // below its peak (docs/tall_skinny.md, section 3).
 #define KBLA_TSMTTSM_DMMA_Z_RR(X) X(57, 64, 128, 128, 4, 4, 48, 2)
 #define KBLA_TSMTTSM_DMMA_Z(X)                                                                              \
@@ -114,7 +114,7 @@
 #define KBLA_TSMTTSM_NARROW(X)                                                                               \
   X(2, 32, 4, 2, 8, 1) X(2, 1 << 30, 4, 2, 16, 1) X(4, 32, 4, 4, 8, 1) X(4, 1 << 30, 4, 4, 16, 1)         \
   X(8, 32, 4, 8, 8, 1) X(8, 1 << 30, 4, 8, 16, 1)
-// TSMTTSM DMMA: X(NMAX, MMAX, BM, BN, FM, FN, KC, ST), BM/BN in real-view columns (complex: 2 per element)
+// TSMTTSM DMMA: X(NMAX, MMAX, BM, BN, FM, FN, KC, Stages), BM/BN in real-view columns (complex: 2 per element)
 #define KBLA_TSMTTSM_DMMA_NARROW_D(X) \
   X(8, 32, 32, 8, 1, 1, 32, 4) X(8, 1 << 30, 64, 8, 1, 1, 32, 4) X(16, 1 << 30, 64, 16, 1, 1, 32, 4)
 #define KBLA_TSMTTSM_DMMA_NARROW_Z(X) X(4, 1 << 30, 64, 8, 1, 1, 32, 4) X(8, 1 << 30, 64, 16, 1, 1, 32, 4)
@@ -128,10 +128,10 @@
   X(8, 32, 8, 4, 2, 32) X(8, 64, 8, 4, 2, 16)
 
 // ---- TSMM on FP64 tensor cores (mma.sync m16n8k8 f64; double, complex double; update_dmma.cuh):
-//      X(Wmin, Wmax, W, NT, WR, TU, R, ST, MINB) for Wmin <= max(M, N) <= Wmax (complex widths for Z).
+//      X(Wmin, Wmax, W, NT, WR, TU, R, Stages, MINB) for Wmin <= max(M, N) <= Wmax (complex widths for Z).
 //      W: class width in the real view (complex: 2x), NT: 8-column mma tiles per warp (W / (8 NT) warps across
 //      the columns, alpha*C held as 2 W/8 NT doubles per lane), WR warp rows, TU 16-row tiles per pass (TU x NT
-//      independent accumulator chains), R rows per cp.async stage, ST stages, MINB blocks/SM for
+//      independent accumulator chains), R rows per cp.async stage, Stages pipeline stages, MINB blocks/SM for
 //      __launch_bounds__. Narrower data in a class skips the k-steps / n-tiles it does not need.
 // Chosen by the register / shared-memory model: at least 2 stages in flight per block, i.e. >= 96 KB/SM of A reads
 // outstanding (Little's law: ~1 us of DRAM latency at full HBM bandwidth asks ~25 KB/SM); <= 512 B of A fragment
@@ -161,26 +161,27 @@
 // faster than VEC 2.
 #define KBLA_TSMM_DMMA_D_ALIGNED_V1(X) X(33, 48)
 // D column-major at an odd lda or ldb: VEC 1 rows with longer chunks, tried before the rows above,
-// X(WMIN, WMAX, W, NT, WR, R, ST, MINB) (R = 16 WR x tiles per warp row). 17-24: one warp across the 24 columns
+// X(WMIN, WMAX, W, NT, WR, R, Stages, MINB) (R = 16 WR x tiles per warp row). 17-24: one warp across the 24 columns
 // (NT 3: 2 A fragment loads per 3 mma instead of 2 per mma), 8 warp rows, 256-row chunks (an eighth of the chunk
 // boundaries that split a sector of an odd column in two, an eighth of the barriers), 2 stages, 2 blocks/SM (99
 // KB, 128 registers, 4 bytes spilled). 49-64: 4 warp rows of 128-row chunks, 16 warps, 2 stages (133 KB), 1
 // block/SM. Both measured faster than the VEC 1 rows of 64-row chunks with the same stores. Not taken: K = 2 mod 4
-// (no gain); 17-24 as W 24 NT 3 WR 4 (R 128, ST 3, 3 blocks: slower); W 64 with NT 1 or with ST 2 MINB 3, and 33-48
-// in W 48 rows of 128-row chunks (all spill).
+// (no gain); 17-24 as W 24 NT 3 WR 4 (R 128, Stages 3, 3 blocks: slower); W 64 with NT 1 or with Stages 2 MINB 3, and
+// 33-48 in W 48 rows of 128-row chunks (all spill).
 #define KBLA_TSMM_DMMA_D_ODDLONG(X) X(17, 24, 24, 3, 8, 256, 2, 2) X(49, 64, 64, 2, 4, 128, 2, 1)
 
 // D column-major A * C on the bulk-copy kernel (update_bulk.cuh; beta = 0, whole chunks of R rows; the rest of the rows
-// take the rows above): X(WMIN, WMAX, W, R, ST, NCW, NO, LK, A32) for WMIN <= max(M, N) <= WMAX and K >= 2^LK rows,
-// class width W, R rows per chunk, ST stages of A, NCW compute warps (+ a loader and a storer warp), NO output buffers,
-// one block per SM (~200 KB of shared memory); A32 = 1: not when lda and ldb are multiples of 32 (256-byte aligned
-// columns, where the W 48 rows of KBLA_TSMM_DMMA_D already run near the roofline). 128-row chunks beat 64-row ones
-// at every width 33-64. LK: one block per SM and its pipeline fill lose at few rows, so each class starts at the row
-// count from which it measured faster than the other kernels (at 40 / 48 with lda = 0 mod 32 it stayed behind: A32).
+// take the rows above): X(WMIN, WMAX, W, R, Stages, NCW, NO, LK, A32) for WMIN <= max(M, N) <= WMAX and K >= 2^LK rows,
+// class width W, R rows per chunk, Stages pipeline stages of A, NCW compute warps (+ a loader and a storer warp), NO
+// output buffers, one block per SM (~200 KB of shared memory); A32 = 1: not when lda and ldb are multiples of 32
+// (256-byte aligned columns, where the W 48 rows of KBLA_TSMM_DMMA_D already run near the roofline). 128-row chunks
+// beat 64-row ones at every width 33-64. LK: one block per SM and its pipeline fill lose at few rows, so each class
+// starts at the row count from which it measured faster than the other kernels (at 40 / 48 with lda = 0 mod 32 it
+// stayed behind: A32).
 #define KBLA_TSMM_BULK_D(X) \
   X(25, 32, 32, 128, 4, 8, 2, 18, 0) X(33, 48, 48, 128, 3, 6, 1, 19, 1) X(49, 64, 64, 128, 2, 8, 1, 17, 0)
 // Complex double column-major (complex widths WMIN-WMAX, W of the real view; 16-byte elements: no shifted columns).
-// From 2^13 rows: below, the one block per SM and its pipeline fill lose. Not taken: 49-64 as W 128, R 32, ST 4,
+// From 2^13 rows: below, the one block per SM and its pipeline fill lose. Not taken: 49-64 as W 128, R 32, Stages 4,
 // NCW 8 (spills): faster in short bursts, but slower than update_dmma.cuh's rows in sustained calls (the 700 W power
 // cap).
 #define KBLA_TSMM_BULK_Z(X)                                                                              \
@@ -188,15 +189,16 @@
   X(33, 48, 96, 64, 3, 6, 1, 13, 0)
 
 // Complex double A * C with alpha C in shared memory (update_bulk_cplx.cuh), beta = 0, tried before KBLA_TSMM_BULK_Z:
-// X(WMIN, WMAX, COLS, R, ST, NP, TU, RS, SQ, LK, RO) for WMIN <= max(M, N) <= WMAX, K >= 2^LK rows, row-major or
-// column-major A and B (RO 1: row-major only). COLS complex class width, R rows per chunk, ST stages, NP pairs of
-// n-tiles (8 complex columns) and TU 16-row tiles per compute warp, RS compute warps along a chunk's rows (8 / 6
-// compute warps here), SQ chunks per block visit. 8 compute warps with 3 16-row tiles each did best (4 starve the
+// X(WMIN, WMAX, COLS, R, Stages, NP, TU, RS, SQ, LK, RO) for WMIN <= max(M, N) <= WMAX, K >= 2^LK rows, row-major or
+// column-major A and B (RO 1: row-major only). COLS complex class width, R rows per chunk, Stages pipeline stages, NP
+// pairs of n-tiles (8 complex columns) and TU 16-row tiles per compute warp, RS compute warps along a chunk's rows (8 /
+// 6 compute warps here), SQ chunks per block visit. 8 compute warps with 3 16-row tiles each did best (4 starve the
 // DMMA pipe, 16 are slightly slower, 24 spill). Row-major 34-48 gain over the older kernels; row-major 33 stays on
 // them and column-major 33-48 on KBLA_TSMM_BULK_Z. One block per SM with a 36-64 KB alpha C prologue loses at few
 // rows: from 2^18 rows, width 64 from 2^19.
-#define KBLA_TSMM_BULK_ZC(X) \
-  X(34, 48, 48, 48, 3, 1, 3, 1, 1, 18, 1) X(49, 63, 64, 48, 2, 1, 3, 1, 1, 18, 0) X(64, 64, 64, 48, 2, 1, 3, 1, 1, 19, 0)
+#define KBLA_TSMM_BULK_ZC(X)              \
+  X(34, 48, 48, 48, 3, 1, 3, 1, 1, 18, 1) \
+  X(49, 63, 64, 48, 2, 1, 3, 1, 1, 18, 0) X(64, 64, 64, 48, 2, 1, 3, 1, 1, 19, 0)
 
 // Narrow row-major rows, tried before the tables above for row-major A and B only (the SIMT kernel otherwise).
 // D 7-8 in the class W 16 (7: flat copies, 8: VEC 5 staged stores); Z odd widths 3-11 in the

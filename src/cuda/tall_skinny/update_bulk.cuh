@@ -22,7 +22,8 @@
 //   released once its bulk group has been read.
 // - k-step 2q + h takes the columns 16 q + h + 2k (k = 0..7): one parity, so one misalignment per k-step, and with
 //   LD = 2 (mod 16) the fragment loads of a half-warp hit 16 distinct 8-byte slots (the same for the output writes).
-// - Complex (ZV): 16-byte elements, so no misaligned column; the real view of update_dmma.cuh (alpha*C as Ĉ), k-step
+// - Complex (IsComplex): 16-byte elements, so no misaligned column; the real view of update_dmma.cuh (alpha*C as Ĉ),
+// k-step
 //   ks takes element 4 ks + t as (re, im) = (k = t, k = t + 4) by one 16-byte load, column stride 2 R + 4 doubles.
 // - Only whole chunks (K / R of them, grid-stride over one block per SM in runs of SQ); the launcher hands the last
 //   K mod R rows back to the other kernels. A chunk's rows are read completely before they are written and belong to
@@ -40,7 +41,7 @@ namespace cuda {
 namespace detail {
 
 struct TsmmBulkArgs {
-  const double* A;       // complex (ZV): interleaved re, im; lda, ldb, ldc in elements
+  const double* A;       // complex (IsComplex): interleaved re, im; lda, ldb, ldc in elements
   double* B;
   const double* C;
   std::int64_t lda, ldb, ldc;
@@ -52,45 +53,46 @@ struct TsmmBulkArgs {
 };
 
 // WIDTH (W) class width (multiple of 16; complex: of the real view, 2 per element), CHUNK_ROWS (R) rows per chunk
-// (multiple of 16), ST
+// (multiple of 16), Stages
 // stages of A, NCW compute warps, NO output buffers (1 or 2; with one, the compute warps still run the next chunk's
-// mma while it drains). Complex (ZV): COLS = W / 2 columns of R 16-byte elements each, column stride 2 R + 4 doubles
-// (4 mod 16: the 16-byte fragment loads and stores of a quarter-warp hit 8 distinct 16-byte slots).
-template <int WIDTH, int CHUNK_ROWS, int ST, int NCW, int NO, bool ZV = false>
+// mma while it drains). Complex (IsComplex): COLS = W / 2 columns of R 16-byte elements each, column stride 2 R + 4
+// doubles (4 mod 16: the 16-byte fragment loads and stores of a quarter-warp hit 8 distinct 16-byte slots).
+template <int WIDTH, int CHUNK_ROWS, int Stages, int NCW, int NO, bool IsComplex = false>
 struct TsmmBulkShape {
-  static constexpr int COLS = ZV ? WIDTH / 2 : WIDTH;
-  static constexpr int LD = ZV ? 2 * CHUNK_ROWS + 4 : CHUNK_ROWS + 2;  // column stride in doubles: 4 / 2 (mod 16)
+  static constexpr int COLS = IsComplex ? WIDTH / 2 : WIDTH;
+  static constexpr int LD =
+      IsComplex ? 2 * CHUNK_ROWS + 4 : CHUNK_ROWS + 2;  // column stride in doubles: 4 / 2 (mod 16)
   static constexpr int CG = WIDTH / 16;       // column groups (16 real-view output columns each)
   static constexpr int RT = CHUNK_ROWS / 16;  // 16-row tiles per chunk
   static constexpr int RS = NCW / CG;         // compute warps per column group
   static constexpr int TPW = RT / RS;         // tiles per compute warp and chunk
   static constexpr int BT = 32 * (NCW + 2);   // + loader + storer
   static constexpr std::size_t buf = std::size_t(COLS) * LD * sizeof(double);
-  static constexpr std::size_t bars = 128;    // mbarriers: full[ST], empty[ST], out_full[NO], out_free[NO]
-  static constexpr std::size_t smem = bars + (ST + NO) * buf;
+  static constexpr std::size_t bars = 128;    // mbarriers: full[Stages], empty[Stages], out_full[NO], out_free[NO]
+  static constexpr std::size_t smem = bars + (Stages + NO) * buf;
   static_assert(WIDTH % 16 == 0 && CHUNK_ROWS % 16 == 0 && NCW % CG == 0 && RT % RS == 0, "bad bulk TSMM shape");
-  static_assert(8 * (2 * ST + 2 * NO) <= int(bars) && (NO == 1 || NO == 2), "mbarrier area / output buffers");
+  static_assert(8 * (2 * Stages + 2 * NO) <= int(bars) && (NO == 1 || NO == 2), "mbarrier area / output buffers");
 };
 
 // SQ: a block takes SQ consecutive chunks at a time (grid stride over runs of SQ chunks), so that the 32-byte sector
 // which an odd column splits at a chunk boundary is read and written by one block close together in time.
-template <int WIDTH, int CHUNK_ROWS, int ST, int NCW, int NO, int SQ, bool ZV = false>
-__global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, ST, NCW, NO, ZV>::BT, 1)
+template <int WIDTH, int CHUNK_ROWS, int Stages, int NCW, int NO, int SQ, bool IsComplex = false>
+__global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, Stages, NCW, NO, IsComplex>::BT, 1)
     tsmm_bulk_kernel(const TsmmBulkArgs p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  using Sh = TsmmBulkShape<WIDTH, CHUNK_ROWS, ST, NCW, NO, ZV>;
+  using Sh = TsmmBulkShape<WIDTH, CHUNK_ROWS, Stages, NCW, NO, IsComplex>;
   constexpr int LD = Sh::LD, COLS = Sh::COLS;
   extern __shared__ __align__(128) unsigned char smem_raw[];
   const unsigned bar0 = smem_addr(smem_raw);
-  double* const stages = reinterpret_cast<double*>(smem_raw + Sh::bars);  // [ST][COLS][LD]
-  double* const outs = stages + ST * COLS * LD;                           // [NO][COLS][LD]
+  double* const stages = reinterpret_cast<double*>(smem_raw + Sh::bars);  // [Stages][COLS][LD]
+  double* const outs = stages + Stages * COLS * LD;                           // [NO][COLS][LD]
   auto full = [&](int s) { return bar0 + 8u * unsigned(s); };
-  auto empty = [&](int s) { return bar0 + 8u * unsigned(ST + s); };
-  auto out_full = [&](int b) { return bar0 + 8u * unsigned(2 * ST + b); };
-  auto out_free = [&](int b) { return bar0 + 8u * unsigned(2 * ST + NO + b); };
+  auto empty = [&](int s) { return bar0 + 8u * unsigned(Stages + s); };
+  auto out_full = [&](int b) { return bar0 + 8u * unsigned(2 * Stages + b); };
+  auto out_free = [&](int b) { return bar0 + 8u * unsigned(2 * Stages + NO + b); };
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
   if (tid == 0) {
-    for (int s = 0; s < ST; ++s) {
+    for (int s = 0; s < Stages; ++s) {
       mbar_init(full(s), 33);  // the loader lanes' cp.async arrivals (32) + lane 0's expect_tx
       mbar_init(empty(s), 32 * NCW);  // every thread arrives for its own accesses (no warp-level hand-off)
     }
@@ -102,9 +104,9 @@ __global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, ST, NCW, NO, 
   }
   // columns from M up to the k-steps' blocks (real: 16 columns, complex: 4) stay zero in every stage (0 * garbage
   // could be NaN)
-  constexpr int KCOLS = ZV ? 4 : 16;
+  constexpr int KCOLS = IsComplex ? 4 : 16;
   const int Mp = (p.M + KCOLS - 1) / KCOLS * KCOLS;
-  for (int s = 0; s < ST; ++s)
+  for (int s = 0; s < Stages; ++s)
     for (int e = tid; e < (Mp - p.M) * LD; e += blockDim.x) stages[(s * COLS + p.M) * LD + e] = 0.0;
   __syncthreads();
 
@@ -116,9 +118,9 @@ __global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, ST, NCW, NO, 
   const unsigned bpar = unsigned(reinterpret_cast<std::uintptr_t>(p.B) >> 3) & 1u;
   const unsigned ald = unsigned(p.lda & 1), bld = unsigned(p.ldb & 1);
   // (complex elements are 16-byte aligned: never shifted)
-  auto a_shift = [&](int c) { return ZV ? 0 : int((apar + unsigned(c) * ald) & 1u); };
-  auto b_shift = [&](int n) { return ZV ? 0 : int((bpar + unsigned(n) * bld) & 1u); };
-  constexpr int ES = ZV ? 2 : 1;  // doubles per element
+  auto a_shift = [&](int c) { return IsComplex ? 0 : int((apar + unsigned(c) * ald) & 1u); };
+  auto b_shift = [&](int n) { return IsComplex ? 0 : int((bpar + unsigned(n) * bld) & 1u); };
+  constexpr int ES = IsComplex ? 2 : 1;  // doubles per element
 
   if (warp == 0) {  // ---- loader ----
     // A column at 8 (mod 16) bytes is copied one element wider on each side (R + 2 elements from row r0 - 1, both
@@ -127,8 +129,8 @@ __global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, ST, NCW, NO, 
     unsigned tx = 0;  // bulk bytes of a chunk away from the matrix ends
     for (int c = 0; c < p.M; ++c) tx += a_shift(c) ? (CHUNK_ROWS + 2) * 8 : CHUNK_ROWS * 8 * ES;
     for (std::int64_t i = 0; i < my; ++i) {
-      const int s = int(i % ST);
-      if (i >= ST) mbar_wait(empty(s), unsigned((i / ST - 1) & 1));
+      const int s = int(i % Stages);
+      if (i >= Stages) mbar_wait(empty(s), unsigned((i / Stages - 1) & 1));
       const std::int64_t r0 = row0(i);
       const bool at_top = r0 == 0, at_end = r0 + CHUNK_ROWS >= p.K;
       double* const st = stages + s * COLS * LD;
@@ -203,7 +205,7 @@ __global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, ST, NCW, NO, 
     const int Nr = ES * p.N;          // real-view output columns
     const bool active = n0 < Nr;
     const bool nt1 = n0 + 8 < Nr;     // the second 8-column tile holds output columns
-    const int kmax = ZV ? (p.M + 3) / 4 : 2 * ((p.M + 15) / 16);  // k-steps holding columns of A
+    const int kmax = IsComplex ? (p.M + 3) / 4 : 2 * ((p.M + 15) / 16);  // k-steps holding columns of A
     constexpr int KS = WIDTH / 8;
     // alpha * C as B fragments (k-step ks, n-tile nt, j = 0 / 1 for k = t / t + 4), column n0 + 8 nt + g:
     // real: row 16 (ks / 2) + ks % 2 + 2 (t + 4 j); complex: real-view row 2 (4 ks + t) + j (re / im of element
@@ -217,7 +219,7 @@ __global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, ST, NCW, NO, 
         for (int j = 0; j < 2; ++j) {
           const int n = n0 + 8 * nt + g;
           double v = 0.0;
-          if constexpr (ZV) {
+          if constexpr (IsComplex) {
             const int k = 4 * ks + t, q = n >> 1;
             if (k < p.M && q < p.N) {
               const std::int64_t e = p.crow ? std::int64_t(k) * p.ldc + q : k + std::int64_t(q) * p.ldc;
@@ -234,8 +236,8 @@ __global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, ST, NCW, NO, 
     const int ash[2] = {a_shift(0), a_shift(1)};  // by column parity
     const int bsh[2] = {b_shift(0), b_shift(1)};
     for (std::int64_t i = 0; i < my; ++i) {
-      const int s = int(i % ST), b = int(i % NO);
-      mbar_wait(full(s), unsigned((i / ST) & 1));
+      const int s = int(i % Stages), b = int(i % NO);
+      mbar_wait(full(s), unsigned((i / Stages) & 1));
       const double* const st = stages + s * COLS * LD;
       double acc[Sh::TPW][2][2][2];
 #pragma unroll
@@ -250,7 +252,7 @@ __global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, ST, NCW, NO, 
           for (int u = 0; u < Sh::TPW; ++u) {
             const int r = 16 * (rs + u * Sh::RS) + g;
             double a0, a1, a2, a3;
-            if constexpr (ZV) {  // element 4 ks + t, rows r / r + 8: (re, im) = (k = t, k = t + 4)
+            if constexpr (IsComplex) {  // element 4 ks + t, rows r / r + 8: (re, im) = (k = t, k = t + 4)
               const double* e = st + (4 * ks + t) * LD + 2 * r;
               const double2 x = *reinterpret_cast<const double2*>(e), y = *reinterpret_cast<const double2*>(e + 16);
               a0 = x.x, a2 = x.y, a1 = y.x, a3 = y.y;
@@ -275,7 +277,7 @@ __global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, ST, NCW, NO, 
 #pragma unroll
           for (int nt = 0; nt < 2; ++nt) {
             const int n = n0 + 8 * nt + 2 * t;  // even real-view column
-            if constexpr (ZV) {  // (n, n + 1) = (re, im) of element n / 2
+            if constexpr (IsComplex) {  // (n, n + 1) = (re, im) of element n / 2
               double* e = o + (n >> 1) * LD + 2 * r;
               *reinterpret_cast<double2*>(e) = make_double2(acc[u][nt][0][0], acc[u][nt][0][1]);
               *reinterpret_cast<double2*>(e + 16) = make_double2(acc[u][nt][1][0], acc[u][nt][1][1]);
@@ -300,13 +302,14 @@ __global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, ST, NCW, NO, 
 // Column-major double or complex double, beta == 0, M and N <= the class (W, complex W / 2): runs the whole chunks of R
 // rows of `a` and leaves `a` holding the last K mod R rows (K = 0 when none are left) for the caller's other kernels;
 // cudaErrorNotSupported (nothing run, `a` unchanged) when the device is older than sm_90 or there is no whole chunk.
-template <int WIDTH, int CHUNK_ROWS, int ST, int NCW, int NO, int SQ, bool ZV>
-cudaError_t launch_tsmm_bulk(TsmmArgs<double, ZV>& a, cudaStream_t stream) {
-  using Sh = TsmmBulkShape<WIDTH, CHUNK_ROWS, ST, NCW, NO, ZV>;
+template <int WIDTH, int CHUNK_ROWS, int Stages, int NCW, int NO, int SQ, bool IsComplex>
+cudaError_t launch_tsmm_bulk(TsmmArgs<double, IsComplex>& a, cudaStream_t stream) {
+  using Sh = TsmmBulkShape<WIDTH, CHUNK_ROWS, Stages, NCW, NO, IsComplex>;
   const std::int64_t chunks = a.K / CHUNK_ROWS;
   if (chunks < 1 || a.M > Sh::COLS || a.N > Sh::COLS) return cudaErrorNotSupported;
   static int ready[kMaxDevices] = {0};
-  const cudaError_t ok = bulk_kernel_ready(tsmm_bulk_kernel<WIDTH, CHUNK_ROWS, ST, NCW, NO, SQ, ZV>, Sh::smem, ready);
+  const cudaError_t ok =
+      bulk_kernel_ready(tsmm_bulk_kernel<WIDTH, CHUNK_ROWS, Stages, NCW, NO, SQ, IsComplex>, Sh::smem, ready);
   if (ok != cudaSuccess) return ok;
   TsmmBulkArgs p{};
   p.A = reinterpret_cast<const double*>(a.A);
@@ -321,9 +324,9 @@ cudaError_t launch_tsmm_bulk(TsmmArgs<double, ZV>& a, cudaStream_t stream) {
   p.M = a.M;
   p.N = a.N;
   p.alpha = a.alpha.re;
-  p.alpha_im = ZV ? a.alpha.im : 0.0;
+  p.alpha_im = IsComplex ? a.alpha.im : 0.0;
   const std::int64_t gx = std::min<std::int64_t>((chunks + SQ - 1) / SQ, sm_count());
-  tsmm_bulk_kernel<WIDTH, CHUNK_ROWS, ST, NCW, NO, SQ, ZV><<<unsigned(gx), Sh::BT, Sh::smem, stream>>>(p);
+  tsmm_bulk_kernel<WIDTH, CHUNK_ROWS, Stages, NCW, NO, SQ, IsComplex><<<unsigned(gx), Sh::BT, Sh::smem, stream>>>(p);
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
   const std::int64_t done = chunks * CHUNK_ROWS;

@@ -48,10 +48,10 @@ struct TsmmBulkCplxArgs {
   double alpha, alpha_im;
 };
 
-// COLS complex columns (class width), CHUNK_ROWS (R) rows per chunk, ST stages of A, NP pairs of n-tiles (8 complex
-// columns each) and TU 16-row tiles per compute warp, RS warps along the rows of a chunk (R = 16 RS TU), ROW: row-major
-// A and B.
-template <int COLS, int CHUNK_ROWS, int ST, int NP, int TU, int RS, bool ROW>
+// COLS complex columns (class width), CHUNK_ROWS (R) rows per chunk, Stages pipeline stages of A, NP pairs of n-tiles
+// (8 complex columns each) and TU 16-row tiles per compute warp, RS warps along the rows of a chunk (R = 16 RS TU),
+// ROW: row-major A and B.
+template <int COLS, int CHUNK_ROWS, int Stages, int NP, int TU, int RS, bool ROW>
 struct TsmmBulkCplxShape {
   static constexpr int CG = COLS / (8 * NP);  // column groups
   static constexpr int NCW = CG * RS;         // compute warps
@@ -64,33 +64,33 @@ struct TsmmBulkCplxShape {
   static constexpr std::size_t stage_bytes = std::size_t(NS) * LDS * sizeof(double);
   static constexpr std::size_t out_bytes = std::size_t(NS) * LDO * sizeof(double);
   static constexpr std::size_t c_bytes = std::size_t(COLS) * COLS * 2 * sizeof(double);
-  static constexpr std::size_t bars = 64;  // full[ST], empty[ST], out_full, out_free
-  static constexpr std::size_t smem = bars + c_bytes + ST * stage_bytes + out_bytes;
+  static constexpr std::size_t bars = 64;  // full[Stages], empty[Stages], out_full, out_free
+  static constexpr std::size_t smem = bars + c_bytes + Stages * stage_bytes + out_bytes;
   static_assert(COLS % (8 * NP) == 0 && CHUNK_ROWS == 16 * RS * TU && CHUNK_ROWS % 8 == 0 &&
-                    8 * (2 * ST + 2) <= int(bars),
+                    8 * (2 * Stages + 2) <= int(bars),
                 "bad complex bulk TSMM shape");
 };
 
-template <int COLS, int CHUNK_ROWS, int ST, int NP, int TU, int RS, int SQ, bool ROW>
-__global__ void __launch_bounds__(TsmmBulkCplxShape<COLS, CHUNK_ROWS, ST, NP, TU, RS, ROW>::BT, 1)
+template <int COLS, int CHUNK_ROWS, int Stages, int NP, int TU, int RS, int SQ, bool ROW>
+__global__ void __launch_bounds__(TsmmBulkCplxShape<COLS, CHUNK_ROWS, Stages, NP, TU, RS, ROW>::BT, 1)
     tsmm_bulk_cplx_kernel(const TsmmBulkCplxArgs p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  using Sh = TsmmBulkCplxShape<COLS, CHUNK_ROWS, ST, NP, TU, RS, ROW>;
+  using Sh = TsmmBulkCplxShape<COLS, CHUNK_ROWS, Stages, NP, TU, RS, ROW>;
   constexpr int LDS = Sh::LDS, LDO = Sh::LDO;
   extern __shared__ __align__(128) unsigned char smem_raw[];
   const unsigned bar0 = smem_addr(smem_raw);
   double2* const cs = reinterpret_cast<double2*>(smem_raw + Sh::bars);  // alpha C: [KS][COLS][4] complex
   double* const stages = reinterpret_cast<double*>(smem_raw + Sh::bars + Sh::c_bytes);
-  double* const out = stages + ST * (Sh::stage_bytes / sizeof(double));
+  double* const out = stages + Stages * (Sh::stage_bytes / sizeof(double));
   auto full = [&](int s) { return bar0 + 8u * unsigned(s); };
-  auto empty = [&](int s) { return bar0 + 8u * unsigned(ST + s); };
-  const unsigned out_full = bar0 + 8u * unsigned(2 * ST), out_free = out_full + 8u;
+  auto empty = [&](int s) { return bar0 + 8u * unsigned(Stages + s); };
+  const unsigned out_full = bar0 + 8u * unsigned(2 * Stages), out_free = out_full + 8u;
   // element (row r, column c) of a stage / the output buffer, in doubles
   auto at_s = [](int r, int c) { return ROW ? r * LDS + 2 * c : c * LDS + 2 * r; };
   auto at_o = [](int r, int c) { return ROW ? r * LDO + 2 * c : c * LDO + 2 * r; };
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
   if (tid == 0) {
-    for (int s = 0; s < ST; ++s) {
+    for (int s = 0; s < Stages; ++s) {
       mbar_init(full(s), 1);             // the loader's expect_tx; the bytes complete it
       mbar_init(empty(s), 32 * Sh::NCW);
     }
@@ -110,7 +110,7 @@ __global__ void __launch_bounds__(TsmmBulkCplxShape<COLS, CHUNK_ROWS, ST, NP, TU
     cs[((k >> 2) * COLS + q) * 4 + (k & 3)] = v;
   }
   const int Mp = (p.M + 3) / 4 * 4;
-  for (int s = 0; s < ST; ++s)
+  for (int s = 0; s < Stages; ++s)
     for (int e = tid; e < (Mp - p.M) * CHUNK_ROWS; e += blockDim.x) {
       double* d = stages + s * (Sh::stage_bytes / sizeof(double)) + at_s(e % CHUNK_ROWS, p.M + e / CHUNK_ROWS);
       d[0] = d[1] = 0.0;
@@ -124,8 +124,8 @@ __global__ void __launch_bounds__(TsmmBulkCplxShape<COLS, CHUNK_ROWS, ST, NP, TU
   if (warp == 0) {  // ---- loader ----
     const unsigned tx = unsigned(p.M) * CHUNK_ROWS * 16u;
     for (std::int64_t i = 0; i < my; ++i) {
-      const int s = int(i % ST);
-      if (i >= ST) mbar_wait(empty(s), unsigned((i / ST - 1) & 1));
+      const int s = int(i % Stages);
+      if (i >= Stages) mbar_wait(empty(s), unsigned((i / Stages - 1) & 1));
       const std::int64_t r0 = row0(i);
       double* const st = stages + s * (Sh::stage_bytes / sizeof(double));
       if (lane == 0) mbar_arrive_expect_tx(full(s), tx);
@@ -163,8 +163,8 @@ __global__ void __launch_bounds__(TsmmBulkCplxShape<COLS, CHUNK_ROWS, ST, NP, TU
 #pragma unroll
     for (int j = 0; j < NP; ++j) np += q0 + 8 * j < p.N ? 1 : 0;
     for (std::int64_t i = 0; i < my; ++i) {
-      const int s = int(i % ST);
-      mbar_wait(full(s), unsigned((i / ST) & 1));
+      const int s = int(i % Stages);
+      mbar_wait(full(s), unsigned((i / Stages) & 1));
       const double* const st = stages + s * (Sh::stage_bytes / sizeof(double));
       double acc[TU][NP][2][2][2];  // [row tile][pair][re / im tile][rows g / g + 8][columns 2t / 2t + 1]
 #pragma unroll
@@ -172,7 +172,8 @@ __global__ void __launch_bounds__(TsmmBulkCplxShape<COLS, CHUNK_ROWS, ST, NP, TU
 #pragma unroll
         for (int j = 0; j < NP; ++j)
 #pragma unroll
-          for (int h = 0; h < 2; ++h) acc[u][j][h][0][0] = acc[u][j][h][0][1] = acc[u][j][h][1][0] = acc[u][j][h][1][1] = 0.0;
+          for (int h = 0; h < 2; ++h)
+            acc[u][j][h][0][0] = acc[u][j][h][0][1] = acc[u][j][h][1][0] = acc[u][j][h][1][1] = 0.0;
       if (np > 0) {
 #pragma unroll 4
         for (int ks = 0; ks < kmax; ++ks) {
@@ -207,7 +208,8 @@ __global__ void __launch_bounds__(TsmmBulkCplxShape<COLS, CHUNK_ROWS, ST, NP, TU
             const int r = 16 * (rs + u * RS) + g, q = q0 + 8 * j + 2 * t;
 #pragma unroll
             for (int h = 0; h < 2; ++h) {  // rows r, r + 8; columns q, q + 1 as (re tile, im tile)
-              *reinterpret_cast<double2*>(out + at_o(r + 8 * h, q)) = make_double2(acc[u][j][0][h][0], acc[u][j][1][h][0]);
+              *reinterpret_cast<double2*>(out + at_o(r + 8 * h, q)) =
+                  make_double2(acc[u][j][0][h][0], acc[u][j][1][h][0]);
               *reinterpret_cast<double2*>(out + at_o(r + 8 * h, q + 1)) =
                   make_double2(acc[u][j][0][h][1], acc[u][j][1][h][1]);
             }
@@ -224,14 +226,14 @@ __global__ void __launch_bounds__(TsmmBulkCplxShape<COLS, CHUNK_ROWS, ST, NP, TU
 // of R rows of `a` and leaves `a` holding the last K mod R rows (K = 0 when none are left) for the caller's other
 // kernels; cudaErrorNotSupported (nothing run, `a` unchanged) when the device is older than sm_90, lacks the shared
 // memory, or there is no whole chunk.
-template <int COLS, int CHUNK_ROWS, int ST, int NP, int TU, int RS, int SQ, bool ROW>
+template <int COLS, int CHUNK_ROWS, int Stages, int NP, int TU, int RS, int SQ, bool ROW>
 cudaError_t launch_tsmm_bulk_cplx(TsmmArgs<double, true>& a, cudaStream_t stream) {
-  using Sh = TsmmBulkCplxShape<COLS, CHUNK_ROWS, ST, NP, TU, RS, ROW>;
+  using Sh = TsmmBulkCplxShape<COLS, CHUNK_ROWS, Stages, NP, TU, RS, ROW>;
   const std::int64_t chunks = a.K / CHUNK_ROWS;
   if (chunks < 1 || a.M > COLS || a.N > COLS) return cudaErrorNotSupported;
   static int ready[kMaxDevices] = {0};
   const cudaError_t ok =
-      bulk_kernel_ready(tsmm_bulk_cplx_kernel<COLS, CHUNK_ROWS, ST, NP, TU, RS, SQ, ROW>, Sh::smem, ready);
+      bulk_kernel_ready(tsmm_bulk_cplx_kernel<COLS, CHUNK_ROWS, Stages, NP, TU, RS, SQ, ROW>, Sh::smem, ready);
   if (ok != cudaSuccess) return ok;
   TsmmBulkCplxArgs p{};
   p.A = reinterpret_cast<const double*>(a.A);
@@ -247,7 +249,7 @@ cudaError_t launch_tsmm_bulk_cplx(TsmmArgs<double, true>& a, cudaStream_t stream
   p.alpha = a.alpha.re;
   p.alpha_im = a.alpha.im;
   const std::int64_t gx = std::min<std::int64_t>((chunks + SQ - 1) / SQ, sm_count());
-  tsmm_bulk_cplx_kernel<COLS, CHUNK_ROWS, ST, NP, TU, RS, SQ, ROW><<<unsigned(gx), Sh::BT, Sh::smem, stream>>>(p);
+  tsmm_bulk_cplx_kernel<COLS, CHUNK_ROWS, Stages, NP, TU, RS, SQ, ROW><<<unsigned(gx), Sh::BT, Sh::smem, stream>>>(p);
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
   const std::int64_t done = chunks * CHUNK_ROWS;

@@ -14,7 +14,8 @@
 // - alpha*C (Ĉ) lives in registers as B fragments for the whole run: warp (wn, wr) owns the 8*NT columns
 //   [8 NT wn, 8 NT (wn+1)) for all of the inner dimension (W/8 k-steps x NT x 2 doubles per lane); WN warps
 //   cover the W columns, WR warp rows split the rows of a chunk, so every output element has one owner.
-// - Chunks of CHUNK_ROWS (R in these notes) rows of A stream through ST shared-memory stages by cp.async (grid-stride
+// - Chunks of CHUNK_ROWS (R in these notes) rows of A stream through Stages shared-memory stages by cp.async
+// (grid-stride
 //   over chunks, one block set that fills the GPU). A chunk's reads have all completed (wait_group + __syncthreads)
 //   before any of its rows is written, and chunks belong to one block each, so B == A (in place) is safe.
 // - Fragment permutations (free, since the inner index is summed and rows are independent) make every A
@@ -102,8 +103,8 @@ enum class UpdateStaging {
 };
 
 // WIDTH real-view class width (multiple of 8 NT), NT 8-column mma tiles per warp, WR warp rows, CHUNK_ROWS rows per
-// chunk (multiple of 16 WR), ST stages, KM the staging.
-template <int WIDTH, int NT, int WR, int CHUNK_ROWS, int ST, UpdateStaging KM>
+// chunk (multiple of 16 WR), Stages pipeline stages, KM the staging.
+template <int WIDTH, int NT, int WR, int CHUNK_ROWS, int Stages, UpdateStaging KM>
 struct TsmmDmmaShape {
   static constexpr int KT = WIDTH / 8;         // k-steps
   static constexpr int WN = WIDTH / (8 * NT);  // warps across the columns
@@ -120,7 +121,7 @@ struct TsmmDmmaShape {
       KM == UpdateStaging::columns_mk || KM == UpdateStaging::columns_mk_pad2             ? WIDTH * LD
       : KM == UpdateStaging::complex_columns || KM == UpdateStaging::complex_columns_pad2 ? WIDTH / 2 * LD
                                                                                           : CHUNK_ROWS * LD;
-  static constexpr std::size_t smem = std::size_t(ST) * SS * sizeof(double);
+  static constexpr std::size_t smem = std::size_t(Stages) * SS * sizeof(double);
 };
 
 __device__ __forceinline__ void mma_m16n8k8(double (&c)[4], const double (&a)[4], double b0, double b1) {
@@ -130,9 +131,9 @@ __device__ __forceinline__ void mma_m16n8k8(double (&c)[4], const double (&a)[4]
 }
 
 // Ĉ[m][n] (real view, alpha folded in), 0 outside M' x N'
-template <bool ZV>
+template <bool IsComplex>
 __device__ __forceinline__ double tsmm_chat(const TsmmDmmaArgs& p, int m, int n) {
-  if constexpr (ZV) {
+  if constexpr (IsComplex) {
     const int pm = m >> 1, qn = n >> 1;
     if (pm >= p.M || qn >= p.N) return 0.0;
     const cpx<double> c = static_cast<const cpx<double>*>(
@@ -140,7 +141,8 @@ __device__ __forceinline__ double tsmm_chat(const TsmmDmmaArgs& p, int m, int n)
     return real_view_entry(p.al_re * c.x - p.al_im * c.y, p.al_re * c.y + p.al_im * c.x, m, n);
   } else {
     if (m >= p.M || n >= p.N) return 0.0;
-    return p.al_re * static_cast<const double*>(p.C)[p.crow ? std::int64_t(m) * p.ldc + n : m + std::int64_t(n) * p.ldc];
+    return p.al_re *
+           static_cast<const double*>(p.C)[p.crow ? std::int64_t(m) * p.ldc + n : m + std::int64_t(n) * p.ldc];
   }
 }
 
@@ -239,11 +241,11 @@ __device__ __forceinline__ int tsmm_flat_row(int g, int Mr, int& dr) {
 __host__ __device__ inline bool tsmm_flat_width(int Mr) { return Mr % 2 == 1 || Mr % 4 == 2; }
 
 // the staging KM of TsmmDmmaShape for a kernel variant
-template <bool ZV, UpdateLayout LAY, UpdateCopy COPY>
+template <bool IsComplex, UpdateLayout LAY, UpdateCopy COPY>
 struct TsmmStaging {
   static constexpr UpdateStaging value =
       LAY == UpdateLayout::column_major
-          ? (ZV ? (COPY == UpdateCopy::offset_matched16 ? UpdateStaging::complex_columns_pad2
+          ? (IsComplex ? (COPY == UpdateCopy::offset_matched16 ? UpdateStaging::complex_columns_pad2
                                                         : UpdateStaging::complex_columns)
                 : (COPY == UpdateCopy::offset_matched16 || COPY == UpdateCopy::copy8_columns
                        ? UpdateStaging::columns_mk_pad2
@@ -254,14 +256,17 @@ struct TsmmStaging {
 // SO: staged B stores for complex row-major with odd N and B dense (shifted_rows16), complex column-major with odd ldb
 // (offset_matched16) and real column-major copy8_columns: see the staged store below and the launch. ZT (complex, class
 // W 128, direct stores): the transposed product Bᵀ = Ĉᵀ A'ᵀ, A' in the mma's B operand (see the kernel).
-template <bool ZV, int WIDTH, int NT, int WR, int TU, int CHUNK_ROWS, int ST, int MINB, UpdateLayout LAY,
+template <bool IsComplex, int WIDTH, int NT, int WR, int TU, int CHUNK_ROWS, int Stages, int MINB, UpdateLayout LAY,
           UpdateCopy COPY, bool SO = false, bool ZT = false>
-__global__ void __launch_bounds__(TsmmDmmaShape<WIDTH, NT, WR, CHUNK_ROWS, ST, TsmmStaging<ZV, LAY, COPY>::value>::BT,
-                                  MINB) tsmm_dmma_kernel(const TsmmDmmaArgs p) {
-  constexpr bool KMAJ = !ZV && LAY == UpdateLayout::column_major, ZCOL = ZV && LAY == UpdateLayout::column_major;
-  using Sh = TsmmDmmaShape<WIDTH, NT, WR, CHUNK_ROWS, ST, TsmmStaging<ZV, LAY, COPY>::value>;
+__global__ void __launch_bounds__(
+    TsmmDmmaShape<WIDTH, NT, WR, CHUNK_ROWS, Stages, TsmmStaging<IsComplex, LAY, COPY>::value>::BT, MINB)
+    tsmm_dmma_kernel(const TsmmDmmaArgs p) {
+  constexpr bool KMAJ = !IsComplex && LAY == UpdateLayout::column_major,
+                 ZCOL = IsComplex && LAY == UpdateLayout::column_major;
+  using Sh = TsmmDmmaShape<WIDTH, NT, WR, CHUNK_ROWS, Stages, TsmmStaging<IsComplex, LAY, COPY>::value>;
   constexpr int KT = Sh::KT, WN = Sh::WN, BT = Sh::BT, RT = Sh::RT, LD = Sh::LD, SS = Sh::SS;
-  static_assert(WIDTH % (8 * NT) == 0 && CHUNK_ROWS % (16 * WR) == 0 && RT % TU == 0 && ST >= 2, "bad TSMM DMMA shape");
+  static_assert(WIDTH % (8 * NT) == 0 && CHUNK_ROWS % (16 * WR) == 0 && RT % TU == 0 && Stages >= 2,
+                "bad TSMM DMMA shape");
   // flat A staging (dense odd-width row-major D)
   constexpr bool FLAT = COPY == UpdateCopy::flat_direct_stores || COPY == UpdateCopy::flat_staged_stores;
   constexpr bool CSTG = SO && KMAJ;   // staged column-major B stores (real, copy8_columns)
@@ -271,12 +276,12 @@ __global__ void __launch_bounds__(TsmmDmmaShape<WIDTH, NT, WR, CHUNK_ROWS, ST, T
   // flat_staged_stores / pairs16_staged_stores keep the accumulators of the whole chunk (all RT tiles) in registers:
   // the B tile is written to the stage after every warp has read the stage's A fragments
   constexpr int TUE = STG ? RT : TU;
-  static_assert(!ZV || COPY == UpdateCopy::pairs16 || COPY == UpdateCopy::flat_staged_stores ||
+  static_assert(!IsComplex || COPY == UpdateCopy::pairs16 || COPY == UpdateCopy::flat_staged_stores ||
                     COPY == UpdateCopy::offset_matched16 || COPY == UpdateCopy::shifted_rows16,
                 "complex elements are 16-byte aligned");
-  static_assert(COPY != UpdateCopy::shifted_rows16 || (ZV && LAY == UpdateLayout::row_major),
+  static_assert(COPY != UpdateCopy::shifted_rows16 || (IsComplex && LAY == UpdateLayout::row_major),
                 "shifted_rows16: complex row-major");
-  static_assert(COPY != UpdateCopy::copy8_columns || (!ZV && LAY == UpdateLayout::column_major),
+  static_assert(COPY != UpdateCopy::copy8_columns || (!IsComplex && LAY == UpdateLayout::column_major),
                 "copy8_columns: real column-major");
   static_assert(COPY != UpdateCopy::offset_matched16 || LAY == UpdateLayout::column_major,
                 "offset_matched16: column-major");
@@ -302,17 +307,17 @@ __global__ void __launch_bounds__(TsmmDmmaShape<WIDTH, NT, WR, CHUNK_ROWS, ST, T
   // little faster than pairs16 for real, and was removed.)
   constexpr int SHV = COPY == UpdateCopy::shifted_rows16 ? 1 : 0;
   static_assert(!FLAT || LAY == UpdateLayout::row_major, "flat staging: row-major");
-  static_assert(COPY != UpdateCopy::pairs16_staged_stores || (!ZV && LAY == UpdateLayout::row_major),
+  static_assert(COPY != UpdateCopy::pairs16_staged_stores || (!IsComplex && LAY == UpdateLayout::row_major),
                 "pairs16_staged_stores: real row-major");
-  static_assert(!ZV || COPY != UpdateCopy::flat_direct_stores,
+  static_assert(!IsComplex || COPY != UpdateCopy::flat_direct_stores,
                 "complex flat staging: staged stores (flat_staged_stores) only");
   static_assert(
-      !SO || (ZV ? (LAY == UpdateLayout::row_major && COPY == UpdateCopy::shifted_rows16) ||
+      !SO || (IsComplex ? (LAY == UpdateLayout::row_major && COPY == UpdateCopy::shifted_rows16) ||
                        (LAY == UpdateLayout::column_major && COPY == UpdateCopy::offset_matched16)
                  : LAY == UpdateLayout::column_major && COPY == UpdateCopy::copy8_columns),
       "SO: complex row-major shifted_rows16 / column-major offset_matched16, real column-major copy8_columns");
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  double* As = reinterpret_cast<double*>(smem_raw);  // [ST][SS]
+  double* As = reinterpret_cast<double*>(smem_raw);  // [Stages][SS]
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, t = lane & 3;
@@ -328,7 +333,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<WIDTH, NT, WR, CHUNK_ROWS, ST, T
   // 16-byte shared load, (re, im) of one complex element, in the register pair the mma takes: the [k][j] form built
   // (a0, a1, a2, a3) from two such loads with 8-16 register moves per k-step (SASS of Z W 128) and could not start
   // the next k-step's loads before the warp-uniform k-step skip. Ĉᵀ lives in the registers of bf (same count).
-  static_assert(!ZT || (ZV && NT == 2 && WR == 1 && !SO), "ZT: complex, 16 real-view columns per warp");
+  static_assert(!ZT || (IsComplex && NT == 2 && WR == 1 && !SO), "ZT: complex, 16 real-view columns per warp");
 
   double bf[KT][NT][2];  // b0 = Ĉ[inner(t)][n], b1 = Ĉ[inner(t+4)][n], n = nw0 + 8 nt + g
 #pragma unroll
@@ -341,7 +346,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<WIDTH, NT, WR, CHUNK_ROWS, ST, T
         const int hi = ZT ? nt : h;  // inner t / t + 4
         const int m = ((KMAJ && !KPERM) || FLAT) ? 8 * ks + t + 4 * hi
                       : KPZ ? 2 * (8 * (ks >> 1) + 2 * t + (ks & 1)) + hi : 8 * ks + 2 * t + hi;
-        bf[ks][nt][h] = tsmm_chat<ZV>(p, m, ZT ? nw0 + 2 * g + h : nw0 + 8 * nt + g);
+        bf[ks][nt][h] = tsmm_chat<IsComplex>(p, m, ZT ? nw0 + 2 * g + h : nw0 + 8 * nt + g);
       }
 
   // Copies: each thread keeps one column (pair) and walks rows in passes of a fixed stride (the shapes divide
@@ -450,7 +455,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<WIDTH, NT, WR, CHUNK_ROWS, ST, T
   auto store = [&](std::int64_t kA, int n, const double (&c)[4]) {
     const bool bz = p.beta_zero;
     const double br = p.be_re;
-    if constexpr (ZV) {
+    if constexpr (IsComplex) {
       const int q = n >> 1;
       if (q >= p.N) return;
 #pragma unroll
@@ -495,21 +500,21 @@ __global__ void __launch_bounds__(TsmmDmmaShape<WIDTH, NT, WR, CHUNK_ROWS, ST, T
   const std::int64_t nchunks = (K + CHUNK_ROWS - 1) / CHUNK_ROWS;
   const std::int64_t my = nchunks > blockIdx.x ? (nchunks - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
 #pragma unroll
-  for (int s = 0; s < ST - 1; ++s) {
+  for (int s = 0; s < Stages - 1; ++s) {
     if (s < my) load_stage(blockIdx.x + std::int64_t(s) * gridDim.x, s);
     cp_async_commit();
   }
   for (std::int64_t i = 0; i < my; ++i) {
-    cp_async_wait<ST - 2>();
-    __syncthreads();  // chunk i is in shared memory for all threads; stage (i-1) % ST is free
+    cp_async_wait<Stages - 2>();
+    __syncthreads();  // chunk i is in shared memory for all threads; stage (i-1) % Stages is free
     {
-      const std::int64_t nx = i + ST - 1;
-      if (nx < my) load_stage(blockIdx.x + nx * gridDim.x, int(nx % ST));
+      const std::int64_t nx = i + Stages - 1;
+      if (nx < my) load_stage(blockIdx.x + nx * gridDim.x, int(nx % Stages));
       cp_async_commit();
     }
     // flat_staged_stores / pairs16_staged_stores: every warp takes part in the staged store (barriers)
     if (!STG && !active) continue;
-    double* s = As + int(i % ST) * SS;
+    double* s = As + int(i % Stages) * SS;
     const std::int64_t k0 = (blockIdx.x + i * gridDim.x) * CHUNK_ROWS;
     if constexpr (ZT) {
       tsmm_zt_chunk<KT, RT, LD, LAY == UpdateLayout::column_major, KPZ, SHV>(p, s, k0, nw0, g, t, bf);
@@ -751,7 +756,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<WIDTH, NT, WR, CHUNK_ROWS, ST, T
               double2 v = lds2(s + e);
               if (!bz) {
                 const double2 o = *reinterpret_cast<const double2*>(dst + e);
-                if constexpr (ZV) {  // one complex element
+                if constexpr (IsComplex) {  // one complex element
                   v.x += br * o.x - p.be_im * o.y;
                   v.y += br * o.y + p.be_im * o.x;
                 } else {
@@ -781,11 +786,11 @@ __global__ void __launch_bounds__(TsmmDmmaShape<WIDTH, NT, WR, CHUNK_ROWS, ST, T
   cp_async_wait<0>();
 }
 
-template <bool ZV, int WIDTH, int NT, int WR, int TU, int CHUNK_ROWS, int ST, int MINB, UpdateLayout LAY,
+template <bool IsComplex, int WIDTH, int NT, int WR, int TU, int CHUNK_ROWS, int Stages, int MINB, UpdateLayout LAY,
           UpdateCopy COPY, bool SO = false, bool ZT = false>
 cudaError_t launch_tsmm_dmma_v(const TsmmDmmaArgs& d, cudaStream_t stream) {
-  using Sh = TsmmDmmaShape<WIDTH, NT, WR, CHUNK_ROWS, ST, TsmmStaging<ZV, LAY, COPY>::value>;
-  auto kern = tsmm_dmma_kernel<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, LAY, COPY, SO, ZT>;
+  using Sh = TsmmDmmaShape<WIDTH, NT, WR, CHUNK_ROWS, Stages, TsmmStaging<IsComplex, LAY, COPY>::value>;
+  auto kern = tsmm_dmma_kernel<IsComplex, WIDTH, NT, WR, TU, CHUNK_ROWS, Stages, MINB, LAY, COPY, SO, ZT>;
   static int occ[kMaxDevices] = {0};
   const int dev = current_device();
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
@@ -808,9 +813,9 @@ cudaError_t launch_tsmm_dmma_v(const TsmmDmmaArgs& d, cudaStream_t stream) {
 
 // The kernel arguments of a call: pointers, sizes and strides in the real view (complex: two doubles per element),
 // alpha and beta. row: A and B row-major (else both column-major).
-template <bool ZV>
-TsmmDmmaArgs tsmm_dmma_args(const TsmmArgs<double, ZV>& a, bool row) {
-  const int f = ZV ? 2 : 1;
+template <bool IsComplex>
+TsmmDmmaArgs tsmm_dmma_args(const TsmmArgs<double, IsComplex>& a, bool row) {
+  const int f = IsComplex ? 2 : 1;
   const std::int64_t lda = row ? a.ask : a.asm_, ldb = row ? a.bsk : a.bsn;
   TsmmDmmaArgs d{};
   d.A = reinterpret_cast<const double*>(a.A);
@@ -828,9 +833,9 @@ TsmmDmmaArgs tsmm_dmma_args(const TsmmArgs<double, ZV>& a, bool row) {
   d.brs = f * (row ? ldb : 1);
   d.bcs = f * (row ? 1 : ldb);
   d.al_re = a.alpha.re;
-  d.al_im = ZV ? a.alpha.im : 0.0;
+  d.al_im = IsComplex ? a.alpha.im : 0.0;
   d.be_re = a.beta.re;
-  d.be_im = ZV ? a.beta.im : 0.0;
+  d.be_im = IsComplex ? a.beta.im : 0.0;
   d.beta_zero = a.beta_zero;
   return d;
 }
@@ -838,12 +843,12 @@ TsmmDmmaArgs tsmm_dmma_args(const TsmmArgs<double, ZV>& a, bool row) {
 // Column-major double at an odd lda or ldb through a KBLA_TSMM_DMMA_D_ODDLONG row: copy8_columns (8-byte copies, staged
 // column stores) with the row's chunk of R rows; cudaErrorNotSupported otherwise (other widths / layouts, 16-byte
 // aligned even leading dimensions: the rows of launch_tsmm_dmma).
-template <int WIDTH, int NT, int WR, int CHUNK_ROWS, int ST, int MINB>
+template <int WIDTH, int NT, int WR, int CHUNK_ROWS, int Stages, int MINB>
 cudaError_t launch_tsmm_dmma_oddlong(const TsmmArgs<double, false>& a, cudaStream_t stream) {
   auto al16 = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
   if (a.M > WIDTH || a.N > WIDTH) return cudaErrorNotSupported;
   if (al16(a.A) && al16(a.B) && a.asm_ % 2 == 0 && a.bsn % 2 == 0) return cudaErrorNotSupported;
-  return launch_tsmm_dmma_v<false, WIDTH, NT, WR, 1, CHUNK_ROWS, ST, MINB, UpdateLayout::column_major,
+  return launch_tsmm_dmma_v<false, WIDTH, NT, WR, 1, CHUNK_ROWS, Stages, MINB, UpdateLayout::column_major,
                             UpdateCopy::copy8_columns, true>(tsmm_dmma_args<false>(a, false), stream);
 }
 
@@ -869,23 +874,23 @@ inline bool tsmm_dmma_aligned_v1(int w) {
 // (mod 4)), one 16-row tile per warp row; anything else returns cudaErrorNotSupported. The narrow complex rows
 // (KBLA_TSMM_DMMA_Z_RR_NARROW: odd widths, Mr = 2 mod 4) take it: faster there than both the SIMT kernel and
 // shifted_rows16 with staged stores. Even widths stay on the SIMT kernel, which is as fast there.
-template <bool ZV, int WIDTH, int NT, int WR, int CHUNK_ROWS, int ST, int MINB>
-cudaError_t launch_tsmm_dmma_flat(const TsmmArgs<double, ZV>& a, int lay, cudaStream_t stream) {
+template <bool IsComplex, int WIDTH, int NT, int WR, int CHUNK_ROWS, int Stages, int MINB>
+cudaError_t launch_tsmm_dmma_flat(const TsmmArgs<double, IsComplex>& a, int lay, cudaStream_t stream) {
   static_assert(CHUNK_ROWS == 16 * WR, "flat staging: one 16-row tile per warp row");
-  const int f = ZV ? 2 : 1, Mr = f * a.M;
+  const int f = IsComplex ? 2 : 1, Mr = f * a.M;
   auto al16 = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
   if (lay != kLayRR || a.M > WIDTH / f || a.N > WIDTH / f || a.ask != a.M || a.bsk != a.N || !al16(a.A) || !al16(a.B) ||
       !tsmm_flat_width(Mr))
     return cudaErrorNotSupported;
-  return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, 1, CHUNK_ROWS, ST, MINB, UpdateLayout::row_major,
-                            UpdateCopy::flat_staged_stores>(tsmm_dmma_args<ZV>(a, true), stream);
+  return launch_tsmm_dmma_v<IsComplex, WIDTH, NT, WR, 1, CHUNK_ROWS, Stages, MINB, UpdateLayout::row_major,
+                            UpdateCopy::flat_staged_stores>(tsmm_dmma_args<IsComplex>(a, true), stream);
 }
 
 // Complex double (launch_tsmm_dmma): picks the copies and stores of one row's configuration.
-template <int WIDTH, int NT, int WR, int TU, int CHUNK_ROWS, int ST, int MINB>
+template <int WIDTH, int NT, int WR, int TU, int CHUNK_ROWS, int Stages, int MINB>
 cudaError_t launch_tsmm_dmma_cplx(const TsmmArgs<double, true>& a, const TsmmDmmaArgs& d, bool row, std::int64_t lda,
                                   std::int64_t ldb, cudaStream_t stream) {
-  constexpr bool ZV = true;
+  constexpr bool IsComplex = true;
   // odd lda with A 32-byte aligned (e.g. cudaMalloc, column-major odd K, row-major odd width): the odd rows
   // (row-major) / odd columns (column-major) of A start at 16 (mod 32) bytes. Column-major takes offset_matched16
   // (shared column offsets matching the global ones), row-major shifted_rows16 (shifted copies of the rows).
@@ -897,15 +902,15 @@ cudaError_t launch_tsmm_dmma_cplx(const TsmmArgs<double, true>& a, const TsmmDmm
   if constexpr (WIDTH == 128 && NT == 2 && WR == 1) {
     if (std::max(a.M, a.N) >= (row ? 57 : 58)) {
       if (!row && odd32)
-        return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::column_major,
+        return launch_tsmm_dmma_v<IsComplex, WIDTH, NT, WR, TU, CHUNK_ROWS, Stages, MINB, UpdateLayout::column_major,
                                   UpdateCopy::offset_matched16, false, true>(d, stream);
       if (row && odd32)
-        return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::row_major,
+        return launch_tsmm_dmma_v<IsComplex, WIDTH, NT, WR, TU, CHUNK_ROWS, Stages, MINB, UpdateLayout::row_major,
                                   UpdateCopy::shifted_rows16, false, true>(d, stream);
-      return row ? launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::row_major,
+      return row ? launch_tsmm_dmma_v<IsComplex, WIDTH, NT, WR, TU, CHUNK_ROWS, Stages, MINB, UpdateLayout::row_major,
                                       UpdateCopy::pairs16, false, true>(d, stream)
-                 : launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::column_major,
-                                      UpdateCopy::pairs16, false, true>(d, stream);
+                 : launch_tsmm_dmma_v<IsComplex, WIDTH, NT, WR, TU, CHUNK_ROWS, Stages, MINB,
+                                      UpdateLayout::column_major, UpdateCopy::pairs16, false, true>(d, stream);
     }
   }
   if (!row && odd32) {
@@ -918,14 +923,14 @@ cudaError_t launch_tsmm_dmma_cplx(const TsmmArgs<double, true>& a, const TsmmDmm
       if (ldb % 2 == 1) {
         constexpr int RT = CHUNK_ROWS / (16 * WR);
         if constexpr (TU == RT)
-          return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::column_major,
+          return launch_tsmm_dmma_v<IsComplex, WIDTH, NT, WR, TU, CHUNK_ROWS, Stages, MINB, UpdateLayout::column_major,
                                     UpdateCopy::offset_matched16, true>(d, stream);
         else
-          return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR * RT, 1, CHUNK_ROWS, ST * MINB, 1, UpdateLayout::column_major,
-                                    UpdateCopy::offset_matched16, true>(d, stream);
+          return launch_tsmm_dmma_v<IsComplex, WIDTH, NT, WR * RT, 1, CHUNK_ROWS, Stages * MINB, 1,
+                                    UpdateLayout::column_major, UpdateCopy::offset_matched16, true>(d, stream);
       }
     }
-    return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::column_major,
+    return launch_tsmm_dmma_v<IsComplex, WIDTH, NT, WR, TU, CHUNK_ROWS, Stages, MINB, UpdateLayout::column_major,
                               UpdateCopy::offset_matched16>(d, stream);
   }
   if (row && odd32) {
@@ -938,25 +943,25 @@ cudaError_t launch_tsmm_dmma_cplx(const TsmmArgs<double, true>& a, const TsmmDmm
       if (a.N % 2 == 1 && ldb == a.N) {
         constexpr bool keep = TU == CHUNK_ROWS / (16 * WR);
         constexpr int RZ = keep ? CHUNK_ROWS : 16 * WR,
-                      STZ = keep ? ST : (ST * (CHUNK_ROWS / RZ) < 8 ? ST * (CHUNK_ROWS / RZ) : 8);
-        return launch_tsmm_dmma_v < ZV, WIDTH, NT, WR, keep ? TU : 1, RZ, STZ, MINB, UpdateLayout::row_major,
+                      STZ = keep ? Stages : (Stages * (CHUNK_ROWS / RZ) < 8 ? Stages * (CHUNK_ROWS / RZ) : 8);
+        return launch_tsmm_dmma_v < IsComplex, WIDTH, NT, WR, keep ? TU : 1, RZ, STZ, MINB, UpdateLayout::row_major,
                UpdateCopy::shifted_rows16, true > (d, stream);
       }
     }
-    return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::row_major,
+    return launch_tsmm_dmma_v<IsComplex, WIDTH, NT, WR, TU, CHUNK_ROWS, Stages, MINB, UpdateLayout::row_major,
                               UpdateCopy::shifted_rows16>(d, stream);
   }
-  return row ? launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::row_major,
+  return row ? launch_tsmm_dmma_v<IsComplex, WIDTH, NT, WR, TU, CHUNK_ROWS, Stages, MINB, UpdateLayout::row_major,
                                   UpdateCopy::pairs16>(d, stream)
-             : launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::column_major,
+             : launch_tsmm_dmma_v<IsComplex, WIDTH, NT, WR, TU, CHUNK_ROWS, Stages, MINB, UpdateLayout::column_major,
                                   UpdateCopy::pairs16>(d, stream);
 }
 
 // Real double (launch_tsmm_dmma): picks the copies and stores of one row's configuration.
-template <int WIDTH, int NT, int WR, int TU, int CHUNK_ROWS, int ST, int MINB>
+template <int WIDTH, int NT, int WR, int TU, int CHUNK_ROWS, int Stages, int MINB>
 cudaError_t launch_tsmm_dmma_real(const TsmmArgs<double, false>& a, const TsmmDmmaArgs& d, bool row, std::int64_t lda,
                                   std::int64_t ldb, cudaStream_t stream) {
-  constexpr bool ZV = false;
+  constexpr bool IsComplex = false;
   auto al16 = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % 16 == 0; };
   const bool v2 = al16(a.A) && al16(a.B) && lda % 2 == 0 && ldb % 2 == 0;
   const int w = std::max(a.M, a.N);
@@ -977,7 +982,8 @@ cudaError_t launch_tsmm_dmma_real(const TsmmArgs<double, false>& a, const TsmmDm
   // 2+ tiles per warp row (W 64: R 64, WR 2) spilled that way at 128 registers: they take one warp row (4 warps, 16-row
   // chunks) and 3 blocks/SM (170 registers).
   constexpr bool one = CHUNK_ROWS / (16 * WR) > 1;
-  constexpr int WR4 = one ? 1 : WR, R4 = 16 * WR4, ST4 = ST * (CHUNK_ROWS / R4) < 8 ? ST * (CHUNK_ROWS / R4) : 8;
+  constexpr int WR4 = one ? 1 : WR, R4 = 16 * WR4,
+                ST4 = Stages * (CHUNK_ROWS / R4) < 8 ? Stages * (CHUNK_ROWS / R4) : 8;
   constexpr int MINB4 = one ? 3 : MINB;
   const bool bdense = row && al16(a.B) && ldb == a.N;
   // Even widths with A and B dense: the flat copies and staged stores too (fragment rows as in tsmm_flat_row),
@@ -987,11 +993,11 @@ cudaError_t launch_tsmm_dmma_real(const TsmmArgs<double, false>& a, const TsmmDm
   const bool flat_even = bdense && WIDTH <= 48 && tsmm_flat_width(a.M);
   if (row && al16(a.A) && lda == a.M && (a.M % 2 == 1 || flat_even)) {
     if (bdense)
-      return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR4, 1, R4, ST4, MINB4, UpdateLayout::row_major,
+      return launch_tsmm_dmma_v<IsComplex, WIDTH, NT, WR4, 1, R4, ST4, MINB4, UpdateLayout::row_major,
                                 UpdateCopy::flat_staged_stores>(d, stream);
     if constexpr (small) return cudaErrorNotSupported;
     else
-      return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::row_major,
+      return launch_tsmm_dmma_v<IsComplex, WIDTH, NT, WR, TU, CHUNK_ROWS, Stages, MINB, UpdateLayout::row_major,
                                 UpdateCopy::flat_direct_stores>(d, stream);
   }
   // Not kept for column-major with odd lda (odd K): a further copy form of this kernel (odd columns copied one row
@@ -1005,12 +1011,12 @@ cudaError_t launch_tsmm_dmma_real(const TsmmArgs<double, false>& a, const TsmmDm
   // there.
   constexpr int RL = 32 * WR;  // two 16-row tiles per warp row
   if (!row && tsmm_dmma_odd_width(w) && (!v2 || (small && lda % 4 != 0)))
-    return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, 1, RL, ST, MINB, UpdateLayout::column_major, UpdateCopy::copy8_columns,
-                              true>(d, stream);
+    return launch_tsmm_dmma_v<IsComplex, WIDTH, NT, WR, 1, RL, Stages, MINB, UpdateLayout::column_major,
+                              UpdateCopy::copy8_columns, true>(d, stream);
   if (!v2) return cudaErrorNotSupported;
   if constexpr (WIDTH > 24) {
     if (!row && lda % 4 == 0 && tsmm_dmma_aligned_v1(w))
-      return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, 1, RL, ST, MINB, UpdateLayout::column_major,
+      return launch_tsmm_dmma_v<IsComplex, WIDTH, NT, WR, 1, RL, Stages, MINB, UpdateLayout::column_major,
                                 UpdateCopy::copy8_columns, true>(d, stream);
     // Column-major with lda = 2 (mod 4) and A 32-byte aligned: offset_matched16 (shared column offsets matching the
     // global ones, see the kernel).
@@ -1020,9 +1026,9 @@ cudaError_t launch_tsmm_dmma_real(const TsmmArgs<double, false>& a, const TsmmDm
       // warp row (each chunk boundary of an odd column splits a sector that both chunks fetch, so longer chunks
       // read less DRAM): faster than offset_matched16 with staged or direct stores.
       if (ldb % 4 == 2 && reinterpret_cast<std::uintptr_t>(a.B) % 32 == 0)
-        return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, 1, RL, ST, MINB, UpdateLayout::column_major,
+        return launch_tsmm_dmma_v<IsComplex, WIDTH, NT, WR, 1, RL, Stages, MINB, UpdateLayout::column_major,
                                   UpdateCopy::copy8_columns, true>(d, stream);
-      return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::column_major,
+      return launch_tsmm_dmma_v<IsComplex, WIDTH, NT, WR, TU, CHUNK_ROWS, Stages, MINB, UpdateLayout::column_major,
                                 UpdateCopy::offset_matched16>(d, stream);
     }
   }
@@ -1032,14 +1038,14 @@ cudaError_t launch_tsmm_dmma_real(const TsmmArgs<double, false>& a, const TsmmDm
   if constexpr (WIDTH != 24) {
     const bool st5 = small ? w <= 12 : a.N % 8 != 0;
     if (row && bdense && st5)
-      return launch_tsmm_dmma_v<ZV, WIDTH, NT, WR4, 1, R4, ST4, MINB4, UpdateLayout::row_major,
+      return launch_tsmm_dmma_v<IsComplex, WIDTH, NT, WR4, 1, R4, ST4, MINB4, UpdateLayout::row_major,
                                 UpdateCopy::pairs16_staged_stores>(d, stream);
   }
   if constexpr (small) return cudaErrorNotSupported;
   else
-    return row ? launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::row_major,
+    return row ? launch_tsmm_dmma_v<IsComplex, WIDTH, NT, WR, TU, CHUNK_ROWS, Stages, MINB, UpdateLayout::row_major,
                                     UpdateCopy::pairs16>(d, stream)
-               : launch_tsmm_dmma_v<ZV, WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB, UpdateLayout::column_major,
+               : launch_tsmm_dmma_v<IsComplex, WIDTH, NT, WR, TU, CHUNK_ROWS, Stages, MINB, UpdateLayout::column_major,
                                     UpdateCopy::pairs16>(d, stream);
 }
 
@@ -1048,18 +1054,18 @@ cudaError_t launch_tsmm_dmma_real(const TsmmArgs<double, false>& a, const TsmmDm
 // dimensions even, 8-byte ones otherwise; complex elements are always 16-byte aligned (checked by the entry).
 // Complex column-major takes this kernel from width 12 (the first Z row): with the [m][k][re,im] staging it beats
 // the SIMT kernel there.
-template <bool ZV, int WIDTH, int NT, int WR, int TU, int CHUNK_ROWS, int ST, int MINB>
-cudaError_t launch_tsmm_dmma(const TsmmArgs<double, ZV>& a, int lay, cudaStream_t stream) {
+template <bool IsComplex, int WIDTH, int NT, int WR, int TU, int CHUNK_ROWS, int Stages, int MINB>
+cudaError_t launch_tsmm_dmma(const TsmmArgs<double, IsComplex>& a, int lay, cudaStream_t stream) {
   if (lay != kLayRR && lay != kLayCC) return cudaErrorNotSupported;
   const bool row = lay == kLayRR;
-  const int f = ZV ? 2 : 1;
+  const int f = IsComplex ? 2 : 1;
   if (a.M > WIDTH / f || a.N > WIDTH / f) return cudaErrorNotSupported;
   const std::int64_t lda = row ? a.ask : a.asm_, ldb = row ? a.bsk : a.bsn;
-  const TsmmDmmaArgs d = tsmm_dmma_args<ZV>(a, row);
-  if constexpr (ZV)
-    return launch_tsmm_dmma_cplx<WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB>(a, d, row, lda, ldb, stream);
+  const TsmmDmmaArgs d = tsmm_dmma_args<IsComplex>(a, row);
+  if constexpr (IsComplex)
+    return launch_tsmm_dmma_cplx<WIDTH, NT, WR, TU, CHUNK_ROWS, Stages, MINB>(a, d, row, lda, ldb, stream);
   else
-    return launch_tsmm_dmma_real<WIDTH, NT, WR, TU, CHUNK_ROWS, ST, MINB>(a, d, row, lda, ldb, stream);
+    return launch_tsmm_dmma_real<WIDTH, NT, WR, TU, CHUNK_ROWS, Stages, MINB>(a, d, row, lda, ldb, stream);
 }
 
 }  // namespace detail

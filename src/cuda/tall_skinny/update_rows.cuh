@@ -68,12 +68,12 @@ __device__ __forceinline__ void store_row(Scalar* p, int n, const Scalar (&v)[WI
 // per-row stores. In place stays safe: every lane of the warp has read its row before the buffer is written.
 // PF (prefetch): the next group of U rows is loaded before the current one is computed and stored (twice the rows
 // in flight per thread; the ramp-up at short K). Either way the first group's loads go out before alpha * C's.
-// ZV (complex): the interleaved real view (rows of 2 M and 2 N reals, W counts reals) times the real 2M x 2N matrix Ĉ
+// IsComplex: the interleaved real view (rows of 2 M and 2 N reals, W counts reals) times the real 2M x 2N matrix Ĉ
 // of alpha * C (update_dmma.cuh's form); beta applied per complex pair.
 template <class Scalar, int WIDTH, int ROWS_PER_THREAD, bool PAIRS, bool STAGED, bool PF = false, int MINB = 2,
-          bool ZV = false>
-__global__ void __launch_bounds__(256, MINB) tsmm_rows_kernel(const TsmmArgs<Scalar, ZV> p) {
-  constexpr int WARPS = 256 / 32, F = ZV ? 2 : 1;
+          bool IsComplex = false>
+__global__ void __launch_bounds__(256, MINB) tsmm_rows_kernel(const TsmmArgs<Scalar, IsComplex> p) {
+  constexpr int WARPS = 256 / 32, F = IsComplex ? 2 : 1;
   __shared__ __align__(16) Scalar stage[STAGED ? WARPS * 32 * WIDTH : 1];
   const int M = F * p.M, N = F * p.N;
   const Scalar* const A = reinterpret_cast<const Scalar*>(p.A);
@@ -104,7 +104,7 @@ __global__ void __launch_bounds__(256, MINB) tsmm_rows_kernel(const TsmmArgs<Sca
   for (int i = 0; i < WIDTH; ++i)
 #pragma unroll
     for (int j = 0; j < WIDTH; ++j) {
-      if constexpr (ZV) {
+      if constexpr (IsComplex) {
         const int pi = i / 2, qj = j / 2;
         Scalar v = 0;
         if (i < M && j < N) {
@@ -138,7 +138,7 @@ __global__ void __launch_bounds__(256, MINB) tsmm_rows_kernel(const TsmmArgs<Sca
       if (!p.beta_zero && (!STAGED || r < p.K)) {  // beta == 0 never reads B (NaN there must not spread)
         Scalar old[WIDTH];
         load_row<Scalar, WIDTH, PAIRS>(row, N, old);
-        if constexpr (ZV) {
+        if constexpr (IsComplex) {
 #pragma unroll
           for (int j = 0; j < WIDTH; j += 2) {
             out[j] = fma(p.beta.re, old[j], fma(-p.beta.im, old[j + 1], out[j]));
@@ -176,12 +176,12 @@ __global__ void __launch_bounds__(256, MINB) tsmm_rows_kernel(const TsmmArgs<Sca
 
 // Row-major A and B (unit column stride) only; W >= max(M, N) (complex: 2 max(M, N), the real view). Pairs when both
 // are 2-element aligned (complex: always).
-template <class Scalar, int WIDTH, bool ZV = false>
-cudaError_t launch_tsmm_rows(const TsmmArgs<Scalar, ZV>& a, cudaStream_t stream) {
-  constexpr int ROWS_PER_THREAD = 2, BT = 256, RV = ZV ? 2 : 1;  // reals per element
+template <class Scalar, int WIDTH, bool IsComplex = false>
+cudaError_t launch_tsmm_rows(const TsmmArgs<Scalar, IsComplex>& a, cudaStream_t stream) {
+  constexpr int ROWS_PER_THREAD = 2, BT = 256, RV = IsComplex ? 2 : 1;  // reals per element
   if (a.asm_ != 1 || a.bsn != 1 || RV * a.M > WIDTH || RV * a.N > WIDTH) return cudaErrorNotSupported;
   auto al = [](const void* q) { return reinterpret_cast<std::uintptr_t>(q) % (2 * sizeof(Scalar)) == 0; };
-  const bool pairs = ZV || (al(a.A) && al(a.B) && a.ask % 2 == 0 && a.bsk % 2 == 0);
+  const bool pairs = IsComplex || (al(a.A) && al(a.B) && a.ask % 2 == 0 && a.bsk % 2 == 0);
   // Widths 1 and 2 write whole sectors per warp store already: not staged. The staged stores measured faster at
   // 3-6 when M <= N, most at few rows; M > N keeps the per-row stores (staged was slower at many rows).
   constexpr bool SW = WIDTH >= 3;
@@ -190,11 +190,11 @@ cudaError_t launch_tsmm_rows(const TsmmArgs<Scalar, ZV>& a, cudaStream_t stream)
   // than either alone (the prefetch at 2 blocks/SM, the plain loop at 3), most at few rows. Complex W 4 spilled at 3
   // blocks (216-288 bytes): 2 there. Wider: the plain loop at 2 blocks/SM.
   constexpr bool PF = WIDTH <= 4;
-  constexpr int MB = WIDTH <= 4 && !ZV ? 3 : 2;
+  constexpr int MB = WIDTH <= 4 && !IsComplex ? 3 : 2;
   auto kern = [&] {
-    if constexpr (ZV) {
-      return staged ? tsmm_rows_kernel<Scalar, WIDTH, ROWS_PER_THREAD, true, SW, PF, MB, ZV>
-                    : tsmm_rows_kernel<Scalar, WIDTH, ROWS_PER_THREAD, true, false, PF, MB, ZV>;
+    if constexpr (IsComplex) {
+      return staged ? tsmm_rows_kernel<Scalar, WIDTH, ROWS_PER_THREAD, true, SW, PF, MB, IsComplex>
+                    : tsmm_rows_kernel<Scalar, WIDTH, ROWS_PER_THREAD, true, false, PF, MB, IsComplex>;
     } else {
       return pairs ? (staged ? tsmm_rows_kernel<Scalar, WIDTH, ROWS_PER_THREAD, true, SW, PF, MB>
                              : tsmm_rows_kernel<Scalar, WIDTH, ROWS_PER_THREAD, true, false, PF, MB>)
