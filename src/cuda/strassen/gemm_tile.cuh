@@ -680,9 +680,9 @@ __device__ __forceinline__ void tile_loop_fused_interior(
   }
 }
 
-// The whole tile: main loop over k slabs, then the epilogue. TA / TB: op(A) / op(B) transposed.
+// The whole tile: main loop over k slabs, then the epilogue. TransposeA / TransposeB: op(A) / op(B) transposed.
 // Slabs kt0 .. kt0 + nk - 1 of the k range (all of it for a classical GEMM, one k slice for split Strassen).
-template <class Scalar, Shape TileShape, bool TA, bool TB, bool SumA, bool SumB, class Epi>
+template <class Scalar, Shape TileShape, bool TransposeA, bool TransposeB, bool SumA, bool SumB, class Epi>
 __device__ __forceinline__ void tile_body(const Batch<Scalar>& bp, const Product<Scalar>& pr,
                                           SharedStorage<Scalar, TileShape>& sh, int tm, int tn, int kt0, int nk) {
   using C = TileConfig<Scalar, TileShape>;
@@ -692,8 +692,8 @@ __device__ __forceinline__ void tile_body(const Batch<Scalar>& bp, const Product
   const int m0 = tm * C::BM, n0 = tn * C::BN;
   const ThreadTile<Scalar, TileShape> th(tid);
 
-  using LA = TileLoader<Scalar, TileShape, C::BM, TA, SumA, SumA || SumB>;
-  using LB = TileLoader<Scalar, TileShape, C::BN, !TB, SumB, SumA || SumB>;
+  using LA = TileLoader<Scalar, TileShape, C::BM, TransposeA, SumA, SumA || SumB>;
+  using LB = TileLoader<Scalar, TileShape, C::BN, !TransposeB, SumB, SumA || SumB>;
   LA la;
   LB lb;
   if (SumA || SumB) {  // the interior fast path (Strassen tiles only)
@@ -754,7 +754,7 @@ __device__ __forceinline__ void tile_body(const Batch<Scalar>& bp, const Product
 // after the math. One barrier per slab: at the end of slab t, after cp.async.wait_group(STAGES - 2) (this
 // thread's copies of slab t + 1 have landed) and the register stores; it also frees slot t % STAGES, which the
 // copies issued at the top of slab t + 1 (slab t + STAGES) overwrite.
-template <class Scalar, Shape TileShape, bool TA, bool TB, bool SumA, bool SumB, class Epi>
+template <class Scalar, Shape TileShape, bool TransposeA, bool TransposeB, bool SumA, bool SumB, class Epi>
 __device__ __forceinline__ void tile_body_async(const Batch<Scalar>& bp, const Product<Scalar>& pr,
                                                 SharedStorage<Scalar, TileShape>& sh, int tm, int tn, int kt0, int nk) {
   using C = TileConfig<Scalar, TileShape>;
@@ -764,12 +764,12 @@ __device__ __forceinline__ void tile_body_async(const Batch<Scalar>& bp, const P
   const int m0 = tm * C::BM, n0 = tn * C::BN;
   const ThreadTile<Scalar, TileShape> th(tid);
 
-  TileLoader<Scalar, TileShape, C::BM, TA, SumA, SumA || SumB> la;  // register path (used only when SumA)
-  TileLoader<Scalar, TileShape, C::BN, !TB, SumB, SumA || SumB> lb;
+  TileLoader<Scalar, TileShape, C::BM, TransposeA, SumA, SumA || SumB> la;  // register path (used only when SumA)
+  TileLoader<Scalar, TileShape, C::BN, !TransposeB, SumB, SumA || SumB> lb;
   if (SumA) la.begin(pr.a, m0, tid);
   if (SumB) lb.begin(pr.b, n0, tid);
-  using AA = AsyncLoader<Scalar, TileShape, C::BM, TA>;
-  using AB = AsyncLoader<Scalar, TileShape, C::BN, !TB>;
+  using AA = AsyncLoader<Scalar, TileShape, C::BM, TransposeA>;
+  using AB = AsyncLoader<Scalar, TileShape, C::BN, !TransposeB>;
 
   Scalar acc[TM][TN];
 #pragma unroll
@@ -825,13 +825,13 @@ __device__ __forceinline__ void tile_body_async(const Batch<Scalar>& bp, const P
 }
 
 // The main loop a shape runs.
-template <class Scalar, Shape TileShape, bool TA, bool TB, bool SumA, bool SumB, class Epi>
+template <class Scalar, Shape TileShape, bool TransposeA, bool TransposeB, bool SumA, bool SumB, class Epi>
 __device__ __forceinline__ void tile_run(const Batch<Scalar>& bp, const Product<Scalar>& pr,
                                          SharedStorage<Scalar, TileShape>& sh, int tm, int tn, int kt0, int nk) {
   if constexpr (TileShape == Shape::wide_async)
-    tile_body_async<Scalar, TileShape, TA, TB, SumA, SumB, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+    tile_body_async<Scalar, TileShape, TransposeA, TransposeB, SumA, SumB, Epi>(bp, pr, sh, tm, tn, kt0, nk);
   else
-    tile_body<Scalar, TileShape, TA, TB, SumA, SumB, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+    tile_body<Scalar, TileShape, TransposeA, TransposeB, SumA, SumB, Epi>(bp, pr, sh, tm, tn, kt0, nk);
 }
 
 // Grouped block order: GROUP tile rows are swept column by column, so consecutive blocks share B slabs and
@@ -848,34 +848,34 @@ __device__ __forceinline__ void tile_coords(int pid, int tiles_m, int tiles_n, i
 }
 
 // Classical GEMM: one product (z[0]), plain loaders, classical epilogue.
-template <class Scalar, Shape TileShape, bool TA, bool TB>
+template <class Scalar, Shape TileShape, bool TransposeA, bool TransposeB>
 __global__ void __launch_bounds__(Derived<Scalar, TileShape>::THREADS, TileConfig<Scalar, TileShape>::MIN_BLOCKS)
     gemm_kernel(const __grid_constant__ Batch<Scalar> bp) {
   __shared__ SharedStorage<Scalar, TileShape> sh;
   int tm, tn;
   tile_coords(blockIdx.x, bp.tiles_m, bp.tiles_n, &tm, &tn);
-  tile_run<Scalar, TileShape, TA, TB, false, false, ClassicalEpilogue>(
+  tile_run<Scalar, TileShape, TransposeA, TransposeB, false, false, ClassicalEpilogue>(
       bp, bp.z[0], sh, tm, tn, 0, (bp.k + TileConfig<Scalar, TileShape>::BK - 1) / TileConfig<Scalar, TileShape>::BK);
 }
 
 // One Strassen tile (or a k range of it): the variant (which operands are sums) is uniform per tile and each
 // variant is its own compile-time body, so single-operand loads carry no dead registers or branches.
-template <class Scalar, Shape TileShape, bool TA, bool TB, class Epi>
+template <class Scalar, Shape TileShape, bool TransposeA, bool TransposeB, class Epi>
 __device__ __forceinline__ void strassen_tile(const Batch<Scalar>& bp, const Product<Scalar>& pr,
                                               SharedStorage<Scalar, TileShape>& sh, int tm, int tn, int kt0, int nk) {
   if (pr.a.y != nullptr && pr.b.y != nullptr)
-    tile_run<Scalar, TileShape, TA, TB, true, true, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+    tile_run<Scalar, TileShape, TransposeA, TransposeB, true, true, Epi>(bp, pr, sh, tm, tn, kt0, nk);
   else if (pr.a.y != nullptr)
-    tile_run<Scalar, TileShape, TA, TB, true, false, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+    tile_run<Scalar, TileShape, TransposeA, TransposeB, true, false, Epi>(bp, pr, sh, tm, tn, kt0, nk);
   else  // every Strassen product sums at least one operand
-    tile_run<Scalar, TileShape, TA, TB, false, true, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+    tile_run<Scalar, TileShape, TransposeA, TransposeB, false, true, Epi>(bp, pr, sh, tm, tn, kt0, nk);
 }
 
 // Fused Strassen: blockIdx.z picks the product, blockIdx.y the k slice (bp.slice_slabs slabs; the partial products
 // of the slices meet in the epilogue's atomics, as the 7 products do). All 7 products go out in one launch (the
 // paper batches per variant on 4 streams; one grid does the same without streams or events).
 // Sliced: the launch has k slices (gridDim.y > 1); selects the 16-byte-atomic epilogue (FP32).
-template <class Scalar, Shape TileShape, bool TA, bool TB, bool Sliced>
+template <class Scalar, Shape TileShape, bool TransposeA, bool TransposeB, bool Sliced>
 __global__ void __launch_bounds__(Derived<Scalar, TileShape>::THREADS,
                                   TileConfig<Scalar, TileShape>::STRASSEN_MIN_BLOCKS)
     strassen_kernel(const __grid_constant__ Batch<Scalar> bp) {
@@ -887,7 +887,7 @@ __global__ void __launch_bounds__(Derived<Scalar, TileShape>::THREADS,
   const int kt0 = blockIdx.y * bp.slice_slabs;
   const int nk = min(bp.slice_slabs,
                      (bp.k + TileConfig<Scalar, TileShape>::BK - 1) / TileConfig<Scalar, TileShape>::BK - kt0);  // >= 1
-  strassen_tile<Scalar, TileShape, TA, TB, Epi>(bp, pr, sh, tm, tn, kt0, nk);
+  strassen_tile<Scalar, TileShape, TransposeA, TransposeB, Epi>(bp, pr, sh, tm, tn, kt0, nk);
 }
 
 // Fused Strassen, stream-K part (Osama et al., "Stream-K", PPoPP 2023): the tiles sk_tile0 .. tiles - 1 of the
@@ -898,7 +898,7 @@ __global__ void __launch_bounds__(Derived<Scalar, TileShape>::THREADS,
 // = 0), so the partial last wave, where most SMs would idle, becomes work spread evenly over all of them. It is a
 // kernel of its own because the loop over runs changes nvcc's schedule of the main loop: with every tile of a launch
 // in it, the main loop ran a few percent slower than strassen_kernel. Vec4: 16-byte atomics (FP32).
-template <class Scalar, Shape TileShape, bool TA, bool TB, bool Vec4>
+template <class Scalar, Shape TileShape, bool TransposeA, bool TransposeB, bool Vec4>
 __global__ void __launch_bounds__(Derived<Scalar, TileShape>::THREADS,
                                   TileConfig<Scalar, TileShape>::STRASSEN_MIN_BLOCKS)
     strassen_stream_k_kernel(const __grid_constant__ Batch<Scalar> bp) {
@@ -916,7 +916,7 @@ __global__ void __launch_bounds__(Derived<Scalar, TileShape>::THREADS,
     const int z = lin / per_z;
     int tm, tn;
     tile_coords(bp.sk_tile0 + lin - z * per_z, bp.tiles_m, bp.tiles_n, &tm, &tn);
-    strassen_tile<Scalar, TileShape, TA, TB, Epi>(bp, bp.z[z], sh, tm, tn, kt0, nk);
+    strassen_tile<Scalar, TileShape, TransposeA, TransposeB, Epi>(bp, bp.z[z], sh, tm, tn, kt0, nk);
     it += nk;
   }
 }

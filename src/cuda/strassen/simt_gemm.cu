@@ -10,11 +10,11 @@ namespace cuda {
 
 namespace {
 
-template <class Scalar, gemm_tile::Shape TileShape, bool TA, bool TB>
+template <class Scalar, gemm_tile::Shape TileShape, bool TransposeA, bool TransposeB>
 cudaError_t launch_gemm(cudaStream_t s, const gemm_tile::Batch<Scalar>& bp) {
   using D = gemm_tile::Derived<Scalar, TileShape>;
   dim3 grid(unsigned(bp.tiles_m) * unsigned(bp.tiles_n), 1, 1);
-  gemm_tile::gemm_kernel<Scalar, TileShape, TA, TB><<<grid, D::THREADS, 0, s>>>(bp);
+  gemm_tile::gemm_kernel<Scalar, TileShape, TransposeA, TransposeB><<<grid, D::THREADS, 0, s>>>(bp);
   return cudaGetLastError();
 }
 

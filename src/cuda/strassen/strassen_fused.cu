@@ -31,13 +31,13 @@ static_assert(kProducts == gemm_tile::kMaxProducts, "one Strassen level: 7 produ
 
 // Blocks of one strassen_kernel instantiation resident per SM (occupancy query, once per process) times the SMs of
 // the current device: the wave size. 1 (no split) if a query fails (its error is cleared).
-template <class Scalar, gemm_tile::Shape TileShape, bool TA, bool TB>
+template <class Scalar, gemm_tile::Shape TileShape, bool TransposeA, bool TransposeB>
 std::int64_t resident_blocks() {
   static const int per_sm = [] {
     int b = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, gemm_tile::strassen_kernel<Scalar, TileShape, TA, TB, false>,
-                                                      gemm_tile::Derived<Scalar, TileShape>::THREADS,
-                                                      0) != cudaSuccess) {
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &b, gemm_tile::strassen_kernel<Scalar, TileShape, TransposeA, TransposeB, false>,
+            gemm_tile::Derived<Scalar, TileShape>::THREADS, 0) != cudaSuccess) {
       (void)cudaGetLastError();
       b = 0;
     }
@@ -52,7 +52,7 @@ std::int64_t resident_blocks() {
   return std::int64_t(per_sm) * sms;
 }
 
-template <class Scalar, gemm_tile::Shape TileShape, bool TA, bool TB>
+template <class Scalar, gemm_tile::Shape TileShape, bool TransposeA, bool TransposeB>
 cudaError_t launch_strassen(cudaStream_t s, gemm_tile::Batch<Scalar>& bp, int products, int max_slices) {
   using Cfg = gemm_tile::TileConfig<Scalar, TileShape>;
   using D = gemm_tile::Derived<Scalar, TileShape>;
@@ -61,7 +61,7 @@ cudaError_t launch_strassen(cudaStream_t s, gemm_tile::Batch<Scalar>& bp, int pr
   bp.tiles_m = int(tiles_m);
   bp.tiles_n = int(tiles_n);
   const int slabs = int((std::int64_t(bp.k) + Cfg::BK - 1) / Cfg::BK);
-  const std::int64_t tiles = tiles_m * tiles_n, slots = resident_blocks<Scalar, TileShape, TA, TB>();
+  const std::int64_t tiles = tiles_m * tiles_n, slots = resident_blocks<Scalar, TileShape, TransposeA, TransposeB>();
   const SliceChoice sc = choose_k_slices(tiles * products, slots, slabs, max_slices);
   // FP64 has no 16-byte-atomic epilogue: its sliced launches run the unsliced instantiation (same code).
   constexpr bool kVec4 = std::is_same<Scalar, float>::value;
@@ -72,9 +72,9 @@ cudaError_t launch_strassen(cudaStream_t s, gemm_tile::Batch<Scalar>& bp, int pr
       bp.slice_slabs = slabs;
       bp.sk_tile0 = sk.tile0;
       if (sk.tile0 > 0)
-        gemm_tile::strassen_kernel<Scalar, TileShape, TA, TB, false>
+        gemm_tile::strassen_kernel<Scalar, TileShape, TransposeA, TransposeB, false>
             <<<dim3(unsigned(sk.tile0), 1, unsigned(products)), D::THREADS, 0, s>>>(bp);
-      gemm_tile::strassen_stream_k_kernel<Scalar, TileShape, TA, TB, kVec4>
+      gemm_tile::strassen_stream_k_kernel<Scalar, TileShape, TransposeA, TransposeB, kVec4>
           <<<unsigned(sk.blocks), D::THREADS, 0, s>>>(bp);
       return cudaGetLastError();
     }
@@ -84,9 +84,9 @@ cudaError_t launch_strassen(cudaStream_t s, gemm_tile::Batch<Scalar>& bp, int pr
   const int grid_y = (slabs + bp.slice_slabs - 1) / bp.slice_slabs;  // no empty slice
   dim3 grid(unsigned(bp.tiles_m) * unsigned(bp.tiles_n), unsigned(grid_y), unsigned(products));
   if (kVec4 && grid_y > 1)
-    gemm_tile::strassen_kernel<Scalar, TileShape, TA, TB, kVec4><<<grid, D::THREADS, 0, s>>>(bp);
+    gemm_tile::strassen_kernel<Scalar, TileShape, TransposeA, TransposeB, kVec4><<<grid, D::THREADS, 0, s>>>(bp);
   else
-    gemm_tile::strassen_kernel<Scalar, TileShape, TA, TB, false><<<grid, D::THREADS, 0, s>>>(bp);
+    gemm_tile::strassen_kernel<Scalar, TileShape, TransposeA, TransposeB, false><<<grid, D::THREADS, 0, s>>>(bp);
   return cudaGetLastError();
 }
 
