@@ -1,6 +1,6 @@
 // Views of op(X) and the elementwise passes (operand sums, combinations, beta scaling) of the workspace Strassen
 // paths, conventional, hybrid and winograd (strassen_workspace.cu, whose header explains the view convention): one
-// memory-bound kernel template runs every pass, W-wide per thread. Included by that file only.
+// memory-bound kernel template runs every pass, VectorWidth-wide per thread. Included by that file only.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -37,27 +37,27 @@ std::array<Scalar*, 4> quadrants(Scalar* c, i64 ldc, i64 mh, i64 nh) {
   return {c, c + nh * ldc, c + mh, c + mh + nh * ldc};
 }
 
-// Elementwise passes. One kernel template runs every operand sum and every combination: NI input blocks and NO
+// Elementwise passes. One kernel template runs every operand sum and every combination: Inputs input blocks and Outputs
 // output blocks of the same storage shape rows x cols (column-major, each with its own ld), and a functor Op that
-// maps the NI values of one element to the NO results (Op::operator()(const Scalar* x, Scalar* y)). A null input
-// reads as 0 and is never dereferenced (beta == 0: C is not read); a null output is not written. Inputs may alias
+// maps the Inputs values of one element to the Outputs results (Op::operator()(const Scalar* x, Scalar* y)). A null
+// input reads as 0 and is never dereferenced (beta == 0: C is not read); a null output is not written. Inputs may alias
 // outputs (in-place updates of C): each element is read and written by the same thread.
-// Thread work: W consecutive rows of one column per step (W = 16 bytes / sizeof(Scalar): one float4 / double2 load
-// per input when every pointer is 16-byte aligned and every ld a multiple of W, else W = 1), columns grid-strided
-// over blockIdx.y; about kTargetBlocks blocks per launch, so each thread handles several columns. Two jobs of the
-// same NI / NO (e.g. the A-side and the B-side sums of one level) share one launch through blockIdx.z.
-// One element per thread (a 256-thread block per 1 KiB of a column) left these memory-bound passes far below DRAM
-// bandwidth; they should run near it.
+// Thread work: VectorWidth consecutive rows of one column per step (VectorWidth = 16 bytes / sizeof(Scalar): one float4
+// / double2 load per input when every pointer is 16-byte aligned and every ld a multiple of VectorWidth, else
+// VectorWidth = 1), columns grid-strided over blockIdx.y; about kTargetBlocks blocks per launch, so each thread handles
+// several columns. Two jobs of the same Inputs / Outputs (e.g. the A-side and the B-side sums of one level) share one
+// launch through blockIdx.z. One element per thread (a 256-thread block per 1 KiB of a column) left these memory-bound
+// passes far below DRAM bandwidth; they should run near it.
 constexpr int kThreads = 256;
 constexpr unsigned kMaxGridY = 65535;
 constexpr i64 kTargetBlocks = 4096;  // ~31 blocks per SM on 132 SMs: several waves, short tail
 
-template <class Scalar, int NI, int NO>
+template <class Scalar, int Inputs, int Outputs>
 struct Ew {
-  const Scalar* in[NI];
-  i64 ldi[NI];
-  Scalar* out[NO];
-  i64 ldo[NO];
+  const Scalar* in[Inputs];
+  i64 ldi[Inputs];
+  Scalar* out[Outputs];
+  i64 ldo[Outputs];
   i64 rows, cols;
 };
 
@@ -72,106 +72,107 @@ struct Vec16<double> {
   using type = double2;
 };
 
-template <class Scalar, int NI, int NO, int W, class Op>
-__device__ __forceinline__ void ew_body(const Ew<Scalar, NI, NO>& a, const Op& f) {
-  const i64 r0 = (i64(blockIdx.x) * kThreads + threadIdx.x) * W;
+template <class Scalar, int Inputs, int Outputs, int VectorWidth, class Op>
+__device__ __forceinline__ void ew_body(const Ew<Scalar, Inputs, Outputs>& a, const Op& f) {
+  const i64 r0 = (i64(blockIdx.x) * kThreads + threadIdx.x) * VectorWidth;
   if (r0 >= a.rows) return;
-  const bool full = r0 + W <= a.rows;
+  const bool full = r0 + VectorWidth <= a.rows;
   using V = typename Vec16<Scalar>::type;
   for (i64 c = blockIdx.y; c < a.cols; c += gridDim.y) {
-    Scalar x[NI][W];
+    Scalar x[Inputs][VectorWidth];
 #pragma unroll
-    for (int i = 0; i < NI; ++i) {
+    for (int i = 0; i < Inputs; ++i) {
       const Scalar* p = a.in[i];
       if (p == nullptr) {
 #pragma unroll
-        for (int l = 0; l < W; ++l) x[i][l] = Scalar(0);
-      } else if (W > 1 && full) {
+        for (int l = 0; l < VectorWidth; ++l) x[i][l] = Scalar(0);
+      } else if (VectorWidth > 1 && full) {
         const V v = *reinterpret_cast<const V*>(p + r0 + c * a.ldi[i]);
         const Scalar* e = reinterpret_cast<const Scalar*>(&v);
 #pragma unroll
-        for (int l = 0; l < W; ++l) x[i][l] = e[l];
+        for (int l = 0; l < VectorWidth; ++l) x[i][l] = e[l];
       } else {
 #pragma unroll
-        for (int l = 0; l < W; ++l) x[i][l] = (r0 + l < a.rows) ? p[r0 + l + c * a.ldi[i]] : Scalar(0);
+        for (int l = 0; l < VectorWidth; ++l) x[i][l] = (r0 + l < a.rows) ? p[r0 + l + c * a.ldi[i]] : Scalar(0);
       }
     }
-    Scalar y[NO][W];
+    Scalar y[Outputs][VectorWidth];
 #pragma unroll
-    for (int l = 0; l < W; ++l) {
-      Scalar xi[NI], yo[NO];
+    for (int l = 0; l < VectorWidth; ++l) {
+      Scalar xi[Inputs], yo[Outputs];
 #pragma unroll
-      for (int i = 0; i < NI; ++i) xi[i] = x[i][l];
+      for (int i = 0; i < Inputs; ++i) xi[i] = x[i][l];
       f(xi, yo);
 #pragma unroll
-      for (int o = 0; o < NO; ++o) y[o][l] = yo[o];
+      for (int o = 0; o < Outputs; ++o) y[o][l] = yo[o];
     }
 #pragma unroll
-    for (int o = 0; o < NO; ++o) {
+    for (int o = 0; o < Outputs; ++o) {
       Scalar* q = a.out[o];
       if (q == nullptr) continue;
-      if (W > 1 && full) {
+      if (VectorWidth > 1 && full) {
         V v;
         Scalar* e = reinterpret_cast<Scalar*>(&v);
 #pragma unroll
-        for (int l = 0; l < W; ++l) e[l] = y[o][l];
+        for (int l = 0; l < VectorWidth; ++l) e[l] = y[o][l];
         *reinterpret_cast<V*>(q + r0 + c * a.ldo[o]) = v;
       } else {
 #pragma unroll
-        for (int l = 0; l < W; ++l)
+        for (int l = 0; l < VectorWidth; ++l)
           if (r0 + l < a.rows) q[r0 + l + c * a.ldo[o]] = y[o][l];
       }
     }
   }
 }
 
-template <class Scalar, int NI, int NO, int W, class FirstOp, class SecondOp>
+template <class Scalar, int Inputs, int Outputs, int VectorWidth, class FirstOp, class SecondOp>
 __global__ void __launch_bounds__(kThreads)
-    ew_kernel(Ew<Scalar, NI, NO> a0, FirstOp f0, Ew<Scalar, NI, NO> a1, SecondOp f1) {
+    ew_kernel(Ew<Scalar, Inputs, Outputs> a0, FirstOp f0, Ew<Scalar, Inputs, Outputs> a1, SecondOp f1) {
   if (blockIdx.z == 0)
-    ew_body<Scalar, NI, NO, W>(a0, f0);
+    ew_body<Scalar, Inputs, Outputs, VectorWidth>(a0, f0);
   else
-    ew_body<Scalar, NI, NO, W>(a1, f1);
+    ew_body<Scalar, Inputs, Outputs, VectorWidth>(a1, f1);
 }
 
-template <class Scalar, int NI, int NO>
-bool ew_vectorizable(const Ew<Scalar, NI, NO>& a) {
-  constexpr int W = 16 / sizeof(Scalar);
-  for (int i = 0; i < NI; ++i)
-    if (a.in[i] != nullptr && (reinterpret_cast<std::uintptr_t>(a.in[i]) % 16 != 0 || a.ldi[i] % W != 0))
+template <class Scalar, int Inputs, int Outputs>
+bool ew_vectorizable(const Ew<Scalar, Inputs, Outputs>& a) {
+  constexpr int VectorWidth = 16 / sizeof(Scalar);
+  for (int i = 0; i < Inputs; ++i)
+    if (a.in[i] != nullptr && (reinterpret_cast<std::uintptr_t>(a.in[i]) % 16 != 0 || a.ldi[i] % VectorWidth != 0))
       return false;
-  for (int o = 0; o < NO; ++o)
-    if (a.out[o] != nullptr && (reinterpret_cast<std::uintptr_t>(a.out[o]) % 16 != 0 || a.ldo[o] % W != 0))
+  for (int o = 0; o < Outputs; ++o)
+    if (a.out[o] != nullptr && (reinterpret_cast<std::uintptr_t>(a.out[o]) % 16 != 0 || a.ldo[o] % VectorWidth != 0))
       return false;
   return true;
 }
 
 // One launch for job j0 (and j1 when given; it may have another shape). Empty jobs launch nothing.
-template <class Scalar, int NI, int NO, class FirstOp, class SecondOp>
-cudaError_t launch_ew(cudaStream_t s, const Ew<Scalar, NI, NO>& j0, const FirstOp& f0, const Ew<Scalar, NI, NO>* j1,
-                      const SecondOp& f1) {
+template <class Scalar, int Inputs, int Outputs, class FirstOp, class SecondOp>
+cudaError_t launch_ew(cudaStream_t s, const Ew<Scalar, Inputs, Outputs>& j0, const FirstOp& f0,
+                      const Ew<Scalar, Inputs, Outputs>* j1, const SecondOp& f1) {
   const bool e0 = j0.rows > 0 && j0.cols > 0, e1 = j1 != nullptr && j1->rows > 0 && j1->cols > 0;
   if (!e0 && !e1) return cudaSuccess;
-  if (!e0) return launch_ew<Scalar, NI, NO, SecondOp, SecondOp>(s, *j1, f1, nullptr, f1);  // only the second job
-  Ew<Scalar, NI, NO> a0 = j0, a1 = e1 ? *j1 : j0;
+  if (!e0)
+    return launch_ew<Scalar, Inputs, Outputs, SecondOp, SecondOp>(s, *j1, f1, nullptr, f1);  // only the second job
+  Ew<Scalar, Inputs, Outputs> a0 = j0, a1 = e1 ? *j1 : j0;
   if (!e1) a1.rows = 0;  // slice z = 1 is not launched
   constexpr int WV = 16 / sizeof(Scalar);
   const bool vec = ew_vectorizable(a0) && (!e1 || ew_vectorizable(a1));
-  const int W = vec ? WV : 1;
+  const int VectorWidth = vec ? WV : 1;
   const i64 rows = std::max(a0.rows, a1.rows), cols = std::max(a0.cols, e1 ? a1.cols : 0);
-  const i64 bx = ((rows + W - 1) / W + kThreads - 1) / kThreads;
+  const i64 bx = ((rows + VectorWidth - 1) / VectorWidth + kThreads - 1) / kThreads;
   const i64 by = std::min<i64>(std::min<i64>(cols, kMaxGridY), std::max<i64>(1, kTargetBlocks / bx));
   const dim3 grid(unsigned(bx), unsigned(by), e1 ? 2u : 1u);
   if (vec)
-    ew_kernel<Scalar, NI, NO, WV><<<grid, kThreads, 0, s>>>(a0, f0, a1, f1);
+    ew_kernel<Scalar, Inputs, Outputs, WV><<<grid, kThreads, 0, s>>>(a0, f0, a1, f1);
   else
-    ew_kernel<Scalar, NI, NO, 1><<<grid, kThreads, 0, s>>>(a0, f0, a1, f1);
+    ew_kernel<Scalar, Inputs, Outputs, 1><<<grid, kThreads, 0, s>>>(a0, f0, a1, f1);
   return cudaGetLastError();
 }
 
-template <class Scalar, int NI, int NO, class Op>
-cudaError_t launch_ew(cudaStream_t s, const Ew<Scalar, NI, NO>& a0, const Op& f0) {
-  return launch_ew<Scalar, NI, NO, Op, Op>(s, a0, f0, nullptr, f0);
+template <class Scalar, int Inputs, int Outputs, class Op>
+cudaError_t launch_ew(cudaStream_t s, const Ew<Scalar, Inputs, Outputs>& a0, const Op& f0) {
+  return launch_ew<Scalar, Inputs, Outputs, Op, Op>(s, a0, f0, nullptr, f0);
 }
 
 // --- functors (the arithmetic of the product-by-product schedule, term for term, so the rounding is unchanged) ---

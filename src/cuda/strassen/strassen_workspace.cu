@@ -263,14 +263,14 @@ cudaError_t conventional_level(const Ctx<Scalar>& cx, int levels, i64 mh, i64 nh
   return cudaSuccess;
 }
 
-// Storage-shape job over the four quadrants of a view (inputs) and NO workspace buffers of its layout (outputs).
-template <class Scalar, int NO>
-Ew<Scalar, 4, NO> quad_job(View<Scalar> q11, View<Scalar> q12, View<Scalar> q21, View<Scalar> q22,
+// Storage-shape job over the four quadrants of a view (inputs) and Outputs workspace buffers of its layout (outputs).
+template <class Scalar, int Outputs>
+Ew<Scalar, 4, Outputs> quad_job(View<Scalar> q11, View<Scalar> q12, View<Scalar> q21, View<Scalar> q22,
                            const Buf<Scalar>* outs, i64 r, i64 c) {
-  Ew<Scalar, 4, NO> e;
+  Ew<Scalar, 4, Outputs> e;
   const View<Scalar> q[4] = {q11, q12, q21, q22};
   for (int i = 0; i < 4; ++i) e.in[i] = q[i].p, e.ldi[i] = q[i].ld;
-  for (int o = 0; o < NO; ++o) e.out[o] = outs[o].p, e.ldo[o] = outs[o].ld;
+  for (int o = 0; o < Outputs; ++o) e.out[o] = outs[o].p, e.ldo[o] = outs[o].ld;
   e.rows = outs[0].t ? c : r;
   e.cols = outs[0].t ? r : c;
   return e;

@@ -120,14 +120,14 @@ cudaError_t tsmm_bulk_try(TsmmArgs<Real, Complex>& a, int lay, cudaStream_t st) 
       const std::int64_t chunks = a.K / R, blocks = sm_count();
       return chunks >= 16 * 4 * blocks ? 16 : chunks >= 4 * 4 * blocks ? 4 : 1;
     };
-#define KBLA_TM_X_BULK(WMIN, WMAX, W, R, Stages, NCW, NO, LK, A32)                  \
-  if (w >= WMIN && w <= WMAX) {                                                     \
-    if (a.K < (std::int64_t(1) << LK)) return cudaErrorNotSupported;                \
-    if (A32 && a.asm_ % 32 == 0 && a.bsn % 32 == 0) return cudaErrorNotSupported;   \
-    const int sq = sq_for(R);                                                       \
-    if (sq == 1) return launch_tsmm_bulk<W, R, Stages, NCW, NO, 1, Complex>(a, st); \
-    if (sq == 4) return launch_tsmm_bulk<W, R, Stages, NCW, NO, 4, Complex>(a, st); \
-    return launch_tsmm_bulk<W, R, Stages, NCW, NO, 16, Complex>(a, st);             \
+#define KBLA_TM_X_BULK(WMIN, WMAX, W, R, Stages, ComputeWarps, OutputBuffers, LK, A32)                  \
+  if (w >= WMIN && w <= WMAX) {                                                                         \
+    if (a.K < (std::int64_t(1) << LK)) return cudaErrorNotSupported;                                    \
+    if (A32 && a.asm_ % 32 == 0 && a.bsn % 32 == 0) return cudaErrorNotSupported;                       \
+    const int sq = sq_for(R);                                                                           \
+    if (sq == 1) return launch_tsmm_bulk<W, R, Stages, ComputeWarps, OutputBuffers, 1, Complex>(a, st); \
+    if (sq == 4) return launch_tsmm_bulk<W, R, Stages, ComputeWarps, OutputBuffers, 4, Complex>(a, st); \
+    return launch_tsmm_bulk<W, R, Stages, ComputeWarps, OutputBuffers, 16, Complex>(a, st);             \
   }
     if constexpr (Complex) {
       KBLA_TSMM_BULK_Z(KBLA_TM_X_BULK)

@@ -171,19 +171,19 @@
 #define KBLA_TSMM_DMMA_D_ODDLONG(X) X(17, 24, 24, 3, 8, 256, 2, 2) X(49, 64, 64, 2, 4, 128, 2, 1)
 
 // D column-major A * C on the bulk-copy kernel (update_bulk.cuh; beta = 0, whole chunks of R rows; the rest of the rows
-// take the rows above): X(WMIN, WMAX, W, R, Stages, NCW, NO, LK, A32) for WMIN <= max(M, N) <= WMAX and K >= 2^LK rows,
-// class width W, R rows per chunk, Stages pipeline stages of A, NCW compute warps (+ a loader and a storer warp), NO
-// output buffers, one block per SM (~200 KB of shared memory); A32 = 1: not when lda and ldb are multiples of 32
-// (256-byte aligned columns, where the W 48 rows of KBLA_TSMM_DMMA_D already run near the roofline). 128-row chunks
-// beat 64-row ones at every width 33-64. LK: one block per SM and its pipeline fill lose at few rows, so each class
-// starts at the row count from which it measured faster than the other kernels (at 40 / 48 with lda = 0 mod 32 it
-// stayed behind: A32).
+// take the rows above): X(WMIN, WMAX, W, R, Stages, ComputeWarps, OutputBuffers, LK, A32) for WMIN <= max(M, N) <= WMAX
+// and K >= 2^LK rows, class width W, R rows per chunk, Stages pipeline stages of A, ComputeWarps compute warps (+ a
+// loader and a storer warp), OutputBuffers output buffers, one block per SM (~200 KB of shared memory); A32 = 1: not
+// when lda and ldb are multiples of 32 (256-byte aligned columns, where the W 48 rows of KBLA_TSMM_DMMA_D already run
+// near the roofline). 128-row chunks beat 64-row ones at every width 33-64. LK: one block per SM and its pipeline fill
+// lose at few rows, so each class starts at the row count from which it measured faster than the other kernels (at 40 /
+// 48 with lda = 0 mod 32 it stayed behind: A32).
 #define KBLA_TSMM_BULK_D(X) \
   X(25, 32, 32, 128, 4, 8, 2, 18, 0) X(33, 48, 48, 128, 3, 6, 1, 19, 1) X(49, 64, 64, 128, 2, 8, 1, 17, 0)
 // Complex double column-major (complex widths WMIN-WMAX, W of the real view; 16-byte elements: no shifted columns).
 // From 2^13 rows: below, the one block per SM and its pipeline fill lose. Not taken: 49-64 as W 128, R 32, Stages 4,
-// NCW 8 (spills): faster in short bursts, but slower than update_dmma.cuh's rows in sustained calls (the 700 W power
-// cap).
+// ComputeWarps 8 (spills): faster in short bursts, but slower than update_dmma.cuh's rows in sustained calls (the 700 W
+// power cap).
 #define KBLA_TSMM_BULK_Z(X)                                                                              \
   X(12, 16, 32, 128, 4, 8, 2, 13, 0) X(17, 24, 48, 128, 3, 6, 1, 13, 0) X(25, 32, 64, 128, 2, 8, 1, 13, 0) \
   X(33, 48, 96, 64, 3, 6, 1, 13, 0)

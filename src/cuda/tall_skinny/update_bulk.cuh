@@ -13,9 +13,10 @@
 //   doubles (2 mod 16); row r of column c sits at c LD + s_c + r, s_c the column's misalignment in elements (0 or 1).
 //   A misaligned column is copied one element wider on each side (rows r0 - 1 .. r0 + R, both ends 16-byte aligned;
 //   its first and last element come by 8-byte cp.async on the same mbarrier only at the matrix ends).
-// - warps 2 .. NCW + 1 (compute) wait for a stage, run m16n8k8 DMMAs on their 16-row tiles (alpha*C as B fragments
-//   in registers, 16 output columns per warp), release the stage, write their tiles to one of NO output buffers in
-//   the same column layout (B's misalignment) and signal it.
+// - warps 2 .. ComputeWarps + 1 (compute) wait for a stage, run m16n8k8 DMMAs on their 16-row tiles (alpha*C as B
+// fragments
+//   in registers, 16 output columns per warp), release the stage, write their tiles to one of OutputBuffers output
+//   buffers in the same column layout (B's misalignment) and signal it.
 // - warp 1 (storer) writes each output column with one cp.async.bulk (shared -> global): a misaligned column as the
 //   aligned run of rows r0 - 1 .. r0 + R - 2, row r0 - 1 carried in a register from the block's previous chunk (runs of
 //   SQ consecutive chunks); the first chunk of a run stores its first row alone, the last its last. The buffer is
@@ -54,50 +55,54 @@ struct TsmmBulkArgs {
 
 // WIDTH (W) class width (multiple of 16; complex: of the real view, 2 per element), CHUNK_ROWS (R) rows per chunk
 // (multiple of 16), Stages
-// stages of A, NCW compute warps, NO output buffers (1 or 2; with one, the compute warps still run the next chunk's
-// mma while it drains). Complex (IsComplex): COLS = W / 2 columns of R 16-byte elements each, column stride 2 R + 4
-// doubles (4 mod 16: the 16-byte fragment loads and stores of a quarter-warp hit 8 distinct 16-byte slots).
-template <int WIDTH, int CHUNK_ROWS, int Stages, int NCW, int NO, bool IsComplex = false>
+// stages of A, ComputeWarps compute warps, OutputBuffers output buffers (1 or 2; with one, the compute warps still run
+// the next chunk's mma while it drains). Complex (IsComplex): COLS = W / 2 columns of R 16-byte elements each, column
+// stride 2 R + 4 doubles (4 mod 16: the 16-byte fragment loads and stores of a quarter-warp hit 8 distinct 16-byte
+// slots).
+template <int WIDTH, int CHUNK_ROWS, int Stages, int ComputeWarps, int OutputBuffers, bool IsComplex = false>
 struct TsmmBulkShape {
   static constexpr int COLS = IsComplex ? WIDTH / 2 : WIDTH;
   static constexpr int LD =
       IsComplex ? 2 * CHUNK_ROWS + 4 : CHUNK_ROWS + 2;  // column stride in doubles: 4 / 2 (mod 16)
   static constexpr int CG = WIDTH / 16;       // column groups (16 real-view output columns each)
   static constexpr int RT = CHUNK_ROWS / 16;  // 16-row tiles per chunk
-  static constexpr int RS = NCW / CG;         // compute warps per column group
+  static constexpr int RS = ComputeWarps / CG;         // compute warps per column group
   static constexpr int TPW = RT / RS;         // tiles per compute warp and chunk
-  static constexpr int BT = 32 * (NCW + 2);   // + loader + storer
+  static constexpr int BT = 32 * (ComputeWarps + 2);   // + loader + storer
   static constexpr std::size_t buf = std::size_t(COLS) * LD * sizeof(double);
-  static constexpr std::size_t bars = 128;    // mbarriers: full[Stages], empty[Stages], out_full[NO], out_free[NO]
-  static constexpr std::size_t smem = bars + (Stages + NO) * buf;
-  static_assert(WIDTH % 16 == 0 && CHUNK_ROWS % 16 == 0 && NCW % CG == 0 && RT % RS == 0, "bad bulk TSMM shape");
-  static_assert(8 * (2 * Stages + 2 * NO) <= int(bars) && (NO == 1 || NO == 2), "mbarrier area / output buffers");
+  static constexpr std::size_t bars =
+      128;  // mbarriers: full[Stages], empty[Stages], out_full[OutputBuffers], out_free[OutputBuffers]
+  static constexpr std::size_t smem = bars + (Stages + OutputBuffers) * buf;
+  static_assert(WIDTH % 16 == 0 && CHUNK_ROWS % 16 == 0 && ComputeWarps % CG == 0 && RT % RS == 0,
+                "bad bulk TSMM shape");
+  static_assert(8 * (2 * Stages + 2 * OutputBuffers) <= int(bars) && (OutputBuffers == 1 || OutputBuffers == 2),
+                "mbarrier area / output buffers");
 };
 
 // SQ: a block takes SQ consecutive chunks at a time (grid stride over runs of SQ chunks), so that the 32-byte sector
 // which an odd column splits at a chunk boundary is read and written by one block close together in time.
-template <int WIDTH, int CHUNK_ROWS, int Stages, int NCW, int NO, int SQ, bool IsComplex = false>
-__global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, Stages, NCW, NO, IsComplex>::BT, 1)
-    tsmm_bulk_kernel(const TsmmBulkArgs p) {
+template <int WIDTH, int CHUNK_ROWS, int Stages, int ComputeWarps, int OutputBuffers, int SQ, bool IsComplex = false>
+__global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, Stages, ComputeWarps, OutputBuffers, IsComplex>::BT,
+                                  1) tsmm_bulk_kernel(const TsmmBulkArgs p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  using Sh = TsmmBulkShape<WIDTH, CHUNK_ROWS, Stages, NCW, NO, IsComplex>;
+  using Sh = TsmmBulkShape<WIDTH, CHUNK_ROWS, Stages, ComputeWarps, OutputBuffers, IsComplex>;
   constexpr int LD = Sh::LD, COLS = Sh::COLS;
   extern __shared__ __align__(128) unsigned char smem_raw[];
   const unsigned bar0 = smem_addr(smem_raw);
   double* const stages = reinterpret_cast<double*>(smem_raw + Sh::bars);  // [Stages][COLS][LD]
-  double* const outs = stages + Stages * COLS * LD;                           // [NO][COLS][LD]
+  double* const outs = stages + Stages * COLS * LD;                           // [OutputBuffers][COLS][LD]
   auto full = [&](int s) { return bar0 + 8u * unsigned(s); };
   auto empty = [&](int s) { return bar0 + 8u * unsigned(Stages + s); };
   auto out_full = [&](int b) { return bar0 + 8u * unsigned(2 * Stages + b); };
-  auto out_free = [&](int b) { return bar0 + 8u * unsigned(2 * Stages + NO + b); };
+  auto out_free = [&](int b) { return bar0 + 8u * unsigned(2 * Stages + OutputBuffers + b); };
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
   if (tid == 0) {
     for (int s = 0; s < Stages; ++s) {
       mbar_init(full(s), 33);  // the loader lanes' cp.async arrivals (32) + lane 0's expect_tx
-      mbar_init(empty(s), 32 * NCW);  // every thread arrives for its own accesses (no warp-level hand-off)
+      mbar_init(empty(s), 32 * ComputeWarps);  // every thread arrives for its own accesses (no warp-level hand-off)
     }
-    for (int b = 0; b < NO; ++b) {
-      mbar_init(out_full(b), 32 * NCW);
+    for (int b = 0; b < OutputBuffers; ++b) {
+      mbar_init(out_full(b), 32 * ComputeWarps);
       mbar_init(out_free(b), 32);
     }
     fence_mbarrier_init();
@@ -164,8 +169,8 @@ __global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, Stages, NCW, 
 #pragma unroll
     for (int j = 0; j < NJ; ++j) carry[j] = 0.0;
     for (std::int64_t i = 0; i < my; ++i) {
-      const int b = int(i % NO);
-      mbar_wait(out_full(b), unsigned((i / NO) & 1));
+      const int b = int(i % OutputBuffers);
+      mbar_wait(out_full(b), unsigned((i / OutputBuffers) & 1));
       const std::int64_t r0 = row0(i);
       const bool first = i % SQ == 0, last = i + 1 == my || (i + 1) % SQ == 0;
       double* const o = outs + b * COLS * LD;
@@ -193,9 +198,11 @@ __global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, Stages, NCW, 
           carry[j] = src[CHUNK_ROWS];
       }
       bulk_commit();
-      if (i >= NO - 1) {  // chunk i - (NO - 1)'s buffer has been read by this lane's bulk copies: give it back
-        bulk_wait_read<NO - 1>();
-        mbar_arrive(out_free(int((i - (NO - 1)) % NO)));
+      if (i >=
+          OutputBuffers -
+              1) {  // chunk i - (OutputBuffers - 1)'s buffer has been read by this lane's bulk copies: give it back
+        bulk_wait_read<OutputBuffers - 1>();
+        mbar_arrive(out_free(int((i - (OutputBuffers - 1)) % OutputBuffers)));
       }
     }
     bulk_wait<0>();
@@ -236,7 +243,7 @@ __global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, Stages, NCW, 
     const int ash[2] = {a_shift(0), a_shift(1)};  // by column parity
     const int bsh[2] = {b_shift(0), b_shift(1)};
     for (std::int64_t i = 0; i < my; ++i) {
-      const int s = int(i % Stages), b = int(i % NO);
+      const int s = int(i % Stages), b = int(i % OutputBuffers);
       mbar_wait(full(s), unsigned((i / Stages) & 1));
       const double* const st = stages + s * COLS * LD;
       double acc[Sh::TPW][2][2][2];
@@ -268,7 +275,7 @@ __global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, Stages, NCW, 
         }
       }
       mbar_arrive(empty(s));
-      if (i >= NO) mbar_wait(out_free(b), unsigned((i / NO - 1) & 1));
+      if (i >= OutputBuffers) mbar_wait(out_free(b), unsigned((i / OutputBuffers - 1) & 1));
       double* const o = outs + b * COLS * LD;
       if (active) {
 #pragma unroll
@@ -302,14 +309,14 @@ __global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, Stages, NCW, 
 // Column-major double or complex double, beta == 0, M and N <= the class (W, complex W / 2): runs the whole chunks of R
 // rows of `a` and leaves `a` holding the last K mod R rows (K = 0 when none are left) for the caller's other kernels;
 // cudaErrorNotSupported (nothing run, `a` unchanged) when the device is older than sm_90 or there is no whole chunk.
-template <int WIDTH, int CHUNK_ROWS, int Stages, int NCW, int NO, int SQ, bool IsComplex>
+template <int WIDTH, int CHUNK_ROWS, int Stages, int ComputeWarps, int OutputBuffers, int SQ, bool IsComplex>
 cudaError_t launch_tsmm_bulk(TsmmArgs<double, IsComplex>& a, cudaStream_t stream) {
-  using Sh = TsmmBulkShape<WIDTH, CHUNK_ROWS, Stages, NCW, NO, IsComplex>;
+  using Sh = TsmmBulkShape<WIDTH, CHUNK_ROWS, Stages, ComputeWarps, OutputBuffers, IsComplex>;
   const std::int64_t chunks = a.K / CHUNK_ROWS;
   if (chunks < 1 || a.M > Sh::COLS || a.N > Sh::COLS) return cudaErrorNotSupported;
   static int ready[kMaxDevices] = {0};
-  const cudaError_t ok =
-      bulk_kernel_ready(tsmm_bulk_kernel<WIDTH, CHUNK_ROWS, Stages, NCW, NO, SQ, IsComplex>, Sh::smem, ready);
+  const cudaError_t ok = bulk_kernel_ready(
+      tsmm_bulk_kernel<WIDTH, CHUNK_ROWS, Stages, ComputeWarps, OutputBuffers, SQ, IsComplex>, Sh::smem, ready);
   if (ok != cudaSuccess) return ok;
   TsmmBulkArgs p{};
   p.A = reinterpret_cast<const double*>(a.A);
@@ -326,7 +333,8 @@ cudaError_t launch_tsmm_bulk(TsmmArgs<double, IsComplex>& a, cudaStream_t stream
   p.alpha = a.alpha.re;
   p.alpha_im = IsComplex ? a.alpha.im : 0.0;
   const std::int64_t gx = std::min<std::int64_t>((chunks + SQ - 1) / SQ, sm_count());
-  tsmm_bulk_kernel<WIDTH, CHUNK_ROWS, Stages, NCW, NO, SQ, IsComplex><<<unsigned(gx), Sh::BT, Sh::smem, stream>>>(p);
+  tsmm_bulk_kernel<WIDTH, CHUNK_ROWS, Stages, ComputeWarps, OutputBuffers, SQ, IsComplex>
+      <<<unsigned(gx), Sh::BT, Sh::smem, stream>>>(p);
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
   const std::int64_t done = chunks * CHUNK_ROWS;
