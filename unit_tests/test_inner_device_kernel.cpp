@@ -75,11 +75,15 @@ Kokkos::View<Scalar**, Layout, Kokkos::HostSpace> make_operand(std::int64_t rows
   return v;
 }
 
-// Rows: the rows kernel (kbla_inner_device_rows.hpp) where it fits the shape, else the direct kernel.
-template <class ScalarT, class LayoutA, class LayoutB, bool Rows = false>
+// The kernel under test: the direct kernel; the rows kernel (kbla_inner_device_rows.hpp) where it fits the shape;
+// or the staged kernel (kbla_inner_device_staged.hpp) at every shape.
+enum class KernelKind { direct, rows, staged };
+
+template <class ScalarT, class LayoutA, class LayoutB, KernelKind Which = KernelKind::direct>
 struct KernelConfig {
   using Scalar = ScalarT;
-  static constexpr bool rows = Rows;
+  static constexpr bool rows = Which == KernelKind::rows;
+  static constexpr bool staged = Which == KernelKind::staged;
   using AView = Kokkos::View<Scalar**, LayoutA, Kokkos::HostSpace>;
   using BView = Kokkos::View<Scalar**, LayoutB, Kokkos::HostSpace>;
   using CView = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Kokkos::HostSpace>;
@@ -88,7 +92,7 @@ struct KernelConfig {
   // Calls f(kernel) with a value of the kernel type for C of M x N entries.
   template <class F>
   static void with_kernel(int M, int N, F&& f) {
-    if (Rows && kbla::Impl::InnerRowsShape<Scalar>::fits(M, N)) {
+    if (rows && kbla::Impl::InnerRowsShape<Scalar>::fits(M, N)) {
       kbla::Impl::with_inner_rows_shape<Scalar>(M, N, [&](auto Sums, auto OwnsA) {
         f(kbla::Impl::InnerDeviceRows<Host, AView, BView, PartialView, decltype(Sums)::value,
                                       decltype(OwnsA)::value>());
@@ -96,7 +100,10 @@ struct KernelConfig {
       return;
     }
     kbla::Impl::with_inner_direct_tiles<Scalar>(M, N, [&](auto TM, auto TN) {
-      f(kbla::Impl::InnerDeviceDirect<Host, AView, BView, PartialView, decltype(TM)::value, decltype(TN)::value>());
+      if constexpr (staged)
+        f(kbla::Impl::InnerDeviceStaged<Host, AView, BView, PartialView, decltype(TM)::value, decltype(TN)::value>());
+      else
+        f(kbla::Impl::InnerDeviceDirect<Host, AView, BView, PartialView, decltype(TM)::value, decltype(TN)::value>());
     });
   }
 };
@@ -121,14 +128,18 @@ KBLA_KERNEL_CONFIG(cfloat, L, R);
 KBLA_KERNEL_CONFIG(cfloat, R, L);
 KBLA_KERNEL_CONFIG(cfloat, S, S);
 #undef KBLA_KERNEL_CONFIG
-struct double_RR_rows : KernelConfig<double, R, R, true> {};
-struct cdouble_RR_rows : KernelConfig<cdouble, R, R, true> {};
-struct float_SL_rows : KernelConfig<float, S, L, true> {};
-struct cfloat_LR_rows : KernelConfig<cfloat, L, R, true> {};
+struct double_RR_rows : KernelConfig<double, R, R, KernelKind::rows> {};
+struct cdouble_RR_rows : KernelConfig<cdouble, R, R, KernelKind::rows> {};
+struct float_SL_rows : KernelConfig<float, S, L, KernelKind::rows> {};
+struct cfloat_LR_rows : KernelConfig<cfloat, L, R, KernelKind::rows> {};
+struct double_LL_staged : KernelConfig<double, L, L, KernelKind::staged> {};
+struct cdouble_LL_staged : KernelConfig<cdouble, L, L, KernelKind::staged> {};
+struct float_SR_staged : KernelConfig<float, S, R, KernelKind::staged> {};
+struct cfloat_LS_staged : KernelConfig<cfloat, L, S, KernelKind::staged> {};
 using KernelConfigs =
     ::testing::Types<double_LL, double_RR, double_SS, float_LL, float_RR, float_SS, cdouble_LL, cdouble_RR,
                      cdouble_SS, cfloat_LR, cfloat_RL, cfloat_SS, double_RR_rows, cdouble_RR_rows, float_SL_rows,
-                     cfloat_LR_rows>;
+                     cfloat_LR_rows, double_LL_staged, cdouble_LL_staged, float_SR_staged, cfloat_LS_staged>;
 
 template <class Cfg>
 class InnerDeviceKernel : public ::testing::Test {};
@@ -348,17 +359,34 @@ TYPED_TEST(InnerDeviceKernel, DevicePlans) {
           SCOPED_TRACE("M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K));
           ASSERT_EQ(plan.team_size, plan.lanes * plan.slots);
           ASSERT_LE(plan.team_size, 256);
-          // direct: at least a warp of lanes per tile; rows: the owned columns in one group
-          ASSERT_GE(plan.lanes, TypeParam::rows && kbla::Impl::InnerRowsShape<typename TypeParam::Scalar>::fits(M, N)
-                                    ? 1 : 32);
+          // direct: at least a warp of lanes per tile; rows: the owned columns in one group; staged: every tile
+          // of C in one team up to the team size, the two staging buffers within the scratch
+          if (TypeParam::staged) {
+            ASSERT_EQ(plan.slots & (plan.slots - 1), 0);
+            ASSERT_TRUE(plan.slots >= plan.tiles || plan.slots * 2 > 256);
+            ASSERT_GE(plan.block_rows, 1);
+            ASSERT_GE(plan.lane_rows * plan.lanes, plan.block_rows);
+            ASSERT_EQ(plan.stage_pitch % 2, 1);
+            ASSERT_GE(plan.stage_pitch, plan.block_rows);
+            ASSERT_LE(plan.stage_threads_per_column * (M + N), plan.team_size);
+            ASSERT_EQ(plan.block_rows, std::max(1, plan.stage_threads_per_column) *
+                                           kbla::Impl::InnerStagedLoads<typename TypeParam::Scalar>::per_thread);
+            ASSERT_EQ(plan.rows_per_chunk % plan.block_rows, 0);
+            ASSERT_EQ(plan.stage_scalars, std::size_t(M + N) * plan.stage_pitch);
+          } else {
+            ASSERT_GE(plan.lanes,
+                      TypeParam::rows && kbla::Impl::InnerRowsShape<typename TypeParam::Scalar>::fits(M, N) ? 1 : 32);
+          }
           ASSERT_EQ(plan.lanes % plan.parts, 0);
           ASSERT_GE(plan.slots * plan.tile_groups, plan.tiles);
           ASSERT_LT(plan.slots * (plan.tile_groups - 1), plan.tiles);
           ASSERT_LE(Kernel::scratch_bytes(plan), std::size_t(48 * 1024));
           ASSERT_GE(plan.chunks * plan.rows_per_chunk, K);
           ASSERT_LT((plan.chunks - 1) * plan.rows_per_chunk, K);
-          ASSERT_GE(Kernel::rows_in_flight, 1);
-          ASSERT_LE(Kernel::rows_in_flight, 8);
+          if constexpr (!TypeParam::staged) {
+            ASSERT_GE(Kernel::rows_in_flight, 1);
+            ASSERT_LE(Kernel::rows_in_flight, 8);
+          }
           const int real_parts = kbla::Impl::ArithTraits<typename TypeParam::Scalar>::is_complex ? 2 : 1;
           ASSERT_LE(Kernel::tile_entries * real_parts, 16);
         }

@@ -1,12 +1,14 @@
-// What the portable device kernels of kbla::inner share (kbla_inner_device_direct.hpp, kbla_inner_device_rows.hpp):
-// the launch plan, the team interface the schedule is written against (a Kokkos team on the device, an emulated
-// team in the tests), the closing sum of a team's register tiles, and the launch, emulation and team-size queries.
+// What the portable device kernels of kbla::inner share (kbla_inner_device_direct.hpp, kbla_inner_device_rows.hpp,
+// kbla_inner_device_staged.hpp): the launch plan, the team interface the schedule is written against (a Kokkos team
+// on the device, an emulated team in the tests), the closing sum of a team's register tiles, and the launch,
+// emulation and team-size queries.
 //
 // A kernel derives from InnerTeamKernel<Kernel, ...> (CRTP) and provides
 //   plan_for(M, N, K, team_size_max, concurrency)  the launch shape (finishing it with finish_plan),
 //   team_body(team, league)                        one team's work: fill the threads' tiles, then close_team.
-// Each thread holds one tile of `TileEntries` sums; the closing sum reduces the tiles of one (entry, slot) over the
-// plan's `lanes` threads in a fixed order, so that the bits depend only on the launch shape.
+// Each thread holds one tile of `TileEntries` sums (and `CarriedScalars` other values); the closing sum reduces the
+// tiles of one (entry, slot) over the plan's `lanes` threads in a fixed order, so that the bits depend only on the
+// launch shape.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -29,9 +31,24 @@ struct InnerDirectPlan {
   int parts = 1;               // closing sum: runs of lanes summed side by side (divides lanes)
   int round_entries = 1;       // tile entries summed per round of the closing sum (what the scratch holds)
   std::int64_t chunks = 1, rows_per_chunk = 0;
+  // Staged kernel only (kbla_inner_device_staged.hpp): rows per staged block, threads loading each column of a
+  // block (0: teams narrower than the columns stage element by element), the rows a lane sums, and the scratch
+  // pitch of a staged column; zero for the kernels that read the Views directly.
+  int block_rows = 0, stage_threads_per_column = 0, lane_rows = 0, stage_pitch = 0;
+  std::size_t stage_scalars = 0;
 };
 
-template <class Kernel, class ExecSpace, class AView, class BView, class PartialView, int TileEntries>
+// Values a thread carries from one step of its team to the next besides its tile (the staged kernel's loads in
+// flight across a barrier); none for the other kernels.
+template <class Scalar, int Count>
+struct CarriedValues {
+  Scalar value[Count];
+};
+template <class Scalar>
+struct CarriedValues<Scalar, 0> {};
+
+template <class Kernel, class ExecSpace, class AView, class BView, class PartialView, int TileEntries,
+          int CarriedScalars = 0>
 struct InnerTeamKernel {
   using Scalar = typename PartialView::non_const_value_type;
   // Teams of 256, two per multiprocessor: at most 128 registers per thread.
@@ -46,6 +63,7 @@ struct InnerTeamKernel {
 
   struct Tile {
     Scalar sum[TileEntries];
+    CarriedValues<Scalar, CarriedScalars> carried;
   };
 
   AView A;
@@ -77,7 +95,8 @@ struct InnerTeamKernel {
   // Called by the kernel too: a host-only function here compiled under nvcc with a warning only, and the kernel
   // then never ran (every GPU test of the portable inner failed).
   KOKKOS_INLINE_FUNCTION static std::size_t scratch_scalars(const InnerDirectPlan& p) {
-    return std::size_t(p.team_size) * p.round_entries;
+    const std::size_t closing = std::size_t(p.team_size) * p.round_entries;
+    return closing > p.stage_scalars ? closing : p.stage_scalars;
   }
   static std::size_t scratch_bytes(const InnerDirectPlan& p) { return sizeof(Scalar) * (scratch_scalars(p) + 1); }
 

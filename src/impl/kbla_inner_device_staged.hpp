@@ -1,0 +1,225 @@
+// Portable kbla::inner on device execution spaces for column-major operands of 9 to 64 columns: a team stages
+// blocks of rows of A and B in scratch memory, and its threads sum register tiles of C from there.
+//
+// The direct kernel (kbla_inner_device_direct.hpp) reads every tile's rows straight from device memory. From 9
+// columns on, C has more tiles than a team holds a warp of lanes for, each thread's loads in flight fill its 128
+// registers, and the kernel waits on memory with a quarter of the warps a multiprocessor can hold: on an H200 double
+// widths 9-14 ran at 41-55 % of the read bandwidth, complex width 16 at 52 %. Here the loads are the team's, not the
+// tile's: each block of rows (all columns of A and B) is read once with coalesced loads, a fixed number per thread,
+// issued before the team sums the previous block from scratch and stored there after it. A thread's tile then costs
+// TileM + TileN scratch loads per row and no index arithmetic on the Views.
+//
+// The team holds every tile of C (`slots` = tiles, up to the team size; more in tile groups on backends with small
+// teams), `lanes` threads per tile taking every lanes-th row of a block. Rows past the chunk's end are staged as
+// zeros. Scratch keeps a block column-major with an odd pitch, so that the threads of a warp reading one row of
+// several columns hit different banks. The plan, the closing sum, the launch and the host emulation are the direct
+// kernel's (InnerTeamKernel, kbla_inner_device_team.hpp); a thread's loads in flight are carried beside its tile, so
+// the emulation runs the same steps.
+#pragma once
+
+#include <impl/kbla_arith_traits.hpp>
+#include <impl/kbla_multiply_add.hpp>
+#include <impl/kbla_inner_device_direct.hpp>
+#include <impl/kbla_inner_device_team.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+namespace kbla {
+namespace Impl {
+
+// Values each thread loads per block: 160 bytes, carried in registers across the barrier while the team sums the
+// previous block. A team's block then takes at most 40 KiB of scratch for teams of 256, within the 48 KiB a team may
+// have on every backend; two teams per multiprocessor keep 80 KiB of loads in flight.
+template <class Scalar>
+struct InnerStagedLoads {
+  static constexpr int per_thread = 160 / sizeof(Scalar) > 0 ? int(160 / sizeof(Scalar)) : 1;
+};
+
+template <class ExecSpace, class AView, class BView, class PartialView, int TileM, int TileN>
+struct InnerDeviceStaged
+    : InnerTeamKernel<InnerDeviceStaged<ExecSpace, AView, BView, PartialView, TileM, TileN>, ExecSpace, AView, BView,
+                      PartialView, TileM * TileN,
+                      InnerStagedLoads<typename PartialView::non_const_value_type>::per_thread> {
+  using Base = InnerTeamKernel<InnerDeviceStaged, ExecSpace, AView, BView, PartialView, TileM * TileN,
+                               InnerStagedLoads<typename PartialView::non_const_value_type>::per_thread>;
+  using typename Base::Scalar;
+  using typename Base::Tile;
+  using ATS = kbla::Impl::ArithTraits<Scalar>;
+  using Real = typename ATS::mag_type;
+  using Base::A;
+  using Base::B;
+  using Base::conjA;
+  using Base::partial;
+  using Base::plan;
+  static constexpr int loads_per_thread = InnerStagedLoads<Scalar>::per_thread;
+  using Loads = Scalar[loads_per_thread];
+
+  static const char* label() { return "kbla::inner(portable device staged)"; }
+
+  // Tiles of C for the shape: the direct kernel's tile extents.
+  static int tile_count(int M, int N) { return ((M + TileM - 1) / TileM) * ((N + TileN - 1) / TileN); }
+
+  static InnerDirectPlan plan_for(int M, int N, std::int64_t K, int team_size_max, std::int64_t concurrency) {
+    InnerDirectPlan p;
+    p.tiles_m = (M + TileM - 1) / TileM;
+    p.tiles = tile_count(M, N);
+    const int target = Base::team_target(team_size_max);
+    // Slots: the tiles rounded up to a power of two, so that a warp holds whole lanes of every slot and the threads
+    // of a warp reading one row of a column read the same word.
+    int slots = 1;
+    while (slots < p.tiles && 2 * slots <= target) slots *= 2;
+    p.slots = slots;
+    p.tile_groups = (p.tiles + p.slots - 1) / p.slots;
+    p.lanes = std::max(1, target / p.slots);
+    Base::finish_plan(p, K, concurrency);
+    // The block: each column of A and B loaded by threads_per_column threads (consecutive threads, consecutive
+    // rows), loads_per_thread rows each, threads_per_column rows apart.
+    const int columns = M + N;
+    p.stage_threads_per_column = p.team_size / columns;
+    p.block_rows = std::max(1, p.stage_threads_per_column) * loads_per_thread;
+    p.lane_rows = (p.block_rows + p.lanes - 1) / p.lanes;
+    p.stage_pitch = p.block_rows | 1;
+    p.stage_scalars = std::size_t(columns) * p.stage_pitch;
+    // Chunks of whole blocks.
+    if (K > 0) {
+      p.rows_per_chunk = (p.rows_per_chunk + p.block_rows - 1) / p.block_rows * p.block_rows;
+      p.chunks = (K + p.rows_per_chunk - 1) / p.rows_per_chunk;
+    }
+    return p;
+  }
+
+  // slot = rank % slots (the tile), lane = rank / slots.
+  template <class Team>
+  KOKKOS_INLINE_FUNCTION void team_body(Team& team, std::int64_t league) const {
+    const std::int64_t chunk = league / plan.tile_groups;
+    const int group = static_cast<int>(league % plan.tile_groups);
+    const std::int64_t K = A.extent(0);
+    const std::int64_t k_begin = chunk * plan.rows_per_chunk;
+    const std::int64_t k_end = k_begin + plan.rows_per_chunk < K ? k_begin + plan.rows_per_chunk : K;
+    const std::int64_t blocks = (k_end - k_begin + plan.block_rows - 1) / plan.block_rows;
+    Scalar* const stage = team.scratch;
+    const bool carried = plan.stage_threads_per_column > 0;
+
+    team.each([&](int rank, Tile& tile) {
+      for (int e = 0; e < TileM * TileN; ++e) tile.sum[e] = ATS::zero();
+      if (carried) load_block(k_begin, k_end, rank, tile.carried.value);
+    });
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      const std::int64_t first = k_begin + b * plan.block_rows, next = first + plan.block_rows;
+      // The block's loads were issued before the previous block's sums; now they land in scratch.
+      team.each([&](int rank, Tile& tile) {
+        if (carried)
+          store_block(stage, rank, tile.carried.value);
+        else
+          stage_elements(first, k_end, rank, stage);
+      });
+      team.barrier();
+      team.each([&](int rank, Tile& tile) {
+        if (carried && next < k_end) load_block(next, k_end, rank, tile.carried.value);
+        const int index = group * plan.slots + rank % plan.slots;
+        if (index < plan.tiles) accumulate(stage, index, rank / plan.slots, tile.sum);
+      });
+      team.barrier();
+    }
+    const int M = static_cast<int>(partial.extent(1)), N = static_cast<int>(partial.extent(2));
+    this->close_team(
+        team, [&](int rank) { return rank % plan.slots; }, [&](int rank) { return rank / plan.slots; },
+        [&](int e, int slot, const Scalar& sum) {
+          const int index = group * plan.slots + slot;
+          if (index >= plan.tiles) return;
+          const int i = (index % plan.tiles_m) * TileM + e / TileN, j = (index / plan.tiles_m) * TileN + e % TileN;
+          if (i < M && j < N) partial(chunk, i, j) = sum;
+        });
+  }
+
+  // The thread's loads of the block of rows from k0: column rank / threads_per_column of A, then B; rows
+  // rank % threads_per_column + f * threads_per_column; zero past k_end.
+  KOKKOS_INLINE_FUNCTION void load_block(std::int64_t k0, std::int64_t k_end, int rank, Loads& v) const {
+    const int per_column = plan.stage_threads_per_column;
+    const int column = rank / per_column, row = rank % per_column, M = static_cast<int>(A.extent(1));
+    for (int f = 0; f < loads_per_thread; ++f) v[f] = ATS::zero();
+    const std::int64_t rows_left = k_end - k0 - row;
+    if (column >= M + static_cast<int>(B.extent(1)) || rows_left <= 0) return;
+    if (column < M)
+      load_column(A, k0 + row, column, rows_left, v);
+    else
+      load_column(B, k0 + row, column - M, rows_left, v);
+  }
+
+  // Rows k, k + threads_per_column, ... of column `column` of V while they are before k_end (rows_left).
+  template <class View>
+  KOKKOS_INLINE_FUNCTION void load_column(const View& V, std::int64_t k, int column, std::int64_t rows_left,
+                                          Loads& v) const {
+    const int per_column = plan.stage_threads_per_column;
+    const Scalar* const p = V.data() + k * std::int64_t(V.stride(0)) + std::int64_t(column) * V.stride(1);
+    const std::int64_t step = std::int64_t(per_column) * V.stride(0);
+    for (int f = 0; f < loads_per_thread; ++f)
+      if (std::int64_t(f) * per_column < rows_left) v[f] = p[f * step];
+  }
+
+  KOKKOS_INLINE_FUNCTION void store_block(Scalar* stage, int rank, const Loads& v) const {
+    const int per_column = plan.stage_threads_per_column;
+    const int column = rank / per_column, row = rank % per_column;
+    if (column >= static_cast<int>(A.extent(1) + B.extent(1))) return;
+    Scalar* const q = stage + std::size_t(column) * plan.stage_pitch + row;
+    for (int f = 0; f < loads_per_thread; ++f) q[f * per_column] = v[f];
+  }
+
+  // Teams with fewer threads than columns (small host teams, tests): the block element by element, loaded and
+  // stored in turn.
+  KOKKOS_INLINE_FUNCTION void stage_elements(std::int64_t k0, std::int64_t k_end, int rank, Scalar* stage) const {
+    const int M = static_cast<int>(A.extent(1)), columns = M + static_cast<int>(B.extent(1));
+    for (int e = rank; e < columns * plan.block_rows; e += plan.team_size) {
+      const int row = e % plan.block_rows, column = e / plan.block_rows;
+      const std::int64_t k = k0 + row;
+      Scalar value = ATS::zero();
+      if (k < k_end) value = column < M ? A(k, column) : B(k, column - M);
+      stage[std::size_t(column) * plan.stage_pitch + row] = value;
+    }
+  }
+
+  // acc[i * TileN + j] += sum over the lane's rows of the block of conj?(A(k, i0 + i)) * B(k, j0 + j), two rows at
+  // a time; a tile that overhangs C reads a clamped column and drops those sums. The conjugate is a sign factor
+  // (kbla_multiply_add.hpp).
+  KOKKOS_INLINE_FUNCTION void accumulate(const Scalar* stage, int index, int lane,
+                                         Scalar (&acc)[TileM * TileN]) const {
+    const int M = static_cast<int>(A.extent(1)), N = static_cast<int>(B.extent(1));
+    const int i0 = (index % plan.tiles_m) * TileM, j0 = (index / plan.tiles_m) * TileN;
+    const int r_begin = lane * plan.lane_rows;
+    const int r_end = r_begin + plan.lane_rows < plan.block_rows ? r_begin + plan.lane_rows : plan.block_rows;
+    const Scalar* col_a[TileM];
+    const Scalar* col_b[TileN];
+    for (int i = 0; i < TileM; ++i) col_a[i] = stage + std::size_t(i0 + i < M ? i0 + i : M - 1) * plan.stage_pitch;
+    for (int j = 0; j < TileN; ++j)
+      col_b[j] = stage + std::size_t(M + (j0 + j < N ? j0 + j : N - 1)) * plan.stage_pitch;
+    const Real sign = conjA ? Real(-1) : Real(1);
+    int r = r_begin;
+    for (; r + 1 < r_end; r += 2) {
+      Scalar a[2][TileM], b[2][TileN];
+      for (int h = 0; h < 2; ++h) {
+        for (int i = 0; i < TileM; ++i) a[h][i] = conj_by_sign(col_a[i][r + h], sign);
+        for (int j = 0; j < TileN; ++j) b[h][j] = col_b[j][r + h];
+      }
+      for (int h = 0; h < 2; ++h) add_row(a[h], b[h], acc);
+    }
+    if (r < r_end) {
+      Scalar a[TileM], b[TileN];
+      for (int i = 0; i < TileM; ++i) a[i] = conj_by_sign(col_a[i][r], sign);
+      for (int j = 0; j < TileN; ++j) b[j] = col_b[j][r];
+      add_row(a, b, acc);
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION static void add_row(const Scalar (&a)[TileM], const Scalar (&b)[TileN],
+                                             Scalar (&acc)[TileM * TileN]) {
+    for (int i = 0; i < TileM; ++i)
+      for (int j = 0; j < TileN; ++j) multiply_add(acc[i * TileN + j], a[i], b[j]);
+  }
+};
+
+}  // namespace Impl
+}  // namespace kbla
