@@ -99,12 +99,15 @@ struct KernelConfig {
       });
       return;
     }
-    kbla::Impl::with_inner_direct_tiles<Scalar>(M, N, [&](auto TM, auto TN) {
-      if constexpr (staged)
+    if constexpr (staged) {
+      kbla::Impl::with_inner_staged_tiles<Scalar>(M, N, [&](auto TM, auto TN) {
         f(kbla::Impl::InnerDeviceStaged<Host, AView, BView, PartialView, decltype(TM)::value, decltype(TN)::value>());
-      else
+      });
+    } else {
+      kbla::Impl::with_inner_direct_tiles<Scalar>(M, N, [&](auto TM, auto TN) {
         f(kbla::Impl::InnerDeviceDirect<Host, AView, BView, PartialView, decltype(TM)::value, decltype(TN)::value>());
-    });
+      });
+    }
   }
 };
 

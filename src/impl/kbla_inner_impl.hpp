@@ -71,7 +71,7 @@ struct InnerPortable {
         combine_on_device(exec, alpha, partial, beta, C);
       });
     } else if (staged_kernel_fits(exec, A, B)) {
-      with_inner_direct_tiles<Scalar>(M, N, [&](auto TM, auto TN) {
+      with_inner_staged_tiles<Scalar>(M, N, [&](auto TM, auto TN) {
         using Kernel =
             InnerDeviceStaged<ExecSpace, AView, BView, PartialView, decltype(TM)::value, decltype(TN)::value>;
         const InnerDirectPlan plan = Kernel::plan_for(M, N, K, Kernel::team_size_max(exec), exec.concurrency());
@@ -117,7 +117,7 @@ struct InnerPortable {
     const bool b_columns = N == 0 || B.extent(0) <= 1 || B.stride(0) == 1;
     if (!a_columns || !b_columns || std::max(M, N) > 16) return false;
     bool fits = false;
-    with_inner_direct_tiles<Scalar>(M, N, [&](auto TM, auto TN) {
+    with_inner_staged_tiles<Scalar>(M, N, [&](auto TM, auto TN) {
       using Kernel =
           InnerDeviceStaged<ExecSpace, AView, BView, PartialView, decltype(TM)::value, decltype(TN)::value>;
       const int tiles = Kernel::tile_count(M, N);
