@@ -222,59 +222,68 @@ struct InnerDeviceStaged
 };
 
 // Calls f(std::integral_constant<int, TileM>, std::integral_constant<int, TileN>) with the staged kernel's tile
-// extents for C of M x N entries. Complex: the direct kernel's (at most 2 x 4). Real: a width of at most 4 takes the
-// direct kernel's power of two; a wider one 3 or 4, the pair that costs a warp the fewest instructions per row:
-// (slots, the tiles rounded up to a power of two) x (TileM + TileN scratch loads + TileM * TileN multiply-adds),
-// since the lanes of idle slots issue with the others. Double width 12 then takes 16 tiles of 3 x 3 (16 x 15)
-// instead of 9 of 4 x 4 in 16 slots (16 x 24); width 16 keeps 4 x 4 (16 x 24 against 64 x 15).
+// extents for C of M x N entries. A width of at most 4 (real) or 2 (complex) takes the direct kernel's power of two;
+// a wider one 4 or 3 (real), 2 or 3 rows by 4, 3 or 2 columns (complex, at most 9 entries, 18 real sums). Of those,
+// the pair that costs a warp the fewest instructions per row: (slots, the tiles rounded up to a power of two) x
+// (TileM + TileN scratch loads + TileM x TileN multiply-adds, four per complex one), since the lanes of idle slots
+// issue with the others. Double width 12 then takes 16 tiles of 3 x 3 (16 x 15) instead of 9 of 4 x 4 in 16 slots
+// (16 x 24); width 16 keeps 4 x 4 (16 x 24 against 64 x 15); complex width 12 takes 16 tiles of 3 x 3 (16 x 42)
+// instead of 18 of 2 x 4 in 32 slots (32 x 38). Complex tiles of 4 x 2 measured slower than 2 x 4 (H200, widths
+// 15 / 16: 47 / 51 % of the read bandwidth against 55 / 59 %), hence at most 3 rows.
 template <class Scalar, class Body>
 void with_inner_staged_tiles(int M, int N, Body&& f) {
-  if constexpr (kbla::Impl::ArithTraits<Scalar>::is_complex) {
-    with_inner_direct_tiles<Scalar>(M, N, f);
-  } else {
-    auto pow2_at_least = [](int n) {
-      int p = 1;
-      while (p < n) p *= 2;
-      return p;
-    };
-    // Candidate extents of one dimension: the power of two up to width 4, else 4 or 3.
-    auto candidates = [](int width, int (&out)[2]) {
-      if (width <= 4) {
-        out[0] = InnerDirectTiles<Scalar>::extent(width, 4);
-        return 1;
-      }
-      out[0] = 4;
-      out[1] = 3;
-      return 2;
-    };
-    int options_m[2], options_n[2];
-    const int count_m = candidates(M, options_m), count_n = candidates(N, options_n);
-    int best_m = options_m[0], best_n = options_n[0];
-    long best_cost = -1;
-    for (int a = 0; a < count_m; ++a)
-      for (int b = 0; b < count_n; ++b) {
-        const int tm = options_m[a], tn = options_n[b];
-        const long cost = long(pow2_at_least(((M + tm - 1) / tm) * ((N + tn - 1) / tn))) * (tm + tn + tm * tn);
-        if (best_cost < 0 || cost < best_cost) {
-          best_cost = cost;
-          best_m = tm;
-          best_n = tn;
-        }
-      }
-    auto by_n = [&](auto TM) {
-      switch (best_n) {
-        case 1: f(TM, std::integral_constant<int, 1>()); break;
-        case 2: f(TM, std::integral_constant<int, 2>()); break;
-        case 3: f(TM, std::integral_constant<int, 3>()); break;
-        default: f(TM, std::integral_constant<int, 4>()); break;
-      }
-    };
-    switch (best_m) {
-      case 1: by_n(std::integral_constant<int, 1>()); break;
-      case 2: by_n(std::integral_constant<int, 2>()); break;
-      case 3: by_n(std::integral_constant<int, 3>()); break;
-      default: by_n(std::integral_constant<int, 4>()); break;
+  constexpr bool is_complex = kbla::Impl::ArithTraits<Scalar>::is_complex;
+  constexpr int products = is_complex ? 4 : 1, max_entries = is_complex ? 9 : 16;
+  auto pow2_at_least = [](int n) {
+    int p = 1;
+    while (p < n) p *= 2;
+    return p;
+  };
+  // Candidate extents of one dimension (rows of a tile: `rows` true).
+  auto candidates = [](int width, bool rows, int (&out)[3]) {
+    if (width <= (is_complex ? 2 : 4)) {
+      out[0] = InnerDirectTiles<Scalar>::extent(width, 4);
+      return 1;
     }
+    if (is_complex && rows) {
+      out[0] = 3;
+      out[1] = 2;
+      return 2;
+    }
+    out[0] = 4;
+    out[1] = 3;
+    out[2] = 2;
+    return is_complex ? 3 : 2;
+  };
+  int options_m[3], options_n[3];
+  const int count_m = candidates(M, true, options_m), count_n = candidates(N, false, options_n);
+  int best_m = options_m[0], best_n = options_n[0];
+  long best_cost = -1;
+  for (int a = 0; a < count_m; ++a)
+    for (int b = 0; b < count_n; ++b) {
+      const int tm = options_m[a], tn = options_n[b];
+      if (tm * tn > max_entries) continue;
+      const long cost =
+          long(pow2_at_least(((M + tm - 1) / tm) * ((N + tn - 1) / tn))) * (tm + tn + products * tm * tn);
+      if (best_cost < 0 || cost < best_cost) {
+        best_cost = cost;
+        best_m = tm;
+        best_n = tn;
+      }
+    }
+  auto by_n = [&](auto TM) {
+    switch (best_n) {
+      case 1: f(TM, std::integral_constant<int, 1>()); break;
+      case 2: f(TM, std::integral_constant<int, 2>()); break;
+      case 3: f(TM, std::integral_constant<int, 3>()); break;
+      default: f(TM, std::integral_constant<int, 4>()); break;
+    }
+  };
+  switch (best_m) {
+    case 1: by_n(std::integral_constant<int, 1>()); break;
+    case 2: by_n(std::integral_constant<int, 2>()); break;
+    case 3: by_n(std::integral_constant<int, 3>()); break;
+    default: by_n(std::integral_constant<int, 4>()); break;
   }
 }
 

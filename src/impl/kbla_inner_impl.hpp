@@ -106,11 +106,11 @@ struct InnerPortable {
 
   // Device operands with contiguous columns and at most 16 columns in the wider one take the staged kernel
   // (kbla_inner_device_staged.hpp) when every tile of C fits one team: real scalars always, complex ones when the
-  // tiles fill the team's slots (a power of two of them). On an H200, in one run against the direct kernel (% of
-  // the read bandwidth): double widths 9 / 10 / 12 / 14 / 16 at 48 / 50 / 52 / 55 / 63 against 39 / 44 / 52 / 52 /
-  // 61, widths 2-8 1-3 points up; complex width 16 (32 tiles) at 60 against 52, widths 1-8 within 2 points; but
-  // complex widths 9-14 (15-28 tiles in 16 or 32 slots) 1-6 points down, and both types from width 20 on 2-13
-  // points down (more tiles than the staged rows feed).
+  // tiles fill the team's slots (a power of two of them). On an H200, each in one run against the direct kernel (%
+  // of the read bandwidth): double widths 9-16 at 53-63 against 39-61, widths 2-8 1-3 points up; complex widths 3 /
+  // 5 / 6 / 11 / 12 (3 x 3 tiles) at 87 / 79 / 82 / 59 / 64 against 74 / 59 / 67 / 49 / 52 (2 x 4 tiles, staged at
+  // width 3, direct at the others), width 16 at 60 against 52; but complex widths 9, 10, 13 and 14 (15 or 28 tiles in 16 or 32 slots) 3-6 points down, and both types
+  // from width 20 on 2-13 points down (more tiles than the staged rows feed).
   static bool staged_kernel_fits(const ExecSpace& exec, const AView& A, const BView& B) {
     const int M = A.extent(1), N = B.extent(1);
     const bool a_columns = M == 0 || A.extent(0) <= 1 || A.stride(0) == 1;
