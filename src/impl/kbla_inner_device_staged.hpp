@@ -1,20 +1,21 @@
-// Portable kbla::inner on device execution spaces for column-major operands of 9 to 64 columns: a team stages
+// Portable kbla::inner on device execution spaces for column-major operands of at most 16 columns: a team stages
 // blocks of rows of A and B in scratch memory, and its threads sum register tiles of C from there.
 //
 // The direct kernel (kbla_inner_device_direct.hpp) reads every tile's rows straight from device memory. From 9
 // columns on, C has more tiles than a team holds a warp of lanes for, each thread's loads in flight fill its 128
 // registers, and the kernel waits on memory with a quarter of the warps a multiprocessor can hold: on an H200 double
-// widths 9-14 ran at 41-55 % of the read bandwidth, complex width 16 at 52 %. Here the loads are the team's, not the
+// widths 9-14 ran at 39-52 % of the read bandwidth, complex width 16 at 52 %. Here the loads are the team's, not the
 // tile's: each block of rows (all columns of A and B) is read once with coalesced loads, a fixed number per thread,
 // issued before the team sums the previous block from scratch and stored there after it. A thread's tile then costs
 // TileM + TileN scratch loads per row and no index arithmetic on the Views.
 //
-// The team holds every tile of C (`slots` = tiles, up to the team size; more in tile groups on backends with small
-// teams), `lanes` threads per tile taking every lanes-th row of a block. Rows past the chunk's end are staged as
-// zeros. Scratch keeps a block column-major with an odd pitch, so that the threads of a warp reading one row of
-// several columns hit different banks. The plan, the closing sum, the launch and the host emulation are the direct
-// kernel's (InnerTeamKernel, kbla_inner_device_team.hpp); a thread's loads in flight are carried beside its tile, so
-// the emulation runs the same steps.
+// The team holds every tile of C in `slots` (the tiles rounded up to a power of two, up to the team size; tile groups
+// on backends with small teams), `lanes` threads per slot, each summing a contiguous run of a block's rows. Rows past
+// the chunk's end are staged as zeros. Scratch keeps a block column-major with an odd pitch, so that the threads of
+// a warp reading one row of several columns hit different banks. Tile extents (1 to 4) come from
+// with_inner_staged_tiles at the end of this file. The plan, the closing sum, the launch and the host emulation are
+// the direct kernel's (InnerTeamKernel, kbla_inner_device_team.hpp); a thread's loads in flight are carried beside
+// its tile, so the emulation runs the same steps.
 #pragma once
 
 #include <impl/kbla_arith_traits.hpp>
