@@ -363,7 +363,7 @@ TYPED_TEST(InnerDeviceKernel, DevicePlans) {
           ASSERT_EQ(plan.team_size, plan.lanes * plan.slots);
           ASSERT_LE(plan.team_size, 256);
           // direct: at least a warp of lanes per tile; rows: the owned columns in one group; staged: every tile
-          // of C in one team up to the team size, the two staging buffers within the scratch
+          // of C in one team up to the team size, a staged block within the scratch
           if (TypeParam::staged) {
             ASSERT_EQ(plan.slots & (plan.slots - 1), 0);
             ASSERT_TRUE(plan.slots >= plan.tiles || plan.slots * 2 > 256);

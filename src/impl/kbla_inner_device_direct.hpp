@@ -44,6 +44,15 @@ struct InnerDirectTiles {
   }
 };
 
+// Entry e of tile `index` (TileM x TileN entries, plan.tiles_m tiles down a column of C) into a chunk's partial C;
+// entries of a tile that overhangs C are dropped. The closing store of the kernels with tiles of C.
+template <int TileM, int TileN, class PartialView, class Scalar>
+KOKKOS_INLINE_FUNCTION void store_tile_entry(const PartialView& partial, const InnerDirectPlan& plan,
+                                             std::int64_t chunk, int index, int e, const Scalar& sum) {
+  const int i = (index % plan.tiles_m) * TileM + e / TileN, j = (index / plan.tiles_m) * TileN + e % TileN;
+  if (i < static_cast<int>(partial.extent(1)) && j < static_cast<int>(partial.extent(2))) partial(chunk, i, j) = sum;
+}
+
 template <class ExecSpace, class AView, class BView, class PartialView, int TileM, int TileN>
 struct InnerDeviceDirect
     : InnerTeamKernel<InnerDeviceDirect<ExecSpace, AView, BView, PartialView, TileM, TileN>, ExecSpace, AView, BView,
@@ -92,14 +101,11 @@ struct InnerDeviceDirect
       const int index = group * plan.slots + rank / plan.lanes;
       if (index < plan.tiles) accumulate(chunk, rank % plan.lanes, index, tile.sum);
     });
-    const int M = static_cast<int>(partial.extent(1)), N = static_cast<int>(partial.extent(2));
     this->close_team(
         team, [&](int rank) { return rank / plan.lanes; }, [&](int rank) { return rank % plan.lanes; },
         [&](int e, int slot, const Scalar& sum) {
           const int index = group * plan.slots + slot;
-          if (index >= plan.tiles) return;
-          const int i = (index % plan.tiles_m) * TileM + e / TileN, j = (index / plan.tiles_m) * TileN + e % TileN;
-          if (i < M && j < N) partial(chunk, i, j) = sum;
+          if (index < plan.tiles) store_tile_entry<TileM, TileN>(partial, plan, chunk, index, e, sum);
         });
   }
 

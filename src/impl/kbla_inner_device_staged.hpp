@@ -126,14 +126,11 @@ struct InnerDeviceStaged
       });
       team.barrier();
     }
-    const int M = static_cast<int>(partial.extent(1)), N = static_cast<int>(partial.extent(2));
     this->close_team(
         team, [&](int rank) { return rank % plan.slots; }, [&](int rank) { return rank / plan.slots; },
         [&](int e, int slot, const Scalar& sum) {
           const int index = group * plan.slots + slot;
-          if (index >= plan.tiles) return;
-          const int i = (index % plan.tiles_m) * TileM + e / TileN, j = (index / plan.tiles_m) * TileN + e % TileN;
-          if (i < M && j < N) partial(chunk, i, j) = sum;
+          if (index < plan.tiles) store_tile_entry<TileM, TileN>(partial, plan, chunk, index, e, sum);
         });
   }
 

@@ -64,34 +64,28 @@ struct InnerPortable {
       with_inner_rows_shape<Scalar>(M, N, [&](auto Sums, auto OwnsA) {
         using Kernel = InnerDeviceRows<ExecSpace, AView, BView, PartialView, decltype(Sums)::value,
                                        decltype(OwnsA)::value>;
-        const InnerDirectPlan plan = Kernel::plan_for(M, N, K, Kernel::team_size_max(exec), exec.concurrency());
-        const auto memory = ReusedScratch<ExecSpace>::bytes(exec, sizeof(Scalar) * plan.chunks * M * N);
-        const PartialView partial(reinterpret_cast<Scalar*>(memory.data()), plan.chunks, M, N);
-        Kernel::run(exec, conjA, A, B, partial, plan);
-        combine_on_device(exec, alpha, partial, beta, C);
+        run_team_kernel<Kernel>(exec, conjA, alpha, A, B, beta, C, Kernel::team_size_max(exec));
       });
-    } else if (staged_kernel_fits(exec, A, B)) {
-      with_inner_staged_tiles<Scalar>(M, N, [&](auto TM, auto TN) {
-        using Kernel =
-            InnerDeviceStaged<ExecSpace, AView, BView, PartialView, decltype(TM)::value, decltype(TN)::value>;
-        const InnerDirectPlan plan = Kernel::plan_for(M, N, K, Kernel::team_size_max(exec), exec.concurrency());
-        const auto memory = ReusedScratch<ExecSpace>::bytes(exec, sizeof(Scalar) * plan.chunks * M * N);
-        const PartialView partial(reinterpret_cast<Scalar*>(memory.data()), plan.chunks, M, N);
-        Kernel::run(exec, conjA, A, B, partial, plan);
-        combine_on_device(exec, alpha, partial, beta, C);
-      });
-    } else {
+    } else if (!run_staged_kernel(exec, conjA, alpha, A, B, beta, C)) {
       with_inner_direct_tiles<Scalar>(M, N, [&](auto TM, auto TN) {
         using Kernel =
             InnerDeviceDirect<ExecSpace, AView, BView, PartialView, decltype(TM)::value, decltype(TN)::value>;
-        const InnerDirectPlan plan = Kernel::plan_for(M, N, K, Kernel::team_size_max(exec), exec.concurrency());
-        // The partial sums live in memory kept between calls (kbla_reused_scratch.hpp).
-        const auto memory = ReusedScratch<ExecSpace>::bytes(exec, sizeof(Scalar) * plan.chunks * M * N);
-        const PartialView partial(reinterpret_cast<Scalar*>(memory.data()), plan.chunks, M, N);
-        Kernel::run(exec, conjA, A, B, partial, plan);
-        combine_on_device(exec, alpha, partial, beta, C);
+        run_team_kernel<Kernel>(exec, conjA, alpha, A, B, beta, C, Kernel::team_size_max(exec));
       });
     }
+  }
+
+  // A device team kernel (kbla_inner_device_team.hpp): its plan, the chunks' partial sums in memory kept between
+  // calls (kbla_reused_scratch.hpp), the kernel, then the fixed-order sum of the partials with alpha and beta.
+  template <class Kernel>
+  static void run_team_kernel(const ExecSpace& exec, bool conjA, const Scalar& alpha, const AView& A, const BView& B,
+                              const Scalar& beta, const CView& C, int team_size_max) {
+    const int M = C.extent(0), N = C.extent(1);
+    const InnerDirectPlan plan = Kernel::plan_for(M, N, A.extent(0), team_size_max, exec.concurrency());
+    const auto memory = ReusedScratch<ExecSpace>::bytes(exec, sizeof(Scalar) * plan.chunks * M * N);
+    const PartialView partial(reinterpret_cast<Scalar*>(memory.data()), plan.chunks, M, N);
+    Kernel::run(exec, conjA, A, B, partial, plan);
+    combine_on_device(exec, alpha, partial, beta, C);
   }
 
   // Device operands with contiguous rows and more than 4 columns in the wider one take the rows kernel
@@ -109,21 +103,25 @@ struct InnerPortable {
   // tiles fill the team's slots (a power of two of them). On an H200, each in one run against the direct kernel (%
   // of the read bandwidth): double widths 9-16 at 53-63 against 39-61, widths 2-8 1-3 points up; complex widths 3 /
   // 5 / 6 / 11 / 12 (3 x 3 tiles) at 87 / 79 / 82 / 59 / 64 against 74 / 59 / 67 / 49 / 52 (2 x 4 tiles, staged at
-  // width 3, direct at the others), width 16 at 60 against 52; but complex widths 9, 10, 13 and 14 (15 or 28 tiles in 16 or 32 slots) 3-6 points down, and both types
-  // from width 20 on 2-13 points down (more tiles than the staged rows feed).
-  static bool staged_kernel_fits(const ExecSpace& exec, const AView& A, const BView& B) {
+  // width 3, direct at the others), width 16 at 60 against 52; but complex widths 9, 10, 13 and 14 (15 or 28 tiles
+  // in 16 or 32 slots) 3-6 points down, and both types from width 20 on 2-13 points down (more tiles than the staged
+  // rows feed). Returns whether the staged kernel ran; the tile extents are chosen once per call.
+  static bool run_staged_kernel(const ExecSpace& exec, bool conjA, const Scalar& alpha, const AView& A,
+                                const BView& B, const Scalar& beta, const CView& C) {
     const int M = A.extent(1), N = B.extent(1);
     const bool a_columns = M == 0 || A.extent(0) <= 1 || A.stride(0) == 1;
     const bool b_columns = N == 0 || B.extent(0) <= 1 || B.stride(0) == 1;
     if (!a_columns || !b_columns || std::max(M, N) > 16) return false;
-    bool fits = false;
+    bool ran = false;
     with_inner_staged_tiles<Scalar>(M, N, [&](auto TM, auto TN) {
       using Kernel =
           InnerDeviceStaged<ExecSpace, AView, BView, PartialView, decltype(TM)::value, decltype(TN)::value>;
-      const int tiles = Kernel::tile_count(M, N);
-      fits = tiles <= Kernel::team_size_max(exec) && (!ATS::is_complex || (tiles & (tiles - 1)) == 0);
+      const int tiles = Kernel::tile_count(M, N), team_size_max = Kernel::team_size_max(exec);
+      if (tiles > team_size_max || (ATS::is_complex && (tiles & (tiles - 1)) != 0)) return;
+      run_team_kernel<Kernel>(exec, conjA, alpha, A, B, beta, C, team_size_max);
+      ran = true;
     });
-    return fits;
+    return ran;
   }
 
   // C(i, j) = alpha * sum_t partial(t, i, j) + beta * C(i, j), teams in order; beta = 0 never reads C.
