@@ -371,9 +371,10 @@ TYPED_TEST(InnerDeviceKernel, DevicePlans) {
             ASSERT_GE(plan.lane_rows * plan.lanes, plan.block_rows);
             ASSERT_EQ(plan.stage_pitch % 2, 1);
             ASSERT_GE(plan.stage_pitch, plan.block_rows);
-            ASSERT_LE(plan.stage_threads_per_column * (M + N), plan.team_size);
+            ASSERT_EQ(plan.stage_column_pairs, (M + N + 1) / 2);
+            ASSERT_LE(plan.stage_threads_per_column * plan.stage_column_pairs, plan.team_size);
             ASSERT_EQ(plan.block_rows, std::max(1, plan.stage_threads_per_column) *
-                                           kbla::Impl::InnerStagedLoads<typename TypeParam::Scalar>::per_thread);
+                                           kbla::Impl::InnerStagedLoads<typename TypeParam::Scalar>::per_thread / 2);
             ASSERT_EQ(plan.rows_per_chunk % plan.block_rows, 0);
             ASSERT_EQ(plan.stage_scalars, std::size_t(M + N) * plan.stage_pitch);
           } else {

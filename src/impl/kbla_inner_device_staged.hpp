@@ -57,6 +57,8 @@ struct InnerDeviceStaged
   using Base::partial;
   using Base::plan;
   static constexpr int loads_per_thread = InnerStagedLoads<Scalar>::per_thread;
+  static constexpr int loads_per_column = loads_per_thread / 2;  // a thread's loads of each of its two columns
+  static_assert(loads_per_thread % 2 == 0, "a staged thread loads two columns alike");
   using Loads = Scalar[loads_per_thread];
 
   static const char* label() { return "kbla::inner(portable device staged)"; }
@@ -77,11 +79,22 @@ struct InnerDeviceStaged
     p.tile_groups = (p.tiles + p.slots - 1) / p.slots;
     p.lanes = std::max(1, target / p.slots);
     Base::finish_plan(p, K, concurrency);
-    // The block: each column of A and B loaded by threads_per_column threads (consecutive threads, consecutive
-    // rows), loads_per_thread rows each, threads_per_column rows apart.
+    // The block: each thread loads two columns of A and B, c and c + column_pairs (A's columns, then B's), half
+    // its loads each; each column by threads_per_column consecutive threads, consecutive rows, loads_per_column
+    // rows each, threads_per_column rows apart. Two columns per thread rather than one halve the columns a warp's
+    // load and store span: on an H200 the stores of a warp spread over 4 columns (double width 16) took 5.5 times
+    // the ideal shared-memory wavefronts, from bank conflicts.
     const int columns = M + N;
-    p.stage_threads_per_column = p.team_size / columns;
-    p.block_rows = std::max(1, p.stage_threads_per_column) * loads_per_thread;
+    p.stage_column_pairs = (columns + 1) / 2;
+    p.stage_threads_per_column = p.team_size / p.stage_column_pairs;
+    // Whole 128-byte lines per column's row of loads where that keeps more than 3/4 of the team loading. H200, in
+    // one run: double widths 13 / 14 / 15 at 60 / 63 / 66 % of the read bandwidth against 56 / 57 / 60 % with 19, 18
+    // and 17 threads per column, but widths 9 / 11 at 53 / 61 % against 59 / 67 % (16 threads where 28 and 23 load,
+    // a bit over half and 69 % of the team), complex width 12 at 63 against 67 % (16 of 21, 75 %).
+    const int line_threads = std::max(1, int(128 / sizeof(Scalar)));
+    const int aligned = p.stage_threads_per_column - p.stage_threads_per_column % line_threads;
+    if (aligned > 0 && 4 * aligned * p.stage_column_pairs > 3 * p.team_size) p.stage_threads_per_column = aligned;
+    p.block_rows = std::max(1, p.stage_threads_per_column) * loads_per_column;
     p.lane_rows = (p.block_rows + p.lanes - 1) / p.lanes;
     p.stage_pitch = p.block_rows | 1;
     p.stage_scalars = std::size_t(columns) * p.stage_pitch;
@@ -134,37 +147,43 @@ struct InnerDeviceStaged
         });
   }
 
-  // The thread's loads of the block of rows from k0: column rank / threads_per_column of A, then B; rows
-  // rank % threads_per_column + f * threads_per_column; zero past k_end.
+  // The thread's loads of the block of rows from k0: columns c = rank / threads_per_column and c + column_pairs (A's
+  // columns, then B's), rows rank % threads_per_column + f * threads_per_column; zero past k_end or the last column.
   KOKKOS_INLINE_FUNCTION void load_block(std::int64_t k0, std::int64_t k_end, int rank, Loads& v) const {
     const int per_column = plan.stage_threads_per_column;
-    const int column = rank / per_column, row = rank % per_column, M = static_cast<int>(A.extent(1));
+    const int column = rank / per_column, row = rank % per_column;
     for (int f = 0; f < loads_per_thread; ++f) v[f] = ATS::zero();
     const std::int64_t rows_left = k_end - k0 - row;
-    if (column >= M + static_cast<int>(B.extent(1)) || rows_left <= 0) return;
-    if (column < M)
-      load_column(A, k0 + row, column, rows_left, v);
-    else
-      load_column(B, k0 + row, column - M, rows_left, v);
+    if (column >= plan.stage_column_pairs || rows_left <= 0) return;
+    load_column(k0 + row, column, rows_left, v, 0);
+    load_column(k0 + row, column + plan.stage_column_pairs, rows_left, v, loads_per_column);
   }
 
-  // Rows k, k + threads_per_column, ... of column `column` of V while they are before k_end (rows_left).
-  template <class View>
-  KOKKOS_INLINE_FUNCTION void load_column(const View& V, std::int64_t k, int column, std::int64_t rows_left,
-                                          Loads& v) const {
-    const int per_column = plan.stage_threads_per_column;
-    const Scalar* const p = V.data() + k * std::int64_t(V.stride(0)) + std::int64_t(column) * V.stride(1);
-    const std::int64_t step = std::int64_t(per_column) * V.stride(0);
-    for (int f = 0; f < loads_per_thread; ++f)
-      if (std::int64_t(f) * per_column < rows_left) v[f] = p[f * step];
+  // Rows k, k + threads_per_column, ... of column `column` (of A, or of B past A's) while they are before k_end
+  // (rows_left), into v[first] onwards.
+  KOKKOS_INLINE_FUNCTION void load_column(std::int64_t k, int column, std::int64_t rows_left, Loads& v,
+                                          int first) const {
+    const int M = static_cast<int>(A.extent(1));
+    if (column >= M + static_cast<int>(B.extent(1))) return;
+    const bool in_a = column < M;
+    const std::int64_t stride = in_a ? A.stride(0) : B.stride(0);
+    const Scalar* const p = in_a ? A.data() + k * stride + std::int64_t(column) * A.stride(1)
+                                 : B.data() + k * stride + std::int64_t(column - M) * B.stride(1);
+    const std::int64_t step = std::int64_t(plan.stage_threads_per_column) * stride;
+    for (int f = 0; f < loads_per_column; ++f)
+      if (std::int64_t(f) * plan.stage_threads_per_column < rows_left) v[first + f] = p[f * step];
   }
 
   KOKKOS_INLINE_FUNCTION void store_block(Scalar* stage, int rank, const Loads& v) const {
     const int per_column = plan.stage_threads_per_column;
     const int column = rank / per_column, row = rank % per_column;
-    if (column >= static_cast<int>(A.extent(1) + B.extent(1))) return;
+    const int columns = static_cast<int>(A.extent(1) + B.extent(1));
+    if (column >= plan.stage_column_pairs) return;
     Scalar* const q = stage + std::size_t(column) * plan.stage_pitch + row;
-    for (int f = 0; f < loads_per_thread; ++f) q[f * per_column] = v[f];
+    for (int f = 0; f < loads_per_column; ++f) q[f * per_column] = v[f];
+    if (column + plan.stage_column_pairs >= columns) return;
+    Scalar* const q2 = stage + std::size_t(column + plan.stage_column_pairs) * plan.stage_pitch + row;
+    for (int f = 0; f < loads_per_column; ++f) q2[f * per_column] = v[loads_per_column + f];
   }
 
   // Teams with fewer threads than columns (small host teams, tests): the block element by element, loaded and

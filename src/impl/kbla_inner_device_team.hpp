@@ -31,10 +31,11 @@ struct InnerDirectPlan {
   int parts = 1;               // closing sum: runs of lanes summed side by side (divides lanes)
   int round_entries = 1;       // tile entries summed per round of the closing sum (what the scratch holds)
   std::int64_t chunks = 1, rows_per_chunk = 0;
-  // Staged kernel only (kbla_inner_device_staged.hpp): rows per staged block, threads loading each column of a
-  // block (0: teams narrower than the columns stage element by element), the rows a lane sums, and the scratch
-  // pitch of a staged column; zero for the kernels that read the Views directly.
-  int block_rows = 0, stage_threads_per_column = 0, lane_rows = 0, stage_pitch = 0;
+  // Staged kernel only (kbla_inner_device_staged.hpp): rows per staged block, the distance between the two columns
+  // a thread loads, threads loading each column of a block (0: teams narrower than the column pairs stage element
+  // by element), the rows a lane sums, and the scratch pitch of a staged column; zero for the kernels that read the
+  // Views directly.
+  int block_rows = 0, stage_column_pairs = 0, stage_threads_per_column = 0, lane_rows = 0, stage_pitch = 0;
   std::size_t stage_scalars = 0;
 };
 

@@ -99,13 +99,11 @@ struct InnerPortable {
   }
 
   // Device operands with contiguous columns and at most 16 columns in the wider one take the staged kernel
-  // (kbla_inner_device_staged.hpp) when every tile of C fits one team: real scalars always, complex ones when the
-  // tiles fill the team's slots (a power of two of them). On an H200, each in one run against the direct kernel (%
-  // of the read bandwidth): double widths 9-16 at 53-63 against 39-61, widths 2-8 1-3 points up; complex widths 3 /
-  // 5 / 6 / 11 / 12 (3 x 3 tiles) at 87 / 79 / 82 / 59 / 64 against 74 / 59 / 67 / 49 / 52 (2 x 4 tiles, staged at
-  // width 3, direct at the others), width 16 at 60 against 52; but complex widths 9, 10, 13 and 14 (15 or 28 tiles
-  // in 16 or 32 slots) 3-6 points down, and both types from width 20 on 2-13 points down (more tiles than the staged
-  // rows feed). Returns whether the staged kernel ran; the tile extents are chosen once per call.
+  // (kbla_inner_device_staged.hpp) when every tile of C fits one team. On an H200, each in one run against the direct
+  // kernel (% of the read bandwidth): double widths 9-16 at 53-63 against 39-61, widths 2-8 1-3 points up, complex
+  // width 16 at 60 against 52; complex widths 9 / 13 / 14, whose tiles leave slots idle, at 64 / 48 / 50 against 57 /
+  // 44 / 47, width 10 at 60 against 62; both types from width 20 on 2-13 points down (more tiles than the staged rows
+  // feed). Returns whether the staged kernel ran; the tile extents are chosen once per call.
   static bool run_staged_kernel(const ExecSpace& exec, bool conjA, const Scalar& alpha, const AView& A,
                                 const BView& B, const Scalar& beta, const CView& C) {
     const int M = A.extent(1), N = B.extent(1);
@@ -117,7 +115,7 @@ struct InnerPortable {
       using Kernel =
           InnerDeviceStaged<ExecSpace, AView, BView, PartialView, decltype(TM)::value, decltype(TN)::value>;
       const int tiles = Kernel::tile_count(M, N), team_size_max = Kernel::team_size_max(exec);
-      if (tiles > team_size_max || (ATS::is_complex && (tiles & (tiles - 1)) != 0)) return;
+      if (tiles > team_size_max) return;
       run_team_kernel<Kernel>(exec, conjA, alpha, A, B, beta, C, team_size_max);
       ran = true;
     });
