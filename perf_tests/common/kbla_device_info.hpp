@@ -1,5 +1,6 @@
 // The device facts the perf programs' JSON records: the GPU's name, its maximum clocks and the memory's specified
-// peak bandwidth (on CUDA; elsewhere the execution space's name, clocks unknown).
+// peak bandwidth (on a Kokkos with CUDA, with or without the library's CUDA kernels; elsewhere the execution
+// space's name, clocks unknown).
 #pragma once
 
 #include <KokkosBlockLA_config.hpp>
@@ -8,7 +9,7 @@
 #include <string>
 #include <type_traits>
 
-#if KBLA_ENABLE_CUDA
+#if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime.h>
 #endif
 
@@ -22,7 +23,7 @@ struct DeviceInfo {
 inline DeviceInfo device_info() {
   DeviceInfo info;
   info.name = Kokkos::DefaultExecutionSpace::name();
-#if KBLA_ENABLE_CUDA
+#if defined(KOKKOS_ENABLE_CUDA)
   if (std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>::value) {
     int device = 0, sm_kHz = 0, mem_kHz = 0, bus_bits = 0;
     cudaDeviceProp prop;

@@ -16,6 +16,7 @@ STYLE = {
     "kbla_portable": ("tab:purple", "-.", "s", "kbla portable kernels"),
     "openblas": ("tab:orange", "--", "x", "OpenBLAS dgemm / zgemm"),
     "kokkosblas": ("tab:green", ":", "^", "KokkosBlas::gemm"),
+    "kbla_cuda": ("tab:red", "--", "D", "kbla with the CUDA kernels"),
 }
 OPS = {"inner": "inner C = A^H B", "update": "update B = A C", "update_in_place": "update_in_place X = X C"}
 TYPES = {"D": "double", "Z": "complex<double>"}
