@@ -167,17 +167,18 @@ struct Batch {
 __device__ __forceinline__ void opaque(float& v) { asm volatile("" : "+f"(v)); }
 __device__ __forceinline__ void opaque(double& v) { asm volatile("" : "+d"(v)); }
 
-template <class Scalar, Shape TileShape, int L, bool KContig, bool Sum, bool Fused>
+template <class Scalar, Shape TileShape, int TileExtent, bool KContig, bool Sum, bool Fused>
 struct TileLoader {
-  // L = BM (operand A) or BN (operand B). KContig: storage is contiguous along k (A transposed, B not).
+  // TileExtent: the tile's extent along m (operand A: BM) or n (operand B: BN). KContig: storage is contiguous
+  // along k (A transposed, B not).
   using D = Derived<Scalar, TileShape>;
   using VT = typename Vec<Scalar>::type;
   static constexpr int V = D::V, BK = TileConfig<Scalar, TileShape>::BK;
-  static constexpr int LC = KContig ? BK : L;  // contiguous length of the slab in storage
-  static constexpr int LS = KContig ? L : BK;
+  static constexpr int LC = KContig ? BK : TileExtent;  // contiguous length of the slab in storage
+  static constexpr int LS = KContig ? TileExtent : BK;
   static constexpr int VPR = LC / V;  // vectors per storage column of the slab
   static constexpr int NV = LC * LS / V / D::THREADS;
-  static constexpr int LDS = L + 4;
+  static constexpr int LDS = TileExtent + 4;
   static_assert(LC % V == 0 && NV >= 1 && NV * V * D::THREADS == LC * LS, "slab splits evenly into vectors");
 
   static constexpr int SPI = D::THREADS / VPR;  // storage columns between a thread's consecutive V-runs
@@ -241,7 +242,7 @@ struct TileLoader {
       emn = min(emn, KContig ? op.ys : op.yc);
       ek = min(ek, KContig ? op.yc : op.ys);
     }
-    kin = ((FAST || INTERIOR) && op.vec && mn0 + L <= emn) ? ek : 0;
+    kin = ((FAST || INTERIOR) && op.vec && mn0 + TileExtent <= emn) ? ek : 0;
   }
 
   // Interior loop setup: px / py at this thread's first run of slab kt0. True when the tile lies inside X and Y
@@ -261,7 +262,8 @@ struct TileLoader {
   // when the tile lies inside X and Y along m / n, 16-byte loads are allowed, slab kt0 is wholly in range and
   // every offset read stays below 2^31 elements (block-uniform).
   __device__ __forceinline__ bool seek(const Operand<Scalar>& op, int kt0) {
-    const std::int64_t reach = KContig ? kin + std::int64_t(L) * op.ld : std::int64_t(kin) * op.ld + L;
+    const std::int64_t reach =
+        KContig ? kin + std::int64_t(TileExtent) * op.ld : std::int64_t(kin) * op.ld + TileExtent;
     run_off = int(SPI * op.ld);
     step_off = KContig ? BK : int(BK * op.ld);
     off = int(kt0 * std::int64_t(step_off));  // used only when reach fits, then exact
@@ -330,7 +332,7 @@ struct TileLoader {
     }
   }
 
-  // Shared slab is [BK][LDS]: row kk holds the L values of the tile at depth kk.
+  // Shared slab is [BK][LDS]: row kk holds the TileExtent values of the tile at depth kk.
   __device__ __forceinline__ void store(const Operand<Scalar>& op, Scalar* __restrict__ sm, int tid) const {
 #pragma unroll
     for (int i = 0; i < NV; ++i) {
@@ -350,13 +352,13 @@ struct TileLoader {
 };
 
 // Shared-memory stages: 2 (register-staged shapes) or TileConfig::STAGES (wide_async).
-template <class C, class = void>
+template <class Config, class = void>
 struct StagesOf {
   static constexpr int value = 2;
 };
-template <class C>
-struct StagesOf<C, std::void_t<decltype(C::STAGES)>> {
-  static constexpr int value = C::STAGES;
+template <class Config>
+struct StagesOf<Config, std::void_t<decltype(Config::STAGES)>> {
+  static constexpr int value = Config::STAGES;
 };
 
 template <class Scalar, Shape TileShape>
@@ -388,38 +390,40 @@ __device__ __forceinline__ void cp_async_commit() {
   asm volatile("cp.async.commit_group;\n" ::: "memory");
 #endif
 }
-template <int N>
+template <int PendingGroups>
 __device__ __forceinline__ void cp_async_wait() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(PendingGroups) : "memory");
 #endif
 }
 
-// cp.async loader of one plain (non-sum) operand slab into a k-major shared slab [BK][L + 4] (FP32, V = 4).
+// cp.async loader of one plain (non-sum) operand slab into a k-major shared slab [BK][TileExtent + 4] (FP32,
+// V = 4); TileExtent: the tile's extent along m (operand A: BM) or n (operand B: BN).
 //  * contiguous along m / n (!KContig: A not transposed, B transposed), vec: each thread copies 16-byte runs
 //    straight into a k-row (cp.async.cg 16, src-size = 4 x the in-range elements of the run, 0 past the k / s
 //    edge: the zero fill pads the fringe). A warp writes 512 contiguous bytes of one row: no bank conflicts.
 //  * contiguous along m / n, not vec (pointer or ld not 16-byte compatible): element e of the slab goes to
-//    (c = e % L, s = e / L) with 4-byte cp.async.ca: a warp reads 128 contiguous bytes and writes 32 consecutive
-//    words of one row (conflict-free).
+//    (c = e % TileExtent, s = e / TileExtent) with 4-byte cp.async.ca: a warp reads 128 contiguous bytes and
+//    writes 32 consecutive words of one row (conflict-free).
 //  * contiguous along k (KContig: A transposed, B not): element e -> (c = e % BK along k, s = e / BK), 4-byte
 //    cp.async.ca, written transposed to sm[c][s]. A warp reads 4 columns x 8 contiguous k values (4 full 32-byte
-//    sectors) and writes words c * (L + 4) + s; with L % 32 == 0 the bank is (4c + s) % 32, c in 0..7 and
-//    s = s0 .. s0 + 3 (s0 % 4 == 0): 32 distinct banks, so the +4 row pad keeps these writes conflict-free (a
-//    pad of 0 would be 8-way, 1 would be 4-way... only pads == 4 mod 8 with BK = 8 hit every bank once).
-template <class Scalar, Shape TileShape, int L, bool KContig>
+//    sectors) and writes words c * (TileExtent + 4) + s; with TileExtent % 32 == 0 the bank is (4c + s) % 32, c in
+//    0..7 and s = s0 .. s0 + 3 (s0 % 4 == 0): 32 distinct banks, so the +4 row pad keeps these writes
+//    conflict-free (a pad of 0 would be 8-way, 1 would be 4-way... only pads == 4 mod 8 with BK = 8 hit every bank
+//    once).
+template <class Scalar, Shape TileShape, int TileExtent, bool KContig>
 struct AsyncLoader {
   using D = Derived<Scalar, TileShape>;
-  static constexpr int V = D::V, BK = TileConfig<Scalar, TileShape>::BK, LDS = L + 4;
-  static constexpr int NE = L * BK / D::THREADS;  // elements per thread
-  static constexpr int NV = NE / V;               // 16-byte runs per thread (!KContig, vec)
-  static_assert(NE * D::THREADS == L * BK && NV * V == NE && NV >= 1, "slab splits evenly");
+  static constexpr int V = D::V, BK = TileConfig<Scalar, TileShape>::BK, LDS = TileExtent + 4;
+  static constexpr int NE = TileExtent * BK / D::THREADS;  // elements per thread
+  static constexpr int NV = NE / V;                        // 16-byte runs per thread (!KContig, vec)
+  static_assert(NE * D::THREADS == TileExtent * BK && NV * V == NE && NV >= 1, "slab splits evenly");
   static_assert(std::is_same<Scalar, float>::value, "cp.async loader: FP32");
 
   static __device__ __forceinline__ void issue(const Operand<Scalar>& op, Scalar* __restrict__ sm, int mn0, int k0,
                                                int tid) {
     if (!KContig && op.vec) {
-      constexpr int VPR = L / V;
+      constexpr int VPR = TileExtent / V;
 #pragma unroll
       for (int i = 0; i < NV; ++i) {
         const int q = tid + i * D::THREADS;
@@ -430,7 +434,7 @@ struct AsyncLoader {
         cp_async16(sm + s * LDS + c, src, n * int(sizeof(Scalar)));
       }
     } else {
-      constexpr int LC = KContig ? BK : L;
+      constexpr int LC = KContig ? BK : TileExtent;
 #pragma unroll
       for (int i = 0; i < NE; ++i) {
         const int e = tid + i * D::THREADS;
@@ -593,21 +597,21 @@ struct ThreadTile {
 // instructions). Tried and not kept: this loop for the fused Strassen tiles too (their two-sum loads, 6 per slab,
 // issued mid-slab leave part of their latency exposed at full clock; see tile_loop_fused_interior), and the next
 // slab's loads issued before the barrier.
-template <class Scalar, Shape TileShape, class LA, class LB>
+template <class Scalar, Shape TileShape, class LoaderA, class LoaderB>
 __device__ __forceinline__ void tile_loop_interior(
-    const Product<Scalar>& pr, SharedStorage<Scalar, TileShape>& sh, const ThreadTile<Scalar, TileShape>& th, LA& la,
-    LB& lb, int m0, int n0, int kt0, int nk,
+    const Product<Scalar>& pr, SharedStorage<Scalar, TileShape>& sh, const ThreadTile<Scalar, TileShape>& th,
+    LoaderA& la, LoaderB& lb, int m0, int n0, int kt0, int nk,
     Scalar (&acc)[ThreadTile<Scalar, TileShape>::TM][ThreadTile<Scalar, TileShape>::TN]) {
   constexpr int BK = ThreadTile<Scalar, TileShape>::BK, TM = ThreadTile<Scalar, TileShape>::TM,
                 TN = ThreadTile<Scalar, TileShape>::TN;
-  static_assert(LA::RUNS + LB::RUNS <= BK, "one spread load per depth step");
+  static_assert(LoaderA::RUNS + LoaderB::RUNS <= BK, "one spread load per depth step");
   const int tid = threadIdx.x;
   const int last_a = min(la.full, nk), last_b = min(lb.full, nk);  // slabs t < last_* are read by pointer
 
 #pragma unroll
-  for (int j = 0; j < LA::RUNS; ++j) la.load_run(j);
+  for (int j = 0; j < LoaderA::RUNS; ++j) la.load_run(j);
 #pragma unroll
-  for (int j = 0; j < LB::RUNS; ++j) lb.load_run(j);
+  for (int j = 0; j < LoaderB::RUNS; ++j) lb.load_run(j);
   la.store(pr.a, &sh.a[0][0][0], tid);
   lb.store(pr.b, &sh.b[0][0][0], tid);
   __syncthreads();
@@ -620,8 +624,8 @@ __device__ __forceinline__ void tile_loop_interior(
     la.advance(pr.a, t + 1 < last_a);
     lb.advance(pr.b, t + 1 < last_b);
     th.multiply(sh, cur, fa, fb, acc, [&](int kk) {
-      if (kk < LA::RUNS) la.load_run(kk);
-      else if (kk < LA::RUNS + LB::RUNS) lb.load_run(kk - LA::RUNS);
+      if (kk < LoaderA::RUNS) la.load_run(kk);
+      else if (kk < LoaderA::RUNS + LoaderB::RUNS) lb.load_run(kk - LoaderA::RUNS);
     });
     // The registers hold slab t + 1 where it is read by pointer (t + 1 < last_*); a k fringe is read here.
     if (more && t + 1 >= last_a) la.load(pr.a, m0, (kt0 + t + 1) * BK, tid);
@@ -643,10 +647,10 @@ __device__ __forceinline__ void tile_loop_interior(
 // fast path ~70). A k-fringe slab goes through the checked load. The fast load and the checked load stay two
 // arms of one branch: with the loads alone under `if (t + 1 < nk)` (or straight-line, the last slab peeled)
 // ptxas sank them to FFMA ~1000 (~600) of 1024, next to the shared stores.
-template <class Scalar, Shape TileShape, class LA, class LB>
+template <class Scalar, Shape TileShape, class LoaderA, class LoaderB>
 __device__ __forceinline__ void tile_loop_fused_interior(
-    const Product<Scalar>& pr, SharedStorage<Scalar, TileShape>& sh, const ThreadTile<Scalar, TileShape>& th, LA& la,
-    LB& lb, int m0, int n0, int kt0, int nk,
+    const Product<Scalar>& pr, SharedStorage<Scalar, TileShape>& sh, const ThreadTile<Scalar, TileShape>& th,
+    LoaderA& la, LoaderB& lb, int m0, int n0, int kt0, int nk,
     Scalar (&acc)[ThreadTile<Scalar, TileShape>::TM][ThreadTile<Scalar, TileShape>::TN]) {
   constexpr int BK = ThreadTile<Scalar, TileShape>::BK, TM = ThreadTile<Scalar, TileShape>::TM,
                 TN = ThreadTile<Scalar, TileShape>::TN;
@@ -692,10 +696,10 @@ __device__ __forceinline__ void tile_body(const Batch<Scalar>& bp, const Product
   const int m0 = tm * C::BM, n0 = tn * C::BN;
   const ThreadTile<Scalar, TileShape> th(tid);
 
-  using LA = TileLoader<Scalar, TileShape, C::BM, TransposeA, SumA, SumA || SumB>;
-  using LB = TileLoader<Scalar, TileShape, C::BN, !TransposeB, SumB, SumA || SumB>;
-  LA la;
-  LB lb;
+  using LoaderA = TileLoader<Scalar, TileShape, C::BM, TransposeA, SumA, SumA || SumB>;
+  using LoaderB = TileLoader<Scalar, TileShape, C::BN, !TransposeB, SumB, SumA || SumB>;
+  LoaderA la;
+  LoaderB lb;
   if (SumA || SumB) {  // the interior fast path (Strassen tiles only)
     la.begin(pr.a, m0, tid);
     lb.begin(pr.b, n0, tid);
@@ -708,13 +712,13 @@ __device__ __forceinline__ void tile_body(const Batch<Scalar>& bp, const Product
     for (int j = 0; j < TN; ++j) acc[i][j] = Scalar(0);
 
   bool interior = false;  // the plain GEMM's interior loop (Shape::wide)
-  if constexpr (LA::INTERIOR) {
+  if constexpr (LoaderA::INTERIOR) {
     // & (not &&): both loaders' setup runs either way, and the branch is one block-uniform test.
     interior = la.begin_interior(pr.a, m0, kt0, tid) & lb.begin_interior(pr.b, n0, kt0, tid);
   }
 
   bool fused_interior = false;  // wide Strassen tiles inside their operands along m and n
-  if constexpr (LA::STEP) fused_interior = la.seek(pr.a, kt0) & lb.seek(pr.b, kt0);
+  if constexpr (LoaderA::STEP) fused_interior = la.seek(pr.a, kt0) & lb.seek(pr.b, kt0);
 
   if (interior) {
     tile_loop_interior<Scalar, TileShape>(pr, sh, th, la, lb, m0, n0, kt0, nk, acc);
