@@ -87,10 +87,11 @@ struct InnerDeviceStaged
     const int columns = M + N;
     p.stage_column_pairs = (columns + 1) / 2;
     p.stage_threads_per_column = p.team_size / p.stage_column_pairs;
-    // Whole 128-byte lines per column's row of loads where that keeps more than 3/4 of the team loading. H200, in
-    // one run: double widths 13 / 14 / 15 at 60 / 63 / 66 % of the read bandwidth against 56 / 57 / 60 % with 19, 18
-    // and 17 threads per column, but widths 9 / 11 at 53 / 61 % against 59 / 67 % (16 threads where 28 and 23 load,
-    // a bit over half and 69 % of the team), complex width 12 at 63 against 67 % (16 of 21, 75 %).
+    // Threads per column rounded down to whole 128-byte lines (each run of a column's loads on a line of its own)
+    // where more than 3/4 of the team still loads. H200, in one run: double widths 13 / 14 / 15 at 60 / 63 / 66 % of
+    // the read bandwidth against 56 / 57 / 60 % with 19, 18 and 17 threads per column, but widths 9 / 11 at 53 / 61 %
+    // against 59 / 67 % (16 threads where 28 and 23 load, a bit over half and 69 % of the team), complex width 12 at
+    // 63 against 67 % (16 of 21, 75 %).
     const int line_threads = std::max(1, int(128 / sizeof(Scalar)));
     const int aligned = p.stage_threads_per_column - p.stage_threads_per_column % line_threads;
     if (aligned > 0 && 4 * aligned * p.stage_column_pairs > 3 * p.team_size) p.stage_threads_per_column = aligned;
@@ -186,8 +187,8 @@ struct InnerDeviceStaged
     for (int f = 0; f < loads_per_column; ++f) q2[f * per_column] = v[loads_per_column + f];
   }
 
-  // Teams with fewer threads than columns (small host teams, tests): the block element by element, loaded and
-  // stored in turn.
+  // Teams with fewer threads than column pairs (small host teams, tests): the block element by element, loaded
+  // and stored in turn.
   KOKKOS_INLINE_FUNCTION void stage_elements(std::int64_t k0, std::int64_t k_end, int rank, Scalar* stage) const {
     const int M = static_cast<int>(A.extent(1)), columns = M + static_cast<int>(B.extent(1));
     for (int e = rank; e < columns * plan.block_rows; e += plan.team_size) {
