@@ -7,9 +7,9 @@
 
 // Following Ernst et al. 2020 (tall & skinny GEMM on GPUs):
 //  - grid-stride loop over the rows k, launching only as many blocks as fill the GPU;
-//  - each thread owns a TM x TN tile of the (padded) MT x NT result tile, with the transposed mapping
-//    (entry (i, j) of thread (pm, pn) is m = pm + i*PM, n = pn + j*PN), so that neighbouring threads load
-//    neighbouring columns of a row (row-major) or, with the threads ordered row-fastest, neighbouring rows
+//  - each thread owns a ThreadTileM x ThreadTileN tile of the (padded) MT x NT result tile, with the transposed mapping
+//    (entry (i, j) of thread (pm, pn) is m = pm + i*ThreadsAlongM, n = pn + j*ThreadsAlongN), so that neighbouring
+//    threads load neighbouring columns of a row (row-major) or, with the threads ordered row-fastest, neighbouring rows
 //    of a column (column-major);
 //  - leap-frogging: the next row is loaded into a second set of registers while the current one is used;
 //  - block-local reduction, then one global combine per block: lanes that share a tile are summed with a
@@ -147,13 +147,13 @@ __device__ __forceinline__ void scale_by_beta(Elem<Scalar, Complex>* c, const Co
   epilogue_store<Scalar, Complex>(c, zero, a0, beta, beta_zero);
 }
 
-// One LEVEL of warp_reduce_scatter; the levels are a compile-time recursion so that every index into v is a constant
+// One Level of warp_reduce_scatter; the levels are a compile-time recursion so that every index into v is a constant
 // (a run-time loop over the levels puts v in local memory, which slows the call down).
-template <int LEVEL, int NVP, int FIRST, int SH, class Scalar>
-__device__ __forceinline__ void reduce_scatter_level(Scalar (&v)[NVP], int lane, int& first, bool& writer) {
-  if constexpr ((SH >> (LEVEL + 1)) > 0) {
-    constexpr int o = FIRST * (SH >> (LEVEL + 1));
-    constexpr int n = NVP >> LEVEL;  // scalars held before this level
+template <int Level, int PaddedValues, int FirstOffset, int SharingLanes, class Scalar>
+__device__ __forceinline__ void reduce_scatter_level(Scalar (&v)[PaddedValues], int lane, int& first, bool& writer) {
+  if constexpr ((SharingLanes >> (Level + 1)) > 0) {
+    constexpr int o = FirstOffset * (SharingLanes >> (Level + 1));
+    constexpr int n = PaddedValues >> Level;  // scalars held before this level
     const bool upper = (lane & o) != 0;
     if constexpr (n > 1) {
 #pragma unroll
@@ -167,21 +167,22 @@ __device__ __forceinline__ void reduce_scatter_level(Scalar (&v)[NVP], int lane,
       v[0] += __shfl_xor_sync(0xffffffffu, v[0], o);
       if (upper) writer = false;
     }
-    reduce_scatter_level<LEVEL + 1, NVP, FIRST, SH>(v, lane, first, writer);
+    reduce_scatter_level<Level + 1, PaddedValues, FirstOffset, SharingLanes>(v, lane, first, writer);
   }
 }
 // Warp step of the block reduction by recursive halving (a reduce-scatter): the lanes that share a tile (xor offsets
-// FIRST, 2 FIRST, ..., FIRST * SH / 2) sum NVP scalars (a power of two; padding is zero). At each level a lane keeps
-// one half of what it still holds and sends the other half to its partner, so D 4 x 4 (16 scalars, SH 32) takes 8 + 4 +
-// 2 + 1 + 1 = 16 shuffles instead of the xor tree's 5 x 16 (a shuffle issues once per clock per SM; 16 warps per SM),
-// which pays at few rows. Afterwards v[0, NF) holds the sums of scalars [first, first + NF), NF = max(NVP / SH, 1);
-// where NVP < SH several lanes hold the same sums and only the one whose remaining offset bits are zero is the writer.
-template <int NVP, int FIRST, int SH, class Scalar>
-__device__ __forceinline__ void warp_reduce_scatter(Scalar (&v)[NVP], int lane, int& first, bool& writer) {
-  static_assert((NVP & (NVP - 1)) == 0 && (SH & (SH - 1)) == 0, "powers of two");
+// FirstOffset, 2 FirstOffset, ..., FirstOffset * SharingLanes / 2) sum PaddedValues scalars (a power of two; padding is
+// zero). At each level a lane keeps one half of what it still holds and sends the other half to its partner, so D 4 x 4
+// (16 scalars, SharingLanes 32) takes 8 + 4 + 2 + 1 + 1 = 16 shuffles instead of the xor tree's 5 x 16 (a shuffle
+// issues once per clock per SM; 16 warps per SM), which pays at few rows. Afterwards v[0, NF) holds the sums of scalars
+// [first, first + NF), NF = max(PaddedValues / SharingLanes, 1); where PaddedValues < SharingLanes several lanes hold
+// the same sums and only the one whose remaining offset bits are zero is the writer.
+template <int PaddedValues, int FirstOffset, int SharingLanes, class Scalar>
+__device__ __forceinline__ void warp_reduce_scatter(Scalar (&v)[PaddedValues], int lane, int& first, bool& writer) {
+  static_assert((PaddedValues & (PaddedValues - 1)) == 0 && (SharingLanes & (SharingLanes - 1)) == 0, "powers of two");
   first = 0;
   writer = true;
-  reduce_scatter_level<0, NVP, FIRST, SH>(v, lane, first, writer);
+  reduce_scatter_level<0, PaddedValues, FirstOffset, SharingLanes>(v, lane, first, writer);
 }
 
 __host__ __device__ constexpr int pow2_ceil(int n) {
@@ -190,30 +191,31 @@ __host__ __device__ constexpr int pow2_ceil(int n) {
   return p;
 }
 
-// The warp step of the block reduction into this group's slot of shared memory (slot[i * TN + j], as the xor tree's
-// leaders write it for one thread per tile row, P = 1), by warp_reduce_scatter over the tile's scalars.
-template <class Scalar, bool Complex, int TM, int TN, int SH>
-__device__ __forceinline__ void warp_sums_to_slot(const Elem<Scalar, Complex> (&acc)[TM][TN],
+// The warp step of the block reduction into this group's slot of shared memory (slot[i * ThreadTileN + j], as the xor
+// tree's leaders write it for one thread per tile row, P = 1), by warp_reduce_scatter over the tile's scalars.
+template <class Scalar, bool Complex, int ThreadTileM, int ThreadTileN, int SharingLanes>
+__device__ __forceinline__ void warp_sums_to_slot(const Elem<Scalar, Complex> (&acc)[ThreadTileM][ThreadTileN],
                                                   Elem<Scalar, Complex>* slot, int lane) {
   constexpr int NS = Complex ? 2 : 1;
-  constexpr int NV = TM * TN * NS, NVP = pow2_ceil(NV), NF = NVP / SH > 1 ? NVP / SH : 1;
+  constexpr int NV = ThreadTileM * ThreadTileN * NS, NVP = pow2_ceil(NV),
+                NF = NVP / SharingLanes > 1 ? NVP / SharingLanes : 1;
   Scalar v[NVP];
 #pragma unroll
-  for (int i = 0; i < TM; ++i)
+  for (int i = 0; i < ThreadTileM; ++i)
 #pragma unroll
-    for (int j = 0; j < TN; ++j) {
+    for (int j = 0; j < ThreadTileN; ++j) {
       if constexpr (Complex) {
-        v[(i * TN + j) * 2] = acc[i][j].x;
-        v[(i * TN + j) * 2 + 1] = acc[i][j].y;
+        v[(i * ThreadTileN + j) * 2] = acc[i][j].x;
+        v[(i * ThreadTileN + j) * 2 + 1] = acc[i][j].y;
       } else {
-        v[i * TN + j] = acc[i][j];
+        v[i * ThreadTileN + j] = acc[i][j];
       }
     }
 #pragma unroll
   for (int q = NV; q < NVP; ++q) v[q] = Scalar(0);
   int first;
   bool writer;
-  warp_reduce_scatter<NVP, 1, SH>(v, lane, first, writer);  // P = 1: the lanes of a tile are adjacent
+  warp_reduce_scatter<NVP, 1, SharingLanes>(v, lane, first, writer);  // P = 1: the lanes of a tile are adjacent
   if (!writer) return;
   Scalar* out = reinterpret_cast<Scalar*>(slot);  // the slot's scalars in v's order
 #pragma unroll
@@ -221,31 +223,32 @@ __device__ __forceinline__ void warp_sums_to_slot(const Elem<Scalar, Complex> (&
     if (first + t < NV) out[first + t] = v[t];
 }
 
-template <int TM, int TN, int PM, int PN>
+template <int ThreadTileM, int ThreadTileN, int ThreadsAlongM, int ThreadsAlongN>
 struct TsmttsmShape {
-  static constexpr int P = PM * PN;
+  static constexpr int P = ThreadsAlongM * ThreadsAlongN;
   static constexpr int R = P >= 256 ? 1 : 256 / P;
   static constexpr int BT = R * P;
-  static constexpr int MT = TM * PM;
-  static constexpr int NT = TN * PN;
+  static constexpr int MT = ThreadTileM * ThreadsAlongM;
+  static constexpr int NT = ThreadTileN * ThreadsAlongN;
 };
 
 // Stages > 0: the rows stream through warp-private cp.async rings of Stages pipeline stages (inner_ring.cuh; dynamic
 // shared memory)
-template <class Scalar, bool Complex, int TM, int TN, int PM, int PN, int LAY, int Stages = 0>
-__global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
+template <class Scalar, bool Complex, int ThreadTileM, int ThreadTileN, int ThreadsAlongM, int ThreadsAlongN,
+          int OperandLayout, int Stages = 0>
+__global__ void __launch_bounds__(TsmttsmShape<ThreadTileM, ThreadTileN, ThreadsAlongM, ThreadsAlongN>::BT)
     tsmttsm_kernel(const TsmttsmArgs<Scalar, Complex> p) {
   using Element = Elem<Scalar, Complex>;
-  using Sh = TsmttsmShape<TM, TN, PM, PN>;
+  using Sh = TsmttsmShape<ThreadTileM, ThreadTileN, ThreadsAlongM, ThreadsAlongN>;
   constexpr int P = Sh::P, R = Sh::R, BT = Sh::BT, MT = Sh::MT, NT = Sh::NT;
   constexpr int NS = Complex ? 2 : 1;  // scalars per element
   // lanes of a warp that share a tile, summed by an xor tree
-  constexpr int SH = (LAY == kLayRR) ? ((P < 32 && 32 % P == 0) ? 32 / P : 1)
-                                     : (((R & (R - 1)) == 0) ? (R < 32 ? R : 32) : 1);
+  constexpr int SH = (OperandLayout == kLayRR) ? ((P < 32 && 32 % P == 0) ? 32 / P : 1)
+                                               : (((R & (R - 1)) == 0) ? (R < 32 ? R : 32) : 1);
   constexpr int G = R / SH;  // groups left after the shuffle, summed through shared memory
   // ONE: every group writes its own slot, one barrier, then each entry sums the G slots in group order (the same
   // order, so the same bits, as G barriers of one slot). Only where G slots fit in 8 KB.
-  constexpr int PTT = P * TM * TN;
+  constexpr int PTT = P * ThreadTileM * ThreadTileN;
   constexpr bool ONE = G > 1 && G * PTT * int(sizeof(Element)) <= 8192;
   __shared__ Element red[G > 1 ? (ONE ? G : 1) * PTT : 1];
   __shared__ bool s_last;
@@ -275,31 +278,31 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
   const int xb = extra ? int(blockIdx.x) - 1 : int(blockIdx.x);  // this block's index among the row blocks
   const int nxb = extra ? int(gridDim.x) - 1 : int(gridDim.x);
   int r, pidx;
-  if constexpr (LAY == kLayRR) {
+  if constexpr (OperandLayout == kLayRR) {
     pidx = tid % P;
     r = tid / P;
   } else {
     r = tid % R;
     pidx = tid / R;
   }
-  const int pm = pidx % PM, pn = pidx / PM;
+  const int pm = pidx % ThreadsAlongM, pn = pidx / ThreadsAlongM;
   const int m0 = blockIdx.y * MT + pm, n0 = blockIdx.z * NT + pn;
   const std::int64_t K = p.K;
 
-  bool mv[TM], nv[TN];
+  bool mv[ThreadTileM], nv[ThreadTileN];
 #pragma unroll
-  for (int i = 0; i < TM; ++i) mv[i] = (m0 + i * PM) < p.M;
+  for (int i = 0; i < ThreadTileM; ++i) mv[i] = (m0 + i * ThreadsAlongM) < p.M;
 #pragma unroll
-  for (int j = 0; j < TN; ++j) nv[j] = (n0 + j * PN) < p.N;
+  for (int j = 0; j < ThreadTileN; ++j) nv[j] = (n0 + j * ThreadsAlongN) < p.N;
 
   // strides in elements
   std::int64_t ask, asm_, bsk, bsm;
-  if constexpr (LAY == kLayRR) {
+  if constexpr (OperandLayout == kLayRR) {
     ask = p.ask;
     asm_ = 1;
     bsk = p.bsk;
     bsm = 1;
-  } else if constexpr (LAY == kLayCC) {
+  } else if constexpr (OperandLayout == kLayCC) {
     ask = 1;
     asm_ = p.asm_;
     bsk = 1;
@@ -311,14 +314,14 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
     bsm = p.bsm;
   }
 
-  Element acc[TM][TN];
+  Element acc[ThreadTileM][ThreadTileN];
 #pragma unroll
-  for (int i = 0; i < TM; ++i)
+  for (int i = 0; i < ThreadTileM; ++i)
 #pragma unroll
-    for (int j = 0; j < TN; ++j) set_zero(acc[i][j]);
+    for (int j = 0; j < ThreadTileN; ++j) set_zero(acc[i][j]);
 
   if constexpr (Stages > 0) {  // warp-private cp.async rings (inner_ring.cuh): one thread per row, single column tile
-    static_assert(P == 1 && LAY != kLayGEN, "the ring covers one thread per row, row- or column-major");
+    static_assert(P == 1 && OperandLayout != kLayGEN, "the ring covers one thread per row, row- or column-major");
     extern __shared__ __align__(128) uint4 ts_ring_raw[];
     // stages on 128-byte lines: after the static red / s_last the dynamic area starts 16 bytes off a line, and a warp's
     // 512-byte cp.async then touches 5 lines and goes out as twice the L2 sector requests; the launch adds 128 bytes
@@ -327,10 +330,11 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
         reinterpret_cast<uint4*>((reinterpret_cast<std::uintptr_t>(ts_ring_raw) + 127) & ~std::uintptr_t(127));
     constexpr int NWB = BT / 32;
     const int lane = tid & 31, wid = tid >> 5;
-    tsmttsm_ring_rows<Element, TM, TN, LAY == kLayCC, Stages>(
-        acc, ts_ring + std::size_t(wid) * Stages * TsmttsmRingStage<Element, TM, TN>::PIECES, p.A, p.B, K,
-        LAY == kLayCC ? p.asm_ : p.ask, LAY == kLayCC ? p.bsm : p.bsk, std::int64_t(xb) * NWB + wid,
-        std::int64_t(nxb) * NWB, lane, [](Element& c, const Element& a, const Element& b) { fma_conj(c, a, b); });
+    tsmttsm_ring_rows<Element, ThreadTileM, ThreadTileN, OperandLayout == kLayCC, Stages>(
+        acc, ts_ring + std::size_t(wid) * Stages * TsmttsmRingStage<Element, ThreadTileM, ThreadTileN>::PIECES, p.A,
+        p.B, K, OperandLayout == kLayCC ? p.asm_ : p.ask, OperandLayout == kLayCC ? p.bsm : p.bsk,
+        std::int64_t(xb) * NWB + wid, std::int64_t(nxb) * NWB, lane,
+        [](Element& c, const Element& a, const Element& b) { fma_conj(c, a, b); });
   } else {
     const std::int64_t gstride = std::int64_t(nxb) * R;
     std::int64_t k = std::int64_t(xb) * R + r;
@@ -338,17 +342,17 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
     const Element* pb = p.B + k * bsk + std::int64_t(n0) * bsm;
     const std::int64_t adv_a = gstride * ask, adv_b = gstride * bsk;
 
-    Element a[TM], b[TN];
+    Element a[ThreadTileM], b[ThreadTileN];
     {
       const bool kv = k < K;
 #pragma unroll
-      for (int i = 0; i < TM; ++i) {
-        if (kv && mv[i]) a[i] = ldg(pa + std::int64_t(i * PM) * asm_);
+      for (int i = 0; i < ThreadTileM; ++i) {
+        if (kv && mv[i]) a[i] = ldg(pa + std::int64_t(i * ThreadsAlongM) * asm_);
         else set_zero(a[i]);
       }
 #pragma unroll
-      for (int j = 0; j < TN; ++j) {
-        if (kv && nv[j]) b[j] = ldg(pb + std::int64_t(j * PN) * bsm);
+      for (int j = 0; j < ThreadTileN; ++j) {
+        if (kv && nv[j]) b[j] = ldg(pb + std::int64_t(j * ThreadsAlongN) * bsm);
         else set_zero(b[j]);
       }
     }
@@ -357,25 +361,25 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
       pa += adv_a;
       pb += adv_b;
       const bool kv = (k + gstride) < K;
-      Element an[TM], bn[TN];
+      Element an[ThreadTileM], bn[ThreadTileN];
 #pragma unroll
-      for (int i = 0; i < TM; ++i) {
-        if (kv && mv[i]) an[i] = ldg(pa + std::int64_t(i * PM) * asm_);
+      for (int i = 0; i < ThreadTileM; ++i) {
+        if (kv && mv[i]) an[i] = ldg(pa + std::int64_t(i * ThreadsAlongM) * asm_);
         else set_zero(an[i]);
       }
 #pragma unroll
-      for (int j = 0; j < TN; ++j) {
-        if (kv && nv[j]) bn[j] = ldg(pb + std::int64_t(j * PN) * bsm);
+      for (int j = 0; j < ThreadTileN; ++j) {
+        if (kv && nv[j]) bn[j] = ldg(pb + std::int64_t(j * ThreadsAlongN) * bsm);
         else set_zero(bn[j]);
       }
 #pragma unroll
-      for (int i = 0; i < TM; ++i)
+      for (int i = 0; i < ThreadTileM; ++i)
 #pragma unroll
-        for (int j = 0; j < TN; ++j) fma_conj(acc[i][j], a[i], b[j]);
+        for (int j = 0; j < ThreadTileN; ++j) fma_conj(acc[i][j], a[i], b[j]);
 #pragma unroll
-      for (int i = 0; i < TM; ++i) a[i] = an[i];
+      for (int i = 0; i < ThreadTileM; ++i) a[i] = an[i];
 #pragma unroll
-      for (int j = 0; j < TN; ++j) b[j] = bn[j];
+      for (int j = 0; j < ThreadTileN; ++j) b[j] = bn[j];
     }
   }
 
@@ -388,36 +392,36 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
   // The warp step by halving (the sums land in the group slots of red) only for one thread per tile row (P 1) and at
   // most 32 scalars: wider tiles padded to a power of two cost registers (ptxas: D 6 x 6 128 -> 162, D 5 x 5 with
   // P 4 120 -> 137, i.e. a block less per SM); the others take the xor tree.
-  constexpr bool HALVING = ONE && SH > 1 && P == 1 && TM * TN * NS <= 32;
+  constexpr bool HALVING = ONE && SH > 1 && P == 1 && ThreadTileM * ThreadTileN * NS <= 32;
   if constexpr (HALVING) {
-    warp_sums_to_slot<Scalar, Complex, TM, TN, SH>(acc, red + grp * PTT, tid & 31);
+    warp_sums_to_slot<Scalar, Complex, ThreadTileM, ThreadTileN, SH>(acc, red + grp * PTT, tid & 31);
     __syncthreads();
   } else {
     if constexpr (SH > 1) {  // xor tree per value: every lane that shares the tile ends with its sums
-      constexpr int first = (LAY == kLayRR) ? P : 1;
+      constexpr int first = (OperandLayout == kLayRR) ? P : 1;
 #pragma unroll
       for (int o = first; o < first * SH; o *= 2)
 #pragma unroll
-        for (int i = 0; i < TM; ++i)
+        for (int i = 0; i < ThreadTileM; ++i)
 #pragma unroll
-          for (int j = 0; j < TN; ++j) add_to(acc[i][j], shfl_xor(acc[i][j], o));
+          for (int j = 0; j < ThreadTileN; ++j) add_to(acc[i][j], shfl_xor(acc[i][j], o));
     }
     if constexpr (ONE) {
       if (leader) {
 #pragma unroll
-        for (int i = 0; i < TM; ++i)
+        for (int i = 0; i < ThreadTileM; ++i)
 #pragma unroll
-          for (int j = 0; j < TN; ++j) red[grp * PTT + (i * TN + j) * P + pidx] = acc[i][j];
+          for (int j = 0; j < ThreadTileN; ++j) red[grp * PTT + (i * ThreadTileN + j) * P + pidx] = acc[i][j];
       }
       __syncthreads();
     } else if constexpr (G > 1) {
       for (int s = 0; s < G; ++s) {
         if (leader && grp == s) {
 #pragma unroll
-          for (int i = 0; i < TM; ++i)
+          for (int i = 0; i < ThreadTileM; ++i)
 #pragma unroll
-            for (int j = 0; j < TN; ++j) {
-              Element& d = red[(i * TN + j) * P + pidx];
+            for (int j = 0; j < ThreadTileN; ++j) {
+              Element& d = red[(i * ThreadTileN + j) * P + pidx];
               if (s == 0) d = acc[i][j];
               else add_to(d, acc[i][j]);
             }
@@ -432,9 +436,9 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
   const std::int64_t MN = std::int64_t(M) * N;
   auto entry = [&](int e, int& gm, int& gn) {  // e enumerates (i, j, pidx)
     const int pi = e % P, ij = e / P;
-    const int i = ij / TN, j = ij % TN;
-    gm = blockIdx.y * MT + (pi % PM) + i * PM;
-    gn = blockIdx.z * NT + (pi / PM) + j * PN;
+    const int i = ij / ThreadTileN, j = ij % ThreadTileN;
+    gm = blockIdx.y * MT + (pi % ThreadsAlongM) + i * ThreadsAlongM;
+    gn = blockIdx.z * NT + (pi / ThreadsAlongM) + j * ThreadsAlongN;
   };
   Scalar* dst =
       p.W + (p.deterministic ? std::int64_t(blockIdx.x) * MN * NS : std::int64_t(blockIdx.x % p.ncopies) * p.wcopy);
@@ -495,10 +499,10 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
   } else {
     if (leader) {
 #pragma unroll
-      for (int i = 0; i < TM; ++i)
+      for (int i = 0; i < ThreadTileM; ++i)
 #pragma unroll
-        for (int j = 0; j < TN; ++j)
-          if (mv[i] && nv[j]) put(m0 + i * PM, n0 + j * PN, acc[i][j]);
+        for (int j = 0; j < ThreadTileN; ++j)
+          if (mv[i] && nv[j]) put(m0 + i * ThreadsAlongM, n0 + j * ThreadsAlongN, acc[i][j]);
     }
   }
   if (p.deterministic || p.direct) return;  // the second kernel finishes / C is complete
@@ -512,7 +516,7 @@ __global__ void __launch_bounds__(TsmttsmShape<TM, TN, PM, PN>::BT)
   __syncthreads();
   if (!s_last) return;
   __threadfence();
-  for (int e = tid; e < P * TM * TN; e += BT) {
+  for (int e = tid; e < P * ThreadTileM * ThreadTileN; e += BT) {
     int gm, gn;
     entry(e, gm, gn);
     if (gm < M && gn < N) {
@@ -620,13 +624,18 @@ inline bool stream_capturing(cudaStream_t stream) {
 }
 
 // Host launcher for one configuration.
-template <class Scalar, bool Complex, int TM, int TN, int PM, int PN, int LAY, int Stages = 0>
+template <class Scalar, bool Complex, int ThreadTileM, int ThreadTileN, int ThreadsAlongM, int ThreadsAlongN,
+          int OperandLayout, int Stages = 0>
 cudaError_t launch_tsmttsm(TsmttsmArgs<Scalar, Complex> a, cudaStream_t stream, int max_blocks_override = 0) {
-  using Sh = TsmttsmShape<TM, TN, PM, PN>;
+  using Sh = TsmttsmShape<ThreadTileM, ThreadTileN, ThreadsAlongM, ThreadsAlongN>;
   constexpr int NS = Complex ? 2 : 1;
-  auto kern = tsmttsm_kernel<Scalar, Complex, TM, TN, PM, PN, LAY, Stages>;
+  auto kern =
+      tsmttsm_kernel<Scalar, Complex, ThreadTileM, ThreadTileN, ThreadsAlongM, ThreadsAlongN, OperandLayout, Stages>;
   constexpr std::size_t ring_smem =
-      Stages > 0 ? std::size_t(Sh::BT / 32) * Stages * TsmttsmRingStage<Elem<Scalar, Complex>, TM, TN>::BYTES + 128 : 0;
+      Stages > 0 ? std::size_t(Sh::BT / 32) * Stages *
+                           TsmttsmRingStage<Elem<Scalar, Complex>, ThreadTileM, ThreadTileN>::BYTES +
+                       128
+                 : 0;
   static int occ[kMaxDevices] = {0};
   const int dev = current_device();
   if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
@@ -703,9 +712,9 @@ cudaError_t launch_tsmttsm(TsmttsmArgs<Scalar, Complex> a, cudaStream_t stream, 
 // Warp-private cp.async rings (inner_ring.cuh) for the one-thread-per-row classes: Stages pipeline stages of ~14 KB in
 // flight per warp (D 4 x 4: 8 stages of 2 KB, the best of the stage counts tried), at most 16 stages and ~200 KB per
 // block of 8 warps.
-template <class Element, int TM, int TN>
+template <class Element, int ThreadTileM, int ThreadTileN>
 constexpr int tsmttsm_ring_stages() {
-  constexpr int b = TsmttsmRingStage<Element, TM, TN>::BYTES;
+  constexpr int b = TsmttsmRingStage<Element, ThreadTileM, ThreadTileN>::BYTES;
   constexpr int want = 1 + (14336 + b - 1) / b, cap = 204800 / (8 * b);
   constexpr int st = want < cap ? want : cap;
   return st > 16 ? 16 : st < 2 ? 2 : st;
@@ -714,33 +723,35 @@ constexpr int tsmttsm_ring_stages() {
 // than the L2. It lost at D 1 x 1 and 2 x 2 (a warp's chunk is 512 B / 1 KB, too little per copy), at complex widths
 // 1-3 (not compiled), and where the operands fit in the L2 (the leap-frog's shorter latency wins when the data come
 // from the L2); column-major D 4 x 4 and 6 x 6 gained nothing at many rows and lost a little at 2^21-2^24 rows.
-template <int TM, int LAY>
+template <int ThreadTileM, int OperandLayout>
 constexpr bool tsmttsm_ring_class() {
-  return LAY == kLayRR ? TM >= 4 : (TM == 3 || TM == 5 || TM == 8);
+  return OperandLayout == kLayRR ? ThreadTileM >= 4 : (ThreadTileM == 3 || ThreadTileM == 5 || ThreadTileM == 8);
 }
-// What the ring needs: the class's own widths (M == TM, N == TN: compile-time piece counts), operands larger than the
-// L2, 16-byte aligned operands, row-major rows dense (ld == width: a chunk is one run) or column-major columns
-// starting at 16-byte multiples.
-template <class Scalar, bool Complex, int TM, int TN, int LAY>
+// What the ring needs: the class's own widths (M == ThreadTileM, N == ThreadTileN: compile-time piece counts), operands
+// larger than the L2, 16-byte aligned operands, row-major rows dense (ld == width: a chunk is one run) or column-major
+// columns starting at 16-byte multiples.
+template <class Scalar, bool Complex, int ThreadTileM, int ThreadTileN, int OperandLayout>
 bool tsmttsm_ring_fits(const TsmttsmArgs<Scalar, Complex>& a) {
   constexpr std::int64_t EB = sizeof(Elem<Scalar, Complex>);
-  if (a.M != TM || a.N != TN || a.K < 1) return false;
+  if (a.M != ThreadTileM || a.N != ThreadTileN || a.K < 1) return false;
   if (a.K * (a.M + a.N) * EB <= l2_bytes()) return false;
   if ((reinterpret_cast<std::uintptr_t>(a.A) | reinterpret_cast<std::uintptr_t>(a.B)) % 16 != 0) return false;
-  if (LAY == kLayRR) return a.ask == a.M && a.bsk == a.N;
+  if (OperandLayout == kLayRR) return a.ask == a.M && a.bsk == a.N;
   return (a.asm_ * EB) % 16 == 0 && (a.bsm * EB) % 16 == 0;
 }
 // The square tables' launch: the ring where it fits and pays (real double, one thread per row, the ring classes),
 // else the leap-frog.
-template <class Scalar, bool Complex, int TM, int TN, int PM, int PN, int LAY>
+template <class Scalar, bool Complex, int ThreadTileM, int ThreadTileN, int ThreadsAlongM, int ThreadsAlongN,
+          int OperandLayout>
 cudaError_t launch_tsmttsm_square(const TsmttsmArgs<Scalar, Complex>& a, cudaStream_t stream) {
-  if constexpr (PM * PN == 1 && LAY != kLayGEN && std::is_same<Scalar, double>::value && !Complex &&
-                tsmttsm_ring_class<TM, LAY>()) {
-    if (tsmttsm_ring_fits<Scalar, Complex, TM, TN, LAY>(a))
-      return launch_tsmttsm<Scalar, Complex, TM, TN, PM, PN, LAY, tsmttsm_ring_stages<Elem<Scalar, Complex>, TM, TN>()>(
-          a, stream);
+  if constexpr (ThreadsAlongM * ThreadsAlongN == 1 && OperandLayout != kLayGEN && std::is_same<Scalar, double>::value &&
+                !Complex && tsmttsm_ring_class<ThreadTileM, OperandLayout>()) {
+    if (tsmttsm_ring_fits<Scalar, Complex, ThreadTileM, ThreadTileN, OperandLayout>(a))
+      return launch_tsmttsm<Scalar, Complex, ThreadTileM, ThreadTileN, ThreadsAlongM, ThreadsAlongN, OperandLayout,
+                            tsmttsm_ring_stages<Elem<Scalar, Complex>, ThreadTileM, ThreadTileN>()>(a, stream);
   }
-  return launch_tsmttsm<Scalar, Complex, TM, TN, PM, PN, LAY>(a, stream);
+  return launch_tsmttsm<Scalar, Complex, ThreadTileM, ThreadTileN, ThreadsAlongM, ThreadsAlongN, OperandLayout>(a,
+                                                                                                                stream);
 }
 
 }  // namespace detail

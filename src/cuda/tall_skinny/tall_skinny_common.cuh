@@ -16,12 +16,12 @@ namespace kbla {
 namespace cuda {
 namespace detail {
 
-// cp.async (sm_80+): BYTES (4, 8 or 16) from global to shared memory, zero-filled when !pred (nothing read).
-template <int BYTES>
+// cp.async (sm_80+): Bytes (4, 8 or 16) from global to shared memory, zero-filled when !pred (nothing read).
+template <int Bytes>
 __device__ __forceinline__ void cp_async(void* smem, const void* gmem, bool pred) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  const int src_size = pred ? BYTES : 0;  // 0: zero-fill, nothing read
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(gmem), "n"(BYTES), "r"(src_size)
+  const int src_size = pred ? Bytes : 0;  // 0: zero-fill, nothing read
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(gmem), "n"(Bytes), "r"(src_size)
                : "memory");
 }
 // 16 bytes through L2 only; `bytes` < 16 zero-fills the rest, but may still read all 16 (see cp_async_pair)

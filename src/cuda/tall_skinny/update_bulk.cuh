@@ -14,21 +14,20 @@
 //   A misaligned column is copied one element wider on each side (rows r0 - 1 .. r0 + R, both ends 16-byte aligned;
 //   its first and last element come by 8-byte cp.async on the same mbarrier only at the matrix ends).
 // - warps 2 .. ComputeWarps + 1 (compute) wait for a stage, run m16n8k8 DMMAs on their 16-row tiles (alpha*C as B
-// fragments
-//   in registers, 16 output columns per warp), release the stage, write their tiles to one of OutputBuffers output
-//   buffers in the same column layout (B's misalignment) and signal it.
+//   fragments in registers, 16 output columns per warp), release the stage, write their tiles to one of OutputBuffers
+//   output buffers in the same column layout (B's misalignment) and signal it.
 // - warp 1 (storer) writes each output column with one cp.async.bulk (shared -> global): a misaligned column as the
 //   aligned run of rows r0 - 1 .. r0 + R - 2, row r0 - 1 carried in a register from the block's previous chunk (runs of
-//   SQ consecutive chunks); the first chunk of a run stores its first row alone, the last its last. The buffer is
-//   released once its bulk group has been read.
+//   ChunksPerRun consecutive chunks); the first chunk of a run stores its first row alone, the last its last. The
+//   buffer is released once its bulk group has been read.
 // - k-step 2q + h takes the columns 16 q + h + 2k (k = 0..7): one parity, so one misalignment per k-step, and with
 //   LD = 2 (mod 16) the fragment loads of a half-warp hit 16 distinct 8-byte slots (the same for the output writes).
 // - Complex (IsComplex): 16-byte elements, so no misaligned column; the real view of update_dmma.cuh (alpha*C as Ĉ),
-// k-step
-//   ks takes element 4 ks + t as (re, im) = (k = t, k = t + 4) by one 16-byte load, column stride 2 R + 4 doubles.
-// - Only whole chunks (K / R of them, grid-stride over one block per SM in runs of SQ); the launcher hands the last
-//   K mod R rows back to the other kernels. A chunk's rows are read completely before they are written and belong to
-//   one block, so B == A (in place, lda == ldb) is safe.
+//   k-step ks takes element 4 ks + t as (re, im) = (k = t, k = t + 4) by one 16-byte load, column stride 2 R + 4
+//   doubles.
+// - Only whole chunks (K / R of them, grid-stride over one block per SM in runs of ChunksPerRun); the launcher hands
+//   the last K mod R rows back to the other kernels. A chunk's rows are read completely before they are written and
+//   belong to one block, so B == A (in place, lda == ldb) is safe.
 #pragma once
 #include <cstdint>
 
@@ -53,19 +52,17 @@ struct TsmmBulkArgs {
   double alpha, alpha_im;
 };
 
-// WIDTH (W) class width (multiple of 16; complex: of the real view, 2 per element), CHUNK_ROWS (R) rows per chunk
-// (multiple of 16), Stages
-// stages of A, ComputeWarps compute warps, OutputBuffers output buffers (1 or 2; with one, the compute warps still run
-// the next chunk's mma while it drains). Complex (IsComplex): COLS = W / 2 columns of R 16-byte elements each, column
-// stride 2 R + 4 doubles (4 mod 16: the 16-byte fragment loads and stores of a quarter-warp hit 8 distinct 16-byte
-// slots).
-template <int WIDTH, int CHUNK_ROWS, int Stages, int ComputeWarps, int OutputBuffers, bool IsComplex = false>
+// Width (W) class width (multiple of 16; complex: of the real view, 2 per element), ChunkRows (R) rows per chunk
+// (multiple of 16), Stages stages of A, ComputeWarps compute warps, OutputBuffers output buffers (1 or 2; with one,
+// the compute warps still run the next chunk's mma while it drains). Complex (IsComplex): COLS = W / 2 columns of R
+// 16-byte elements each, column stride 2 R + 4 doubles (4 mod 16: the 16-byte fragment loads and stores of a
+// quarter-warp hit 8 distinct 16-byte slots).
+template <int Width, int ChunkRows, int Stages, int ComputeWarps, int OutputBuffers, bool IsComplex = false>
 struct TsmmBulkShape {
-  static constexpr int COLS = IsComplex ? WIDTH / 2 : WIDTH;
-  static constexpr int LD =
-      IsComplex ? 2 * CHUNK_ROWS + 4 : CHUNK_ROWS + 2;  // column stride in doubles: 4 / 2 (mod 16)
-  static constexpr int CG = WIDTH / 16;       // column groups (16 real-view output columns each)
-  static constexpr int RT = CHUNK_ROWS / 16;  // 16-row tiles per chunk
+  static constexpr int COLS = IsComplex ? Width / 2 : Width;
+  static constexpr int LD = IsComplex ? 2 * ChunkRows + 4 : ChunkRows + 2;  // column stride in doubles: 4 / 2 (mod 16)
+  static constexpr int CG = Width / 16;                // column groups (16 real-view output columns each)
+  static constexpr int RT = ChunkRows / 16;            // 16-row tiles per chunk
   static constexpr int RS = ComputeWarps / CG;         // compute warps per column group
   static constexpr int TPW = RT / RS;         // tiles per compute warp and chunk
   static constexpr int BT = 32 * (ComputeWarps + 2);   // + loader + storer
@@ -73,19 +70,21 @@ struct TsmmBulkShape {
   static constexpr std::size_t bars =
       128;  // mbarriers: full[Stages], empty[Stages], out_full[OutputBuffers], out_free[OutputBuffers]
   static constexpr std::size_t smem = bars + (Stages + OutputBuffers) * buf;
-  static_assert(WIDTH % 16 == 0 && CHUNK_ROWS % 16 == 0 && ComputeWarps % CG == 0 && RT % RS == 0,
+  static_assert(Width % 16 == 0 && ChunkRows % 16 == 0 && ComputeWarps % CG == 0 && RT % RS == 0,
                 "bad bulk TSMM shape");
   static_assert(8 * (2 * Stages + 2 * OutputBuffers) <= int(bars) && (OutputBuffers == 1 || OutputBuffers == 2),
                 "mbarrier area / output buffers");
 };
 
-// SQ: a block takes SQ consecutive chunks at a time (grid stride over runs of SQ chunks), so that the 32-byte sector
-// which an odd column splits at a chunk boundary is read and written by one block close together in time.
-template <int WIDTH, int CHUNK_ROWS, int Stages, int ComputeWarps, int OutputBuffers, int SQ, bool IsComplex = false>
-__global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, Stages, ComputeWarps, OutputBuffers, IsComplex>::BT,
+// ChunksPerRun: a block takes ChunksPerRun consecutive chunks at a time (grid stride over runs of ChunksPerRun chunks),
+// so that the 32-byte sector which an odd column splits at a chunk boundary is read and written by one block close
+// together in time.
+template <int Width, int ChunkRows, int Stages, int ComputeWarps, int OutputBuffers, int ChunksPerRun,
+          bool IsComplex = false>
+__global__ void __launch_bounds__(TsmmBulkShape<Width, ChunkRows, Stages, ComputeWarps, OutputBuffers, IsComplex>::BT,
                                   1) tsmm_bulk_kernel(const TsmmBulkArgs p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  using Sh = TsmmBulkShape<WIDTH, CHUNK_ROWS, Stages, ComputeWarps, OutputBuffers, IsComplex>;
+  using Sh = TsmmBulkShape<Width, ChunkRows, Stages, ComputeWarps, OutputBuffers, IsComplex>;
   constexpr int LD = Sh::LD, COLS = Sh::COLS;
   extern __shared__ __align__(128) unsigned char smem_raw[];
   const unsigned bar0 = smem_addr(smem_raw);
@@ -115,7 +114,7 @@ __global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, Stages, Compu
     for (int e = tid; e < (Mp - p.M) * LD; e += blockDim.x) stages[(s * COLS + p.M) * LD + e] = 0.0;
   __syncthreads();
 
-  const BulkRuns<CHUNK_ROWS, SQ> chunks(p.chunks);  // this block's chunks
+  const BulkRuns<ChunkRows, ChunksPerRun> chunks(p.chunks);  // this block's chunks
   const std::int64_t my = chunks.count();
   auto row0 = [&](std::int64_t i) { return chunks.row0(i); };
   // misalignment in elements of a column's chunk start (R is even): base parity + column parity x ld parity
@@ -132,12 +131,12 @@ __global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, Stages, Compu
     // ends 16-byte aligned; rows -1 and R land in slots nobody reads), except where that would reach outside the
     // matrix (row -1 of column 0, row K of column M - 1): there its first and last element come by 8-byte cp.async.
     unsigned tx = 0;  // bulk bytes of a chunk away from the matrix ends
-    for (int c = 0; c < p.M; ++c) tx += a_shift(c) ? (CHUNK_ROWS + 2) * 8 : CHUNK_ROWS * 8 * ES;
+    for (int c = 0; c < p.M; ++c) tx += a_shift(c) ? (ChunkRows + 2) * 8 : ChunkRows * 8 * ES;
     for (std::int64_t i = 0; i < my; ++i) {
       const int s = int(i % Stages);
       if (i >= Stages) mbar_wait(empty(s), unsigned((i / Stages - 1) & 1));
       const std::int64_t r0 = row0(i);
-      const bool at_top = r0 == 0, at_end = r0 + CHUNK_ROWS >= p.K;
+      const bool at_top = r0 == 0, at_end = r0 + ChunkRows >= p.K;
       double* const st = stages + s * COLS * LD;
       if (lane == 0) {  // the narrower copies of the columns at the matrix ends
         unsigned ex = at_top && a_shift(0) ? 32u : 0u;
@@ -149,13 +148,13 @@ __global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, Stages, Compu
         const double* g = p.A + (std::int64_t(c) * p.lda + r0) * ES;
         double* d = st + c * LD;
         if (a_shift(c) == 0) {
-          bulk_to_shared(smem_addr(d), g, CHUNK_ROWS * 8 * ES, full(s));
+          bulk_to_shared(smem_addr(d), g, ChunkRows * 8 * ES, full(s));
         } else if (!(c == 0 && at_top) && !(c == p.M - 1 && at_end)) {
-          bulk_to_shared(smem_addr(d), g - 1, (CHUNK_ROWS + 2) * 8, full(s));
+          bulk_to_shared(smem_addr(d), g - 1, (ChunkRows + 2) * 8, full(s));
         } else {
-          bulk_to_shared(smem_addr(d + 2), g + 1, (CHUNK_ROWS - 2) * 8, full(s));
+          bulk_to_shared(smem_addr(d + 2), g + 1, (ChunkRows - 2) * 8, full(s));
           cp_async<8>(d + 1, g, true);
-          cp_async<8>(d + CHUNK_ROWS, g + CHUNK_ROWS - 1, true);
+          cp_async<8>(d + ChunkRows, g + ChunkRows - 1, true);
         }
       }
       cp_async_arrive_noinc(full(s));
@@ -172,7 +171,7 @@ __global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, Stages, Compu
       const int b = int(i % OutputBuffers);
       mbar_wait(out_full(b), unsigned((i / OutputBuffers) & 1));
       const std::int64_t r0 = row0(i);
-      const bool first = i % SQ == 0, last = i + 1 == my || (i + 1) % SQ == 0;
+      const bool first = i % ChunksPerRun == 0, last = i + 1 == my || (i + 1) % ChunksPerRun == 0;
       double* const o = outs + b * COLS * LD;
 #pragma unroll
       for (int j = 0; j < NJ; ++j) {
@@ -181,21 +180,19 @@ __global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, Stages, Compu
         double* g = p.B + (std::int64_t(n) * p.ldb + r0) * ES;
         double* src = o + n * LD;
         if (b_shift(n) == 0) {
-          bulk_to_global(g, smem_addr(src), CHUNK_ROWS * 8 * ES);
+          bulk_to_global(g, smem_addr(src), ChunkRows * 8 * ES);
           continue;
         }
         if (first) {
           g[0] = src[1];
-          bulk_to_global(g + 1, smem_addr(src + 2), (CHUNK_ROWS - 2) * 8);
+          bulk_to_global(g + 1, smem_addr(src + 2), (ChunkRows - 2) * 8);
         } else {
           src[0] = carry[j];
           fence_proxy_async_shared();
-          bulk_to_global(g - 1, smem_addr(src), CHUNK_ROWS * 8);
+          bulk_to_global(g - 1, smem_addr(src), ChunkRows * 8);
         }
-        if (last)
-          g[CHUNK_ROWS - 1] = src[CHUNK_ROWS];
-        else
-          carry[j] = src[CHUNK_ROWS];
+        if (last) g[ChunkRows - 1] = src[ChunkRows];
+        else carry[j] = src[ChunkRows];
       }
       bulk_commit();
       if (i >=
@@ -213,7 +210,7 @@ __global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, Stages, Compu
     const bool active = n0 < Nr;
     const bool nt1 = n0 + 8 < Nr;     // the second 8-column tile holds output columns
     const int kmax = IsComplex ? (p.M + 3) / 4 : 2 * ((p.M + 15) / 16);  // k-steps holding columns of A
-    constexpr int KS = WIDTH / 8;
+    constexpr int KS = Width / 8;
     // alpha * C as B fragments (k-step ks, n-tile nt, j = 0 / 1 for k = t / t + 4), column n0 + 8 nt + g:
     // real: row 16 (ks / 2) + ks % 2 + 2 (t + 4 j); complex: real-view row 2 (4 ks + t) + j (re / im of element
     // 4 ks + t)
@@ -309,14 +306,15 @@ __global__ void __launch_bounds__(TsmmBulkShape<WIDTH, CHUNK_ROWS, Stages, Compu
 // Column-major double or complex double, beta == 0, M and N <= the class (W, complex W / 2): runs the whole chunks of R
 // rows of `a` and leaves `a` holding the last K mod R rows (K = 0 when none are left) for the caller's other kernels;
 // cudaErrorNotSupported (nothing run, `a` unchanged) when the device is older than sm_90 or there is no whole chunk.
-template <int WIDTH, int CHUNK_ROWS, int Stages, int ComputeWarps, int OutputBuffers, int SQ, bool IsComplex>
+template <int Width, int ChunkRows, int Stages, int ComputeWarps, int OutputBuffers, int ChunksPerRun, bool IsComplex>
 cudaError_t launch_tsmm_bulk(TsmmArgs<double, IsComplex>& a, cudaStream_t stream) {
-  using Sh = TsmmBulkShape<WIDTH, CHUNK_ROWS, Stages, ComputeWarps, OutputBuffers, IsComplex>;
-  const std::int64_t chunks = a.K / CHUNK_ROWS;
+  using Sh = TsmmBulkShape<Width, ChunkRows, Stages, ComputeWarps, OutputBuffers, IsComplex>;
+  const std::int64_t chunks = a.K / ChunkRows;
   if (chunks < 1 || a.M > Sh::COLS || a.N > Sh::COLS) return cudaErrorNotSupported;
   static int ready[kMaxDevices] = {0};
   const cudaError_t ok = bulk_kernel_ready(
-      tsmm_bulk_kernel<WIDTH, CHUNK_ROWS, Stages, ComputeWarps, OutputBuffers, SQ, IsComplex>, Sh::smem, ready);
+      tsmm_bulk_kernel<Width, ChunkRows, Stages, ComputeWarps, OutputBuffers, ChunksPerRun, IsComplex>, Sh::smem,
+      ready);
   if (ok != cudaSuccess) return ok;
   TsmmBulkArgs p{};
   p.A = reinterpret_cast<const double*>(a.A);
@@ -332,12 +330,12 @@ cudaError_t launch_tsmm_bulk(TsmmArgs<double, IsComplex>& a, cudaStream_t stream
   p.N = a.N;
   p.alpha = a.alpha.re;
   p.alpha_im = IsComplex ? a.alpha.im : 0.0;
-  const std::int64_t gx = std::min<std::int64_t>((chunks + SQ - 1) / SQ, sm_count());
-  tsmm_bulk_kernel<WIDTH, CHUNK_ROWS, Stages, ComputeWarps, OutputBuffers, SQ, IsComplex>
+  const std::int64_t gx = std::min<std::int64_t>((chunks + ChunksPerRun - 1) / ChunksPerRun, sm_count());
+  tsmm_bulk_kernel<Width, ChunkRows, Stages, ComputeWarps, OutputBuffers, ChunksPerRun, IsComplex>
       <<<unsigned(gx), Sh::BT, Sh::smem, stream>>>(p);
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
-  const std::int64_t done = chunks * CHUNK_ROWS;
+  const std::int64_t done = chunks * ChunkRows;
   a.A += done;
   a.B += done;
   a.K -= done;

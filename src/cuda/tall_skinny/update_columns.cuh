@@ -25,80 +25,80 @@ constexpr int kUpdateColumnsMinM = 4;
 constexpr int kUpdateColumnsMaxM = 128;  // alpha C of M x 8 elements: at most 16 KB of shared memory (complex)
 constexpr int kUpdateColumnsMaxN = 8;
 
-// OUT_COLS: the output columns a thread sums (N rounded up to 1, 2, 4 or 8); ROWS: rows per thread;
-// COLS_IN_FLIGHT: columns of A loaded before their multiply-adds.
-template <class Scalar, bool Complex, int OUT_COLS, int ROWS, int COLS_IN_FLIGHT>
+// OutputColumns: the output columns a thread sums (N rounded up to 1, 2, 4 or 8); RowsPerThread: rows per thread;
+// ColumnsInFlight: columns of A loaded before their multiply-adds.
+template <class Scalar, bool Complex, int OutputColumns, int RowsPerThread, int ColumnsInFlight>
 __global__ void __launch_bounds__(256, 3) update_columns_kernel(TsmmArgs<Scalar, Complex> a) {
   using E = Elem<Scalar, Complex>;
-  __shared__ E alpha_c[kUpdateColumnsMaxM][OUT_COLS];
+  __shared__ E alpha_c[kUpdateColumnsMaxM][OutputColumns];
   const int M = a.M, N = a.N;
   E zero;
   set_zero(zero);
-  for (int e = threadIdx.x; e < M * OUT_COLS; e += blockDim.x) {
-    const int i = e / OUT_COLS, j = e % OUT_COLS;
+  for (int e = threadIdx.x; e < M * OutputColumns; e += blockDim.x) {
+    const int i = e / OutputColumns, j = e % OutputColumns;
     alpha_c[i][j] = j < N ? scale(a.alpha, a.C[a.crow ? i * a.ldc + j : i + j * a.ldc]) : zero;
   }
   __syncthreads();
-  const std::int64_t first = (std::int64_t(blockIdx.x) * ROWS) * blockDim.x + threadIdx.x;
-  std::int64_t row[ROWS];
-  bool live[ROWS];
+  const std::int64_t first = (std::int64_t(blockIdx.x) * RowsPerThread) * blockDim.x + threadIdx.x;
+  std::int64_t row[RowsPerThread];
+  bool live[RowsPerThread];
 #pragma unroll
-  for (int u = 0; u < ROWS; ++u) {
+  for (int u = 0; u < RowsPerThread; ++u) {
     row[u] = first + std::int64_t(u) * blockDim.x;
     live[u] = row[u] < a.K;
     if (!live[u]) row[u] = a.K - 1;  // a valid row to read; its sums are dropped
   }
-  E sum[ROWS][OUT_COLS];
+  E sum[RowsPerThread][OutputColumns];
 #pragma unroll
-  for (int u = 0; u < ROWS; ++u)
+  for (int u = 0; u < RowsPerThread; ++u)
 #pragma unroll
-    for (int j = 0; j < OUT_COLS; ++j) sum[u][j] = zero;
+    for (int j = 0; j < OutputColumns; ++j) sum[u][j] = zero;
   const E* const A = a.A;
   const std::int64_t lda = a.asm_;
   int i = 0;
-  for (; i + COLS_IN_FLIGHT <= M; i += COLS_IN_FLIGHT) {
-    E v[COLS_IN_FLIGHT][ROWS];
+  for (; i + ColumnsInFlight <= M; i += ColumnsInFlight) {
+    E v[ColumnsInFlight][RowsPerThread];
 #pragma unroll
-    for (int c = 0; c < COLS_IN_FLIGHT; ++c)
+    for (int c = 0; c < ColumnsInFlight; ++c)
 #pragma unroll
-      for (int u = 0; u < ROWS; ++u) v[c][u] = A[row[u] + (i + c) * lda];
+      for (int u = 0; u < RowsPerThread; ++u) v[c][u] = A[row[u] + (i + c) * lda];
 #pragma unroll
-    for (int c = 0; c < COLS_IN_FLIGHT; ++c)
+    for (int c = 0; c < ColumnsInFlight; ++c)
 #pragma unroll
-      for (int j = 0; j < OUT_COLS; ++j) {
+      for (int j = 0; j < OutputColumns; ++j) {
         const E w = alpha_c[i + c][j];
 #pragma unroll
-        for (int u = 0; u < ROWS; ++u) fma_plain(sum[u][j], v[c][u], w);
+        for (int u = 0; u < RowsPerThread; ++u) fma_plain(sum[u][j], v[c][u], w);
       }
   }
   for (; i < M; ++i) {
-    E v[ROWS];
+    E v[RowsPerThread];
 #pragma unroll
-    for (int u = 0; u < ROWS; ++u) v[u] = A[row[u] + i * lda];
+    for (int u = 0; u < RowsPerThread; ++u) v[u] = A[row[u] + i * lda];
 #pragma unroll
-    for (int j = 0; j < OUT_COLS; ++j) {
+    for (int j = 0; j < OutputColumns; ++j) {
       const E w = alpha_c[i][j];
 #pragma unroll
-      for (int u = 0; u < ROWS; ++u) fma_plain(sum[u][j], v[u], w);
+      for (int u = 0; u < RowsPerThread; ++u) fma_plain(sum[u][j], v[u], w);
     }
   }
   E* const B = a.B;
   const std::int64_t ldb = a.bsn;
   if (!a.beta_zero) {
-    E old[ROWS][OUT_COLS];
+    E old[RowsPerThread][OutputColumns];
 #pragma unroll
-    for (int j = 0; j < OUT_COLS; ++j)
+    for (int j = 0; j < OutputColumns; ++j)
 #pragma unroll
-      for (int u = 0; u < ROWS; ++u) old[u][j] = j < N ? B[row[u] + j * ldb] : zero;
+      for (int u = 0; u < RowsPerThread; ++u) old[u][j] = j < N ? B[row[u] + j * ldb] : zero;
 #pragma unroll
-    for (int j = 0; j < OUT_COLS; ++j)
+    for (int j = 0; j < OutputColumns; ++j)
 #pragma unroll
-      for (int u = 0; u < ROWS; ++u) add_to(sum[u][j], scale(a.beta, old[u][j]));
+      for (int u = 0; u < RowsPerThread; ++u) add_to(sum[u][j], scale(a.beta, old[u][j]));
   }
 #pragma unroll
-  for (int j = 0; j < OUT_COLS; ++j)
+  for (int j = 0; j < OutputColumns; ++j)
 #pragma unroll
-    for (int u = 0; u < ROWS; ++u)
+    for (int u = 0; u < RowsPerThread; ++u)
       if (j < N && live[u]) B[row[u] + j * ldb] = sum[u][j];
 }
 
