@@ -255,34 +255,33 @@ struct TsmmStaging {
           : UpdateStaging::rows_kj;
 };
 
-// StagedStores: staged B stores for complex row-major with odd N and B dense (shifted_rows16), complex column-major
-// with odd ldb (offset_matched16) and real column-major copy8_columns: see the staged store below and the launch.
-// TransposedProduct (complex, class W 128, direct stores): the transposed product Bᵀ = Ĉᵀ A'ᵀ, A' in the mma's B
-// operand (see the kernel).
+// Steps of tsmm_dmma_kernel (below) for one variant (its template parameters but MinBlocksPerSM), and the compile-time
+// choices of the variant: alpha C into registers (load_alpha_c), the staging of a chunk of A into shared memory
+// (load_stage), and the epilogue that writes B with alpha / beta by direct stores from the registers (direct_stores,
+// store_tile, store_pair). Forced inline. The kernel's variables go in by const reference: as by-value parameters they
+// change the generated code (a step is simplified on its own before it is inlined, its parameters sort differently).
 template <bool IsComplex, int Width, int WarpColumnTiles, int WarpRows, int TilesPerPass, int ChunkRows, int Stages,
-          int MinBlocksPerSM, UpdateLayout OperandLayout, UpdateCopy CopyMode, bool StagedStores = false,
-          bool TransposedProduct = false>
-__global__ void __launch_bounds__(TsmmDmmaShape<Width, WarpColumnTiles, WarpRows, ChunkRows, Stages,
-                                                TsmmStaging<IsComplex, OperandLayout, CopyMode>::value>::BT,
-                                  MinBlocksPerSM) tsmm_dmma_kernel(const TsmmDmmaArgs p) {
-  constexpr bool KMAJ = !IsComplex && OperandLayout == UpdateLayout::column_major,
-                 ZCOL = IsComplex && OperandLayout == UpdateLayout::column_major;
+          UpdateLayout OperandLayout, UpdateCopy CopyMode, bool StagedStores, bool TransposedProduct>
+struct TsmmDmmaSteps {
+  static constexpr bool KMAJ = !IsComplex && OperandLayout == UpdateLayout::column_major,
+                        ZCOL = IsComplex && OperandLayout == UpdateLayout::column_major;
   using Sh = TsmmDmmaShape<Width, WarpColumnTiles, WarpRows, ChunkRows, Stages,
                            TsmmStaging<IsComplex, OperandLayout, CopyMode>::value>;
-  constexpr int KT = Sh::KT, WN = Sh::WN, BT = Sh::BT, RT = Sh::RT, LD = Sh::LD, SS = Sh::SS;
-  static_assert(
-      Width % (8 * WarpColumnTiles) == 0 && ChunkRows % (16 * WarpRows) == 0 && RT % TilesPerPass == 0 && Stages >= 2,
-      "bad TSMM DMMA shape");
+  static constexpr int KT = Sh::KT, WN = Sh::WN, BT = Sh::BT, RT = Sh::RT, LD = Sh::LD, SS = Sh::SS;
+  static_assert(Width % (8 * WarpColumnTiles) == 0 && ChunkRows % (16 * WarpRows) == 0 && RT % TilesPerPass == 0 &&
+                    Stages >= 2,
+                "bad TSMM DMMA shape");
   // flat A staging (dense odd-width row-major D)
-  constexpr bool FLAT = CopyMode == UpdateCopy::flat_direct_stores || CopyMode == UpdateCopy::flat_staged_stores;
-  constexpr bool CSTG = StagedStores && KMAJ;   // staged column-major B stores (real, copy8_columns)
-  constexpr bool ZCSTG = StagedStores && ZCOL;  // staged column-major B stores (complex, offset_matched16, odd ldb)
+  static constexpr bool FLAT = CopyMode == UpdateCopy::flat_direct_stores || CopyMode == UpdateCopy::flat_staged_stores;
+  static constexpr bool CSTG = StagedStores && KMAJ;  // staged column-major B stores (real, copy8_columns)
+  // staged column-major B stores (complex, offset_matched16, odd ldb)
+  static constexpr bool ZCSTG = StagedStores && ZCOL;
   // staged B stores (pairs16_staged_stores: padded 16-byte A staging as pairs16)
-  constexpr bool STG =
+  static constexpr bool STG =
       CopyMode == UpdateCopy::flat_staged_stores || CopyMode == UpdateCopy::pairs16_staged_stores || StagedStores;
   // flat_staged_stores / pairs16_staged_stores keep the accumulators of the whole chunk (all RT tiles) in registers:
   // the B tile is written to the stage after every warp has read the stage's A fragments
-  constexpr int TUE = STG ? RT : TilesPerPass;
+  static constexpr int TUE = STG ? RT : TilesPerPass;
   static_assert(!IsComplex || CopyMode == UpdateCopy::pairs16 || CopyMode == UpdateCopy::flat_staged_stores ||
                     CopyMode == UpdateCopy::offset_matched16 || CopyMode == UpdateCopy::shifted_rows16,
                 "complex elements are 16-byte aligned");
@@ -304,19 +303,20 @@ __global__ void __launch_bounds__(TsmmDmmaShape<Width, WarpColumnTiles, WarpRows
   // its first column. copy8_columns (real column-major, any lda: 8-byte copies): the same stride 2 (mod 16) and k order
   // as offset_matched16. A warp's copies are 32 consecutive rows of one column, contiguous in global and in shared
   // memory (conflict-free whatever the column's offset), so the shared layout no longer depends on lda.
-  constexpr bool KPERM = KMAJ && (CopyMode == UpdateCopy::offset_matched16 || CopyMode == UpdateCopy::copy8_columns),
-                 KPZ = ZCOL && CopyMode == UpdateCopy::offset_matched16;
+  static constexpr bool KPERM =
+      KMAJ && (CopyMode == UpdateCopy::offset_matched16 || CopyMode == UpdateCopy::copy8_columns);
+  static constexpr bool KPZ = ZCOL && CopyMode == UpdateCopy::offset_matched16;
   // shifted_rows16 (complex row-major, odd lda, A 32-byte aligned): every other row of A starts at 16 (mod 32) bytes.
   // Those rows are copied one element early (from a sector boundary; the copy that would fall before the run takes its
   // last element instead) and stored one element (SH = 1) later in shared memory; the fragment loads add the shift.
   // This brings the L2 read sectors down to the data. (Column-major at odd lda, complex, or lda = 2 mod 4, real, takes
   // offset_matched16, which matches the global offsets; the shifted column form was neutral for complex and only a
   // little faster than pairs16 for real, and was removed.)
-  constexpr int SHV = CopyMode == UpdateCopy::shifted_rows16 ? 1 : 0;
+  static constexpr int SHV = CopyMode == UpdateCopy::shifted_rows16 ? 1 : 0;
   static_assert(!FLAT || OperandLayout == UpdateLayout::row_major, "flat staging: row-major");
-  static_assert(
-      CopyMode != UpdateCopy::pairs16_staged_stores || (!IsComplex && OperandLayout == UpdateLayout::row_major),
-      "pairs16_staged_stores: real row-major");
+  static_assert(CopyMode != UpdateCopy::pairs16_staged_stores ||
+                    (!IsComplex && OperandLayout == UpdateLayout::row_major),
+                "pairs16_staged_stores: real row-major");
   static_assert(!IsComplex || CopyMode != UpdateCopy::flat_direct_stores,
                 "complex flat staging: staged stores (flat_staged_stores) only");
   static_assert(
@@ -325,44 +325,32 @@ __global__ void __launch_bounds__(TsmmDmmaShape<Width, WarpColumnTiles, WarpRows
                            (OperandLayout == UpdateLayout::column_major && CopyMode == UpdateCopy::offset_matched16)
                      : OperandLayout == UpdateLayout::column_major && CopyMode == UpdateCopy::copy8_columns),
       "SO: complex row-major shifted_rows16 / column-major offset_matched16, real column-major copy8_columns");
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  double* As = reinterpret_cast<double*>(smem_raw);  // [Stages][SS]
 
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int g = lane >> 2, t = lane & 3;
-  const int wn = warp % WN, wr = warp / WN;
-  const int nw0 = wn * 8 * WarpColumnTiles;  // first real-view column of this warp
-  const std::int64_t K = p.K;
-  const int Mr = p.Mr, Nr = p.Nr, Mr8 = (Mr + 7) & ~7, MrZ = KPZ ? (Mr + 15) & ~15 : Mr8;  // MrZ: ZCOL fill
-  const bool active = nw0 < Nr;  // warp-uniform: a warp wholly past N' only copies
-  int fdr = 2;                                         // flat staging: the row offset of mma row g + 8
-  const int frho = tsmm_flat_row(g, Mr, fdr);  // flat staging: the row of mma row g (see tsmm_flat_row)
-  // TransposedProduct: the mma computes Bᵀ = Ĉᵀ A'ᵀ on the 16 real-view columns of the warp (its mma rows: re of
-  // complex column q0 + g at g, im at g + 8) times 8 rows of A (its mma columns). The A fragment (b0, b1) of a lane is
-  // then one 16-byte shared load, (re, im) of one complex element, in the register pair the mma takes: the [k][j] form
-  // built (a0, a1, a2, a3) from two such loads with 8-16 register moves per k-step (SASS of Z W 128) and could not
-  // start the next k-step's loads before the warp-uniform k-step skip. Ĉᵀ lives in the registers of bf (same count).
-  static_assert(!TransposedProduct || (IsComplex && WarpColumnTiles == 2 && WarpRows == 1 && !StagedStores),
-                "ZT: complex, 16 real-view columns per warp");
+  // Ĉ (alpha C in the real view) as the mma's B fragments of the warp whose real-view columns start at nw0: held in
+  // registers (bf) for the whole run
+  static __device__ __forceinline__ void load_alpha_c(const TsmmDmmaArgs& p, const int& nw0, const int& g, const int& t,
+                                                      double (&bf)[KT][WarpColumnTiles][2]) {
+#pragma unroll
+    for (int ks = 0; ks < KT; ++ks)
+#pragma unroll
+      for (int nt = 0; nt < WarpColumnTiles; ++nt)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          // TransposedProduct: bf[ks][nt][h] is a_{2 nt + h} of the Ĉᵀ fragment: inner t + 4 nt, real-view column
+          // 2 (q0 + g) + h
+          const int hi = TransposedProduct ? nt : h;  // inner t / t + 4
+          const int m = ((KMAJ && !KPERM) || FLAT) ? 8 * ks + t + 4 * hi
+                        : KPZ ? 2 * (8 * (ks >> 1) + 2 * t + (ks & 1)) + hi : 8 * ks + 2 * t + hi;
+          bf[ks][nt][h] = tsmm_chat<IsComplex>(p, m, TransposedProduct ? nw0 + 2 * g + h : nw0 + 8 * nt + g);
+        }
+  }
 
-  double bf[KT][WarpColumnTiles][2];  // b0 = Ĉ[inner(t)][n], b1 = Ĉ[inner(t+4)][n], n = nw0 + 8 nt + g
-#pragma unroll
-  for (int ks = 0; ks < KT; ++ks)
-#pragma unroll
-    for (int nt = 0; nt < WarpColumnTiles; ++nt)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        // TransposedProduct: bf[ks][nt][h] is a_{2 nt + h} of the Ĉᵀ fragment: inner t + 4 nt, real-view column
-        // 2 (q0 + g) + h
-        const int hi = TransposedProduct ? nt : h;  // inner t / t + 4
-        const int m = ((KMAJ && !KPERM) || FLAT) ? 8 * ks + t + 4 * hi
-                      : KPZ ? 2 * (8 * (ks >> 1) + 2 * t + (ks & 1)) + hi : 8 * ks + 2 * t + hi;
-        bf[ks][nt][h] = tsmm_chat<IsComplex>(p, m, TransposedProduct ? nw0 + 2 * g + h : nw0 + 8 * nt + g);
-      }
-
+  // The staging of chunk `chunk` of A into stage st of As (cp.async; the caller commits the group).
   // Copies: each thread keeps one column (pair) and walks rows in passes of a fixed stride (the shapes divide
   // evenly), so a copy costs a pointer increment, a compare and the cp.async (few live registers).
-  auto load_stage = [&](std::int64_t chunk, int st) {
+  static __device__ __forceinline__ void load_stage(const TsmmDmmaArgs& p, double* const& As, std::int64_t chunk,
+                                                    int st, const std::int64_t& K, const int& Mr, const int& Mr8,
+                                                    const int& MrZ, const int& tid) {
     double* s = As + st * SS;
     const std::int64_t k0 = chunk * ChunkRows;
     if constexpr (FLAT) {  // dense odd-width row-major D: the chunk is one run of R * Mr doubles
@@ -439,11 +427,10 @@ __global__ void __launch_bounds__(TsmmDmmaShape<Width, WarpColumnTiles, WarpRows
         }
       }
     }
-  };
+  }
 
-  // out (rows kA = k0 + rb + 2g and kA + 1, real-view columns n = nw0 + 8 nt + 2t and n + 1) = c + beta * B
   // two adjacent real outputs d[0], d[1] (d[1] only when `two`) = v + beta * old; beta == 0 never reads
-  auto store_pair = [&](double* d, double v0, double v1, bool two) {
+  static __device__ __forceinline__ void store_pair(const TsmmDmmaArgs& p, double* d, double v0, double v1, bool two) {
     const bool bz = p.beta_zero;
     const double br = p.be_re;
     if ((CopyMode == UpdateCopy::pairs16 || CopyMode == UpdateCopy::offset_matched16) && two) {
@@ -462,8 +449,11 @@ __global__ void __launch_bounds__(TsmmDmmaShape<Width, WarpColumnTiles, WarpRows
         d[1] = v1;
       }
     }
-  };
-  auto store = [&](std::int64_t kA, int n, const double (&c)[4]) {
+  }
+
+  // out (rows kA = k0 + rb + 2g and kA + 1, real-view columns n = nw0 + 8 nt + 2t and n + 1) = c + beta * B
+  static __device__ __forceinline__ void store_tile(const TsmmDmmaArgs& p, std::int64_t kA, int n, const double (&c)[4],
+                                                    const std::int64_t& K, const int& fdr) {
     const bool bz = p.beta_zero;
     const double br = p.be_re;
     if constexpr (IsComplex) {
@@ -491,7 +481,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<Width, WarpColumnTiles, WarpRows
       for (int h = 0; h < 2; ++h) {
         const std::int64_t k = kA + h * (FLAT ? fdr : 1);
         if (k < K) {
-          store_pair(p.B + k * p.brs + n, c[2 * h], c[2 * h + 1], two);
+          store_pair(p, p.B + k * p.brs + n, c[2 * h], c[2 * h + 1], two);
         }
       }
     } else {  // column-major: (c0, c2) in column n, (c1, c3) in column n + 1
@@ -501,18 +491,72 @@ __global__ void __launch_bounds__(TsmmDmmaShape<Width, WarpColumnTiles, WarpRows
       for (int e = 0; e < 2; ++e) {
         const int col = n + e;
         if (col < p.N) {
-          store_pair(p.B + kA + std::int64_t(col) * p.bcs, c[e], c[2 + e], two);
+          store_pair(p, p.B + kA + std::int64_t(col) * p.bcs, c[e], c[2 + e], two);
         }
       }
     }
-  };
+  }
+
+  // The epilogue of the direct stores: the accumulators of the warp's TUE tiles from r0 on to B, with beta
+  static __device__ __forceinline__ void direct_stores(const TsmmDmmaArgs& p, const std::int64_t& k0, const int& r0,
+                                                       const int& wr, const int& g, const int& t, const int& nw0,
+                                                       const int& Nr, const std::int64_t& K, const int& frho,
+                                                       const int& fdr, const double (&acc)[TUE][WarpColumnTiles][4]) {
+#pragma unroll
+    for (int u = 0; u < TUE; ++u) {
+      const std::int64_t kA = k0 + 16 * (wr * RT + r0 + u) + (FLAT ? frho : ZCOL ? g : 2 * g);
+#pragma unroll
+      for (int nt = 0; nt < WarpColumnTiles; ++nt)
+        if (nw0 + 8 * nt < Nr) store_tile(p, kA, nw0 + 8 * nt + 2 * t, acc[u][nt], K, fdr);
+    }
+  }
+};
+
+// StagedStores: staged B stores for complex row-major with odd N and B dense (shifted_rows16), complex column-major
+// with odd ldb (offset_matched16) and real column-major copy8_columns: see the staged store below and the launch.
+// TransposedProduct (complex, class W 128, direct stores): the transposed product Bᵀ = Ĉᵀ A'ᵀ, A' in the mma's B
+// operand (see the kernel).
+template <bool IsComplex, int Width, int WarpColumnTiles, int WarpRows, int TilesPerPass, int ChunkRows, int Stages,
+          int MinBlocksPerSM, UpdateLayout OperandLayout, UpdateCopy CopyMode, bool StagedStores = false,
+          bool TransposedProduct = false>
+__global__ void __launch_bounds__(TsmmDmmaShape<Width, WarpColumnTiles, WarpRows, ChunkRows, Stages,
+                                                TsmmStaging<IsComplex, OperandLayout, CopyMode>::value>::BT,
+                                  MinBlocksPerSM) tsmm_dmma_kernel(const TsmmDmmaArgs p) {
+  using Steps = TsmmDmmaSteps<IsComplex, Width, WarpColumnTiles, WarpRows, TilesPerPass, ChunkRows, Stages,
+                              OperandLayout, CopyMode, StagedStores, TransposedProduct>;
+  constexpr bool KMAJ = Steps::KMAJ, ZCOL = Steps::ZCOL, FLAT = Steps::FLAT, CSTG = Steps::CSTG, ZCSTG = Steps::ZCSTG,
+                 STG = Steps::STG, KPERM = Steps::KPERM, KPZ = Steps::KPZ;
+  constexpr int KT = Steps::KT, WN = Steps::WN, BT = Steps::BT, RT = Steps::RT, LD = Steps::LD, SS = Steps::SS,
+                TUE = Steps::TUE, SHV = Steps::SHV;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  double* As = reinterpret_cast<double*>(smem_raw);  // [Stages][SS]
+
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  const int wn = warp % WN, wr = warp / WN;
+  const int nw0 = wn * 8 * WarpColumnTiles;  // first real-view column of this warp
+  const std::int64_t K = p.K;
+  const int Mr = p.Mr, Nr = p.Nr, Mr8 = (Mr + 7) & ~7, MrZ = KPZ ? (Mr + 15) & ~15 : Mr8;  // MrZ: ZCOL fill
+  const bool active = nw0 < Nr;  // warp-uniform: a warp wholly past N' only copies
+  int fdr = 2;                                         // flat staging: the row offset of mma row g + 8
+  const int frho = tsmm_flat_row(g, Mr, fdr);  // flat staging: the row of mma row g (see tsmm_flat_row)
+  // TransposedProduct: the mma computes Bᵀ = Ĉᵀ A'ᵀ on the 16 real-view columns of the warp (its mma rows: re of
+  // complex column q0 + g at g, im at g + 8) times 8 rows of A (its mma columns). The A fragment (b0, b1) of a lane is
+  // then one 16-byte shared load, (re, im) of one complex element, in the register pair the mma takes: the [k][j] form
+  // built (a0, a1, a2, a3) from two such loads with 8-16 register moves per k-step (SASS of Z W 128) and could not
+  // start the next k-step's loads before the warp-uniform k-step skip. Ĉᵀ lives in the registers of bf (same count).
+  static_assert(!TransposedProduct || (IsComplex && WarpColumnTiles == 2 && WarpRows == 1 && !StagedStores),
+                "ZT: complex, 16 real-view columns per warp");
+
+  double bf[KT][WarpColumnTiles][2];  // b0 = Ĉ[inner(t)][n], b1 = Ĉ[inner(t+4)][n], n = nw0 + 8 nt + g
+  Steps::load_alpha_c(p, nw0, g, t, bf);
 
   // chunks of this block: blockIdx.x + i * gridDim.x
   const std::int64_t nchunks = (K + ChunkRows - 1) / ChunkRows;
   const std::int64_t my = nchunks > blockIdx.x ? (nchunks - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
 #pragma unroll
   for (int s = 0; s < Stages - 1; ++s) {
-    if (s < my) load_stage(blockIdx.x + std::int64_t(s) * gridDim.x, s);
+    if (s < my) Steps::load_stage(p, As, blockIdx.x + std::int64_t(s) * gridDim.x, s, K, Mr, Mr8, MrZ, tid);
     cp_async_commit();
   }
   for (std::int64_t i = 0; i < my; ++i) {
@@ -520,7 +564,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<Width, WarpColumnTiles, WarpRows
     __syncthreads();  // chunk i is in shared memory for all threads; stage (i-1) % Stages is free
     {
       const std::int64_t nx = i + Stages - 1;
-      if (nx < my) load_stage(blockIdx.x + nx * gridDim.x, int(nx % Stages));
+      if (nx < my) Steps::load_stage(p, As, blockIdx.x + nx * gridDim.x, int(nx % Stages), K, Mr, Mr8, MrZ, tid);
       cp_async_commit();
     }
     // flat_staged_stores / pairs16_staged_stores: every warp takes part in the staged store (barriers)
@@ -785,13 +829,7 @@ __global__ void __launch_bounds__(TsmmDmmaShape<Width, WarpColumnTiles, WarpRows
           }
         }
       } else {
-#pragma unroll
-        for (int u = 0; u < TUE; ++u) {
-          const std::int64_t kA = k0 + 16 * (wr * RT + r0 + u) + (FLAT ? frho : ZCOL ? g : 2 * g);
-#pragma unroll
-          for (int nt = 0; nt < WarpColumnTiles; ++nt)
-            if (nw0 + 8 * nt < Nr) store(kA, nw0 + 8 * nt + 2 * t, acc[u][nt]);
-        }
+        Steps::direct_stores(p, k0, r0, wr, g, t, nw0, Nr, K, frho, fdr, acc);
       }
     }
   }
