@@ -132,7 +132,9 @@
 //      W: class width in the real view (complex: 2x), NT: 8-column mma tiles per warp (W / (8 NT) warps across
 //      the columns, alpha*C held as 2 W/8 NT doubles per lane), WR warp rows, TU 16-row tiles per pass (TU x NT
 //      independent accumulator chains), R rows per cp.async stage, Stages pipeline stages, MINB blocks/SM for
-//      __launch_bounds__. Narrower data in a class skips the k-steps / n-tiles it does not need.
+//      __launch_bounds__. Narrower data in a class skips the k-steps / n-tiles it does not need. In
+//      tsmm_dmma_kernel's template: W = Width, NT = WarpColumnTiles, WR = WarpRows, TU = TilesPerPass, R =
+//      ChunkRows, MINB = MinBlocksPerSM.
 // Chosen by the register / shared-memory model: at least 2 stages in flight per block, i.e. >= 96 KB/SM of A reads
 // outstanding (Little's law: ~1 us of DRAM latency at full HBM bandwidth asks ~25 KB/SM); <= 512 B of A fragment
 // loads per mma (half the shared-memory bandwidth at the DMMA peak); MINB from the register budget.
