@@ -52,6 +52,8 @@ const char* const kUsage =
     "                      per pass; default) or kokkos (KokkosSparse::spmv on the block)\n"
     "  --bcgs2             orthogonalise every step by BCGS2 + CholQR2 over the whole basis (no local projection;\n"
     "                      the scheme before the one-pass test, for comparison)\n"
+    "  --chebyshev D       Chebyshev acceleration of degree D (odd, >= 3; 0 = off): block Lanczos on a polynomial\n"
+    "                      filter p(A) after one plain basis fill (EigenOptions::chebyshev_degree; default: its default)\n"
     "  --no-overlap        solve Rayleigh-Ritz's dense eigenproblem after each filling step, not during it on a\n"
     "                      host thread (EigenOptions::overlap_rayleigh_ritz = false), for comparison\n"
     "  --json FILE         write the results as JSON\n"
@@ -72,6 +74,7 @@ struct Args {
   std::string json;
   bool check_analytic = false, quiet = false, bcgs2 = false, cold = false, no_overlap = false;
   std::string spmm = "rowwise";
+  int chebyshev = kbla::EigenOptions().chebyshev_degree;
 };
 
 
@@ -119,6 +122,10 @@ Args parse(int argc, char** argv) {
       a.spmm = value();
       if (a.spmm != "kokkos" && a.spmm != "rowwise")
         throw UsageError("--spmm must be 'kokkos' or 'rowwise', got '" + a.spmm + "'");
+    } else if (opt == "--chebyshev") {
+      a.chebyshev = int(parse_int(opt, value()));
+      if (a.chebyshev != 0 && (a.chebyshev < 3 || a.chebyshev % 2 == 0 || a.chebyshev > 99))
+        throw UsageError("--chebyshev must be 0 (off) or an odd degree from 3 to 99, got " + std::to_string(a.chebyshev));
     } else if (opt == "--bcgs2") {
       a.bcgs2 = true;
     } else if (opt == "--no-overlap") {
@@ -195,6 +202,7 @@ int run(const Args& args) {
   opt.max_restarts = args.max_restarts;
   opt.seed = args.seed;
   opt.overlap_rayleigh_ritz = !args.no_overlap;
+  opt.chebyshev_degree = args.chebyshev;
   if (args.bcgs2) {
     opt.local_projection = false;
     opt.ortho.one_pass_ratio = 0;
@@ -257,6 +265,9 @@ int run(const Args& args) {
                 selection_classes, selection_seconds);
   }
 
+  if (r.chebyshev_degree > 0)
+    std::printf("  Chebyshev filter of degree %d on [%.6g, %.6g] after one plain basis fill\n", r.chebyshev_degree,
+                r.filter_lower, r.filter_upper);
   std::printf("  basis %d (+%d) vectors%s, %d restarts, %d block iterations, %ld operator applications (vectors)\n",
               r.basis_size, r.block_size, r.dense ? " (dense fallback)" : "", r.restarts, r.iterations,
               r.operator_applications);
@@ -322,12 +333,14 @@ int run(const Args& args) {
         << ", \"basis_size\": " << r.basis_size << ", \"tol\": " << json_number(args.tol)
         << ", \"max_restarts\": " << args.max_restarts << ", \"seed\": " << args.seed
         << ", \"orthogonalization\": " << json_string(args.bcgs2 ? "bcgs2" : "local + one-pass")
-        << ", \"spmm\": " << json_string(args.spmm)
+        << ", \"spmm\": " << json_string(args.spmm) << ", \"chebyshev_degree\": " << args.chebyshev
         << ", \"overlap_rayleigh_ritz\": " << (opt.overlap_rayleigh_ritz ? "true" : "false") << "},\n"
         << "  \"converged\": " << (r.converged ? "true" : "false") << ",\n  \"dense_fallback\": "
         << (r.dense ? "true" : "false") << ",\n  \"restarts\": " << r.restarts
         << ",\n  \"iterations\": " << r.iterations << ",\n  \"operator_applications\": " << r.operator_applications
-        << ",\n  \"operator_calls\": " << r.operator_calls << ",\n  \"eigenvalues\": " << json_array(r.eigenvalues)
+        << ",\n  \"operator_calls\": " << r.operator_calls << ",\n  \"chebyshev_degree_used\": " << r.chebyshev_degree
+        << ",\n  \"filter_interval\": [" << json_number(r.filter_lower) << ", " << json_number(r.filter_upper) << "]"
+        << ",\n  \"eigenvalues\": " << json_array(r.eigenvalues)
         << ",\n  \"relative_residuals\": " << json_array(r.residuals) << ",\n";
     if (!analytic.empty()) {
       std::vector<double> a(analytic.begin(), analytic.begin() + args.nev);

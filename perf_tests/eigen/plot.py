@@ -15,6 +15,12 @@ PHASES = (("spmv", "SpMV"), ("orthogonalization", "orthogonalisation"), ("raylei
           ("residuals", "residuals"), ("other", "other"))
 
 
+def run_label(run, i):
+    """'run i', with the Chebyshev degree when the JSON names one (0: the plain iteration)."""
+    degree = run.get("options", {}).get("chebyshev_degree")
+    return "run %d" % (i + 1) if degree is None else "run %d, d=%d" % (i + 1, degree)
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__)
@@ -30,9 +36,9 @@ def main(argv):
         bars.text(i, bottom, "%.2f s" % d["time_s"]["total"], ha="center", va="bottom", fontsize=8)
         if d.get("relative_errors"):
             errs.semilogy(range(1, len(d["relative_errors"]) + 1), [max(e, 1e-17) for e in d["relative_errors"]],
-                          "o", ms=3, label="run %d" % (i + 1))
+                          "o", ms=3, label=run_label(d, i))
     bars.set_xticks(range(len(runs)))
-    bars.set_xticklabels(["run %d" % (i + 1) for i in range(len(runs))])
+    bars.set_xticklabels([run_label(d, i) for i, d in enumerate(runs)], fontsize=7)
     bars.set_ylabel("seconds")
     bars.legend(fontsize=7)
     bars.set_title("time by phase", fontsize=9)

@@ -1,6 +1,7 @@
 // kbla::eigen (thick-restart block Lanczos) on the default backend: the 3D and 2D Laplacians against their analytic
 // spectra with repeated eigenvalues, diagonal matrices with planted spectra (user functor operator; repeated values
-// and a tight cluster), a complex Hermitian matrix, the dense fallback for tiny problems, and option checking.
+// and a tight cluster), a complex Hermitian matrix, the dense fallback for tiny problems, and option checking; the
+// Chebyshev-accelerated solver (EigenOptions::chebyshev_degree) on the same problems, and its residual bound.
 #include "solver_test_helpers.hpp"
 
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <functional>
 #include <cstdlib>
 #include <map>
+#include <random>
 #include <stdexcept>
 #if defined(__linux__)
 #include <sched.h>
@@ -68,7 +70,7 @@ std::vector<double> laplacian_wanted(int n, int k, kbla::EigenWhich which) {
 }
 
 void laplacian_case(int n, int k, int s, kbla::EigenWhich which, int expect_min_multiplicity,
-                    bool bcgs2_every_step = false) {
+                    bool bcgs2_every_step = false, int chebyshev_degree = 0) {
   const Crs A = kbla::laplacian_3d<Crs>(n);
   kbla::EigenOptions opt;
   if (bcgs2_every_step) {  // the scheme before the local projection and the one-pass test
@@ -79,8 +81,10 @@ void laplacian_case(int n, int k, int s, kbla::EigenWhich which, int expect_min_
   opt.block_size = s;
   opt.tol = 1e-10;
   opt.which = which;
+  opt.chebyshev_degree = chebyshev_degree;
   const auto r = kbla::eigen(Exec(), A, opt);
   print_summary("laplacian", r);
+  EXPECT_EQ(r.chebyshev_degree, chebyshev_degree) << "the filter must have been used (the first fill did not converge)";
   const std::vector<double> expected = laplacian_wanted(n, k, which);
   check_against(r, expected, 1e-10, 1.5e-10);
   check_multiplicities(r.eigenvalues, expected);
@@ -98,6 +102,62 @@ void laplacian_case(int n, int k, int s, kbla::EigenWhich which, int expect_min_
 // n = 10: the 17 largest are 1 + 3 + 3 + 3 + 1 + 6 (multiplicities), the 10 smallest 1 + 3 + 3 + 3.
 TEST(Eigen, Laplacian3dLargestWithSixfoldEigenvalue) { laplacian_case(10, 17, 8, kbla::EigenWhich::largest, 6); }
 TEST(Eigen, Laplacian3dLargestBCGS2EveryStep) { laplacian_case(10, 17, 8, kbla::EigenWhich::largest, 6, true); }
+// Chebyshev acceleration: the same values and multiplicities from block Lanczos on the filter p(A).
+TEST(Eigen, ChebyshevLaplacian3dLargestWithSixfoldEigenvalue) {
+  laplacian_case(10, 17, 8, kbla::EigenWhich::largest, 6, false, 7);
+}
+TEST(Eigen, ChebyshevLaplacian3dSmallestBlockEqualsMultiplicity) {
+  laplacian_case(12, 17, 6, kbla::EigenWhich::smallest, 6, false, 5);
+}
+TEST(Eigen, ChebyshevLaplacian3dLargestBCGS2EveryStep) {
+  laplacian_case(10, 17, 8, kbla::EigenWhich::largest, 6, true, 3);
+}
+
+// The filter's residual bound: for any unit x and mu > 1, ||A x - lambda x|| <= factor(mu) ||p(A) x - mu x|| with
+// lambda = preimage(mu), on a diagonal A whose spectrum lies on the wanted side, inside the interval and beyond its
+// far end; and p's values: T_d at the interval's ends, monotone growth on the wanted side, preimage inverts p there.
+TEST(Eigen, ChebyshevFilterResidualBoundHolds) {
+  for (const double sign : {1.0, -1.0}) {
+    kbla::Impl::ChebyshevPolynomial p;
+    p.degree = 7;
+    p.center = 2.0;
+    p.half_width = 3.0;
+    p.sign = sign;
+    EXPECT_NEAR(p.value(p.center + sign * p.half_width), 1.0, 1e-12);
+    EXPECT_NEAR(p.value(p.center - sign * p.half_width), -1.0, 1e-12);  // odd degree
+    double previous = 1.0;
+    for (int i = 1; i <= 20; ++i) {
+      const double x = p.center + sign * (p.half_width + 0.05 * i), v = p.value(x);
+      EXPECT_GT(v, previous);
+      EXPECT_NEAR(p.preimage(v), x, 1e-9 * std::abs(x));
+      previous = v;
+    }
+    std::mt19937_64 g(5);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::normal_distribution<double> normal;
+    std::vector<double> spectrum;
+    for (int i = 0; i < 60; ++i) spectrum.push_back(p.center + sign * p.half_width * (-1.0 + 2.0 * u(g)));  // inside
+    for (int i = 0; i < 10; ++i) spectrum.push_back(p.center + sign * p.half_width * (1.0 + 0.3 * u(g)));   // wanted
+    for (int i = 0; i < 5; ++i) spectrum.push_back(p.center - sign * p.half_width * (1.0 + 0.5 * u(g)));   // far end
+    for (int trial = 0; trial < 200; ++trial) {
+      std::vector<double> x(spectrum.size());
+      double norm2 = 0;
+      for (double& c : x) {
+        c = normal(g) * (trial % 2 ? 1.0 : u(g) * u(g));
+        norm2 += c * c;
+      }
+      const double mu = 1.0 + 2.0 * u(g) * u(g) + 1e-3;
+      const double lambda = p.preimage(mu);
+      double ra = 0, rp = 0;
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        const double c = x[i] / std::sqrt(norm2);
+        ra += c * c * (spectrum[i] - lambda) * (spectrum[i] - lambda);
+        rp += c * c * (p.value(spectrum[i]) - mu) * (p.value(spectrum[i]) - mu);
+      }
+      EXPECT_LE(std::sqrt(ra), p.residual_factor(mu) * std::sqrt(rp) * (1 + 1e-12)) << "trial " << trial;
+    }
+  }
+}
 // The Rayleigh-Ritz step's dense eigenproblem on a host thread during the step that fills the basis (the default on a
 // device backend) or after it: the same projected matrix, so the same values; both against the analytic ones.
 TEST(Eigen, OverlappedRayleighRitzGivesTheSameValues) {
@@ -214,12 +274,16 @@ TEST(Eigen, PlantedTightClusterAndRepeatedValues) {
   opt.nev = 8;
   opt.block_size = 4;
   opt.tol = 1e-10;
-  const auto r = kbla::eigen<double>(Exec(), DiagonalOperator{d}, n, opt);
-  print_summary("planted clusters", r);
-  const std::vector<double> expected(spectrum.begin(), spectrum.begin() + 8);
-  check_against(r, expected, 1e-10, 1e-10);
-  check_multiplicities(r.eigenvalues, expected);
-  EXPECT_FALSE(r.dense);
+  for (const int degree : {0, 9}) {
+    opt.chebyshev_degree = degree;
+    const auto r = kbla::eigen<double>(Exec(), DiagonalOperator{d}, n, opt);
+    print_summary(degree ? "planted clusters, Chebyshev" : "planted clusters", r);
+    const std::vector<double> expected(spectrum.begin(), spectrum.begin() + 8);
+    check_against(r, expected, 1e-10, 1e-10);
+    check_multiplicities(r.eigenvalues, expected);
+    EXPECT_FALSE(r.dense);
+    EXPECT_EQ(r.chebyshev_degree, degree);
+  }
 }
 
 namespace kbla_test {
@@ -263,14 +327,18 @@ TEST(Eigen, Laplacian2dLargestAnalytic) {
   opt.nev = k;
   opt.block_size = 4;
   opt.tol = 1e-10;
-  const auto r = kbla::eigen<double>(Exec(), Laplacian2DOperator{nx}, std::int64_t(nx) * nx, opt);
-  print_summary("laplacian 2d", r);
-  check_against(r, expected, 1e-10, 1.5e-10);
-  check_multiplicities(r.eigenvalues, expected);
+  for (const int degree : {0, 5}) {
+    opt.chebyshev_degree = degree;
+    const auto r = kbla::eigen<double>(Exec(), Laplacian2DOperator{nx}, std::int64_t(nx) * nx, opt);
+    print_summary(degree ? "laplacian 2d, Chebyshev" : "laplacian 2d", r);
+    check_against(r, expected, 1e-10, 1.5e-10);
+    check_multiplicities(r.eigenvalues, expected);
+    EXPECT_FALSE(r.dense);
+    EXPECT_EQ(r.chebyshev_degree, degree);
+  }
   int doubles = 0;
   for (int i = 1; i < k; ++i) doubles += std::abs(expected[i] - expected[i - 1]) < 1e-12 ? 1 : 0;
   EXPECT_GE(doubles, 4) << "the case is meant to contain double eigenvalues";
-  EXPECT_FALSE(r.dense);
 }
 
 namespace kbla_test {
@@ -307,12 +375,17 @@ TEST(Eigen, ComplexHermitian) {
   opt.nev = 5;
   opt.block_size = 4;
   opt.which = kbla::EigenWhich::smallest;
-  const auto r = kbla::eigen<T>(Exec(), DenseOperator{to_device(A, "A")}, n, opt);
-  print_summary("complex hermitian", r);
   std::vector<double> sorted = lambda;
   std::sort(sorted.begin(), sorted.end());
-  check_against(r, std::vector<double>(sorted.begin(), sorted.begin() + 5), 1e-10, 1e-10);
-  check_multiplicities(r.eigenvalues, std::vector<double>(sorted.begin(), sorted.begin() + 5));
+  const DeviceBlock<T> Ad = to_device(A, "A");
+  for (const int degree : {0, 7}) {
+    opt.chebyshev_degree = degree;
+    const auto r = kbla::eigen<T>(Exec(), DenseOperator{Ad}, n, opt);
+    print_summary(degree ? "complex hermitian, Chebyshev" : "complex hermitian", r);
+    check_against(r, std::vector<double>(sorted.begin(), sorted.begin() + 5), 1e-10, 1e-10);
+    check_multiplicities(r.eigenvalues, std::vector<double>(sorted.begin(), sorted.begin() + 5));
+    if (degree > 0 && r.restarts > 0) EXPECT_EQ(r.chebyshev_degree, degree);
+  }
 }
 
 TEST(Eigen, TinyProblemFallsBackToDense) {
@@ -330,17 +403,23 @@ TEST(Eigen, ProgressIsReportedPerRestart) {
   kbla::EigenOptions opt;
   opt.nev = 4;
   opt.block_size = 4;
-  int calls = 0, last_converged = -1;
-  opt.progress = [&](const kbla::EigenProgress& p) {
-    EXPECT_EQ(p.restart, calls);
-    EXPECT_GE(p.converged, last_converged);
-    EXPECT_EQ(p.nev, 4);
-    last_converged = p.converged;
-    ++calls;
-  };
-  const auto r = kbla::eigen(Exec(), A, opt);
-  EXPECT_EQ(calls, r.restarts + 1);
-  EXPECT_EQ(last_converged, 4);
+  for (const int degree : {0, 5}) {  // with the filter: the plain basis fill's report, then the filtered restarts'
+    opt.chebyshev_degree = degree;
+    int calls = 0, last_converged = -1;
+    long last_applications = 0;
+    opt.progress = [&](const kbla::EigenProgress& p) {
+      EXPECT_EQ(p.restart, calls);
+      EXPECT_GE(p.converged, last_converged);
+      EXPECT_GT(p.operator_applications, last_applications);
+      EXPECT_EQ(p.nev, 4);
+      last_converged = p.converged;
+      last_applications = p.operator_applications;
+      ++calls;
+    };
+    const auto r = kbla::eigen(Exec(), A, opt);
+    EXPECT_EQ(calls, r.restarts + 1) << "degree " << degree;
+    EXPECT_EQ(last_converged, 4) << "degree " << degree;
+  }
 }
 
 TEST(Eigen, RejectsBadOptions) {
@@ -360,4 +439,9 @@ TEST(Eigen, RejectsBadOptions) {
   opt.tol = 1e-8;
   opt.nev = 0;
   EXPECT_THROW(kbla::eigen(Exec(), A, opt), std::invalid_argument);
+  opt.nev = 4;
+  for (const int degree : {1, 2, 4, -3, 101}) {
+    opt.chebyshev_degree = degree;
+    EXPECT_THROW(kbla::eigen(Exec(), A, opt), std::invalid_argument) << "chebyshev_degree " << degree;
+  }
 }
