@@ -91,6 +91,8 @@ EigenResult<Scalar, typename ExecSpace::memory_space> filtered_eigen(const ExecS
       Kokkos::View<Scalar**, Kokkos::LayoutLeft, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using Real = dense::mag_t<Scalar>;
   Kokkos::Timer total_timer;
+  const ReductionStats stats0 = reducer.stats();
+  eigen_check_options(reducer.row_range(std::max<std::int64_t>(local_rows, 0)).global, options);
   const int nev = options.nev, s = options.block_size;
 
   // 1. One plain basis fill; done if it already converged (or the problem was solved densely).
@@ -199,8 +201,9 @@ EigenResult<Scalar, typename ExecSpace::memory_space> filtered_eigen(const ExecS
   t.restart_bytes += f.restart_bytes;
   t.residuals += f.residuals;
   t.ortho_bytes += f.ortho_bytes;
-  t.allreduces += f.allreduces;
-  t.allreduce_time += f.allreduce_time;
+  const ReductionStats stats1 = reducer.stats();  // both runs and the last Rayleigh-Ritz step
+  t.allreduces = stats1.allreduces - stats0.allreduces;
+  t.allreduce_time = stats1.seconds - stats0.seconds;
   t.total = total_timer.seconds();
   result.chebyshev_degree = poly.degree;
   result.filter_lower = poly.center - poly.half_width;
@@ -267,10 +270,7 @@ template <class Scalar, class ExecSpace, class Operator, class Reducer>
 EigenResult<Scalar, typename ExecSpace::memory_space> eigen(const ExecSpace& exec, const Operator& op,
                                                             std::int64_t local_rows, const EigenOptions& options,
                                                             const Reducer& reducer) {
-  if (options.chebyshev_degree > 0) {
-    Impl::eigen_check_options(reducer.row_range(std::max<std::int64_t>(local_rows, 0)).global, options);
-    return Impl::filtered_eigen<Scalar>(exec, op, local_rows, options, reducer);
-  }
+  if (options.chebyshev_degree > 0) return Impl::filtered_eigen<Scalar>(exec, op, local_rows, options, reducer);
   return Impl::block_lanczos<Scalar>(exec, op, local_rows, options, reducer,
                                      Impl::LanczosHooks<Scalar, typename ExecSpace::memory_space>());
 }
