@@ -41,6 +41,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -50,32 +52,39 @@
 namespace kbla {
 namespace Impl {
 
-// The unwanted interval from the Ritz values of one plain basis fill (ascending): on the wanted side it ends at the
-// (k + s)-th Ritz value from that side, which interlacing puts between A's (k + s)-th eigenvalue and the far end,
-// so all k wanted eigenvalues lie beyond it; on the other side it reaches 1 % of the Ritz range past the extreme
-// Ritz value (extreme Ritz values converge first, from inside). degree 0: no usable interval (too few Ritz values,
-// or all equal).
-inline ChebyshevPolynomial chebyshev_filter_from_ritz_values(const std::vector<double>& ritz, int wanted, int degree,
-                                                             EigenWhich which) {
+// The filter from the Ritz values of one plain basis fill (ascending). The unwanted interval ends on the wanted side
+// at the (k + s)-th Ritz value from that side, which interlacing puts between A's (k + s)-th eigenvalue and the far
+// end, so all k wanted eigenvalues lie beyond it; on the other side it reaches 1 % of its width past the extreme
+// Ritz value (extreme Ritz values converge first, from inside). The degree is the requested one, lowered (odd, to 3
+// at least) while the filter's rounding floor is not 100 times below the tolerance: p(A) is formed to about eps times
+// the largest |p| over the Ritz range (times d steps), which the residual bound turns into a residual of A at the
+// k-th wanted Ritz value (a wanted eigenvalue far beyond the others, or one far beyond the interval's other end,
+// makes |p| huge there). degree 0: no usable filter (too few or equal Ritz values, or no degree is accurate enough).
+inline ChebyshevPolynomial chebyshev_filter_from_ritz_values(const std::vector<double>& ritz, int nev, int block,
+                                                             int degree, EigenWhich which, double tol) {
   ChebyshevPolynomial p;
   const int count = int(ritz.size());
-  if (count < wanted + 1) return p;
+  if (count < nev + block + 1) return p;
   const double range = ritz.back() - ritz.front();
   if (!(range > 0)) return p;
-  double low, high;
-  if (which == EigenWhich::largest) {
-    low = ritz.front() - 0.01 * range;
-    high = ritz[std::size_t(count - wanted)];
-    p.sign = 1;
-  } else {
-    low = ritz[std::size_t(wanted - 1)];
-    high = ritz.back() + 0.01 * range;
-    p.sign = -1;
-  }
-  if (!(high - low > 1e-6 * range)) return p;
-  p.degree = degree;
+  const bool largest = which == EigenWhich::largest;
+  const double edge = largest ? ritz[std::size_t(count - nev - block)] : ritz[std::size_t(nev + block - 1)];
+  const double far = largest ? ritz.front() : ritz.back();
+  const double kth = largest ? ritz[std::size_t(count - nev)] : ritz[std::size_t(nev - 1)];
+  const double width = std::abs(edge - far);
+  if (!(width > 1e-6 * range)) return p;
+  const double low = largest ? far - 0.01 * width : edge, high = largest ? edge : far + 0.01 * width;
+  p.sign = largest ? 1 : -1;
   p.center = 0.5 * (low + high);
   p.half_width = 0.5 * (high - low);
+  const double eps = std::numeric_limits<double>::epsilon();
+  for (int d = degree; d >= 3; d -= 2) {
+    p.degree = d;
+    const double largest_p = std::max({1.0, std::abs(p.value(ritz.front())), std::abs(p.value(ritz.back()))});
+    const double floor = eps * d * largest_p * p.residual_factor(p.value(kth)) / std::max(std::abs(kth), eps * range);
+    if (100 * floor <= tol) return p;
+  }
+  p.degree = 0;
   return p;
 }
 
@@ -104,11 +113,50 @@ EigenResult<Scalar, typename ExecSpace::memory_space> filtered_eigen(const ExecS
   plain.max_restarts = 0;
   EigenResult<Scalar, memory_space> first = block_lanczos<Scalar>(exec, op, local_rows, plain, reducer, locate);
   const ChebyshevPolynomial poly =
-      chebyshev_filter_from_ritz_values(ritz, nev + s, options.chebyshev_degree, options.which);
+      chebyshev_filter_from_ritz_values(ritz, nev, s, options.chebyshev_degree, options.which, options.tol);
   if (first.converged || first.dense || options.max_restarts == 0) return first;
-  if (poly.degree == 0) {  // no interval to filter: the plain solver from the start
-    plain.max_restarts = options.max_restarts;
-    return block_lanczos<Scalar>(exec, op, local_rows, plain, reducer, LanczosHooks<Scalar, memory_space>());
+  // The fill's work counts in the result of the run that follows it; the switch of runs counts as a restart.
+  const auto count_first_run = [&](EigenResult<Scalar, memory_space>& r) {
+    r.operator_applications += first.operator_applications;
+    r.operator_calls += first.operator_calls;
+    r.iterations += first.iterations;
+    r.restarts += first.restarts + 1;
+    EigenTimings& t = r.timings;
+    const EigenTimings& f = first.timings;
+    t.operator_apply += f.operator_apply;
+    t.ortho += f.ortho;
+    t.rayleigh_ritz += f.rayleigh_ritz;
+    t.restart_rotation += f.restart_rotation;
+    t.projected_eigen += f.projected_eigen;
+    t.restart_bytes += f.restart_bytes;
+    t.residuals += f.residuals;
+    t.ortho_bytes += f.ortho_bytes;
+    const ReductionStats stats1 = reducer.stats();
+    t.allreduces = stats1.allreduces - stats0.allreduces;
+    t.allreduce_time = stats1.seconds - stats0.seconds;
+    t.total = total_timer.seconds();
+  };
+  // The second run reports its restarts after the fill's, with the operator applications of both.
+  const auto after_first_run = [&](const std::function<long(const EigenProgress&)>& applications) {
+    std::function<void(const EigenProgress&)> report;
+    if (options.progress)
+      report = [&, applications](const EigenProgress& p) {
+        EigenProgress q = p;
+        q.restart += 1;
+        q.elapsed = total_timer.seconds();
+        q.operator_applications = first.operator_applications + applications(p);
+        options.progress(q);
+      };
+    return report;
+  };
+  if (poly.degree == 0) {  // no usable filter: the plain iteration, from the fill's best Ritz vectors
+    LanczosHooks<Scalar, memory_space> restart;
+    if (nev >= s) restart.start = Block(Kokkos::subview(first.eigenvectors, Kokkos::ALL(), std::make_pair(0, s)));
+    plain.max_restarts = options.max_restarts - 1;
+    plain.progress = after_first_run([](const EigenProgress& p) { return p.operator_applications; });
+    EigenResult<Scalar, memory_space> result = block_lanczos<Scalar>(exec, op, local_rows, plain, reducer, restart);
+    count_first_run(result);
+    return result;
   }
 
   // 2. Block Lanczos on p(A), its largest eigenvalues, from the fill's s best Ritz vectors.
@@ -121,14 +169,7 @@ EigenResult<Scalar, typename ExecSpace::memory_space> filtered_eigen(const ExecS
   on_filter.chebyshev_degree = 0;
   on_filter.which = EigenWhich::largest;
   on_filter.max_restarts = options.max_restarts - 1;
-  if (options.progress)
-    on_filter.progress = [&](const EigenProgress& p) {
-      EigenProgress q = p;
-      q.restart += 1;
-      q.elapsed = total_timer.seconds();
-      q.operator_applications = first.operator_applications + filtered.applications;
-      options.progress(q);
-    };
+  on_filter.progress = after_first_run([&filtered](const EigenProgress&) { return filtered.applications; });
   EigenResult<Scalar, memory_space> result =
       block_lanczos<Scalar>(exec, filtered, local_rows, on_filter, reducer, hooks);
 
@@ -186,25 +227,10 @@ EigenResult<Scalar, typename ExecSpace::memory_space> filtered_eigen(const ExecS
   exec.fence();
   result.timings.residuals += rr_timer.seconds();
 
-  // The two runs as one: A's applications (d per vector of p(A)), steps, restarts (the switch to p(A) is one), times.
-  result.operator_applications = first.operator_applications + filtered.applications + nev;
-  result.operator_calls = first.operator_calls + filtered.calls + 1;
-  result.iterations += first.iterations;
-  result.restarts += first.restarts + 1;
-  EigenTimings& t = result.timings;
-  const EigenTimings& f = first.timings;
-  t.operator_apply += f.operator_apply;
-  t.ortho += f.ortho;
-  t.rayleigh_ritz += f.rayleigh_ritz;
-  t.restart_rotation += f.restart_rotation;
-  t.projected_eigen += f.projected_eigen;
-  t.restart_bytes += f.restart_bytes;
-  t.residuals += f.residuals;
-  t.ortho_bytes += f.ortho_bytes;
-  const ReductionStats stats1 = reducer.stats();  // both runs and the last Rayleigh-Ritz step
-  t.allreduces = stats1.allreduces - stats0.allreduces;
-  t.allreduce_time = stats1.seconds - stats0.seconds;
-  t.total = total_timer.seconds();
+  // The two runs as one: A's applications (d per vector of p(A), and the k of the last step), steps, restarts, times.
+  result.operator_applications = filtered.applications + nev;
+  result.operator_calls = filtered.calls + 1;
+  count_first_run(result);
   result.chebyshev_degree = poly.degree;
   result.filter_lower = poly.center - poly.half_width;
   result.filter_upper = poly.center + poly.half_width;

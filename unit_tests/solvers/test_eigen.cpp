@@ -286,6 +286,52 @@ TEST(Eigen, PlantedTightClusterAndRepeatedValues) {
   }
 }
 
+namespace {
+
+// The diagonal operator of a spectrum, in a shuffled order, and the spectrum sorted into the wanted order.
+Kokkos::View<double*, Mem> shuffled_diagonal(std::vector<double>& spectrum, kbla::EigenWhich which) {
+  std::vector<double> permuted = spectrum;
+  std::mt19937_64 g(23);
+  std::shuffle(permuted.begin(), permuted.end(), g);
+  Kokkos::View<double*, Mem> d("d", permuted.size());
+  auto dh = Kokkos::create_mirror_view(d);
+  for (std::size_t i = 0; i < permuted.size(); ++i) dh(i) = permuted[i];
+  Kokkos::deep_copy(d, dh);
+  std::sort(spectrum.begin(), spectrum.end());
+  if (which == kbla::EigenWhich::largest) std::reverse(spectrum.begin(), spectrum.end());
+  return d;
+}
+
+}  // namespace
+
+// A wanted eigenvalue far beyond the others (1e4 over a bulk in [-5, 5]) makes any Chebyshev filter's values there
+// so large that p(A) cannot be formed accurately enough for tol: the solver must notice from the first fill's Ritz
+// values, run the plain iteration instead (chebyshev_degree 0 in the result), and still report its restarts in order.
+// A cluster far beyond the other end (50 values near -50) is inside the filter's interval: the filter runs.
+TEST(Eigen, ChebyshevFilterOnlyWhereItIsAccurate) {
+  const int n = 4000;
+  for (const bool outlier : {true, false}) {
+    std::vector<double> spectrum;
+    for (int i = 0; i < n; ++i) spectrum.push_back(-5.0 + 10.0 * i / n);
+    if (outlier)
+      spectrum.back() = 1e4;
+    else
+      for (int i = 0; i < 50; ++i) spectrum[std::size_t(i)] = -50.0 + 0.01 * i;
+    const Kokkos::View<double*, Mem> d = shuffled_diagonal(spectrum, kbla::EigenWhich::largest);
+    kbla::EigenOptions opt;
+    opt.nev = 6;
+    opt.block_size = 4;
+    opt.chebyshev_degree = 7;
+    int calls = 0;
+    opt.progress = [&](const kbla::EigenProgress& p) { EXPECT_EQ(p.restart, calls++); };
+    const auto r = kbla::eigen<double>(Exec(), DiagonalOperator{d}, n, opt);
+    print_summary(outlier ? "wanted outlier, filter off" : "far cluster, filter on", r);
+    check_against(r, std::vector<double>(spectrum.begin(), spectrum.begin() + 6), 1e-10, 1e-10);
+    EXPECT_EQ(r.chebyshev_degree, outlier ? 0 : 7);
+    EXPECT_EQ(calls, r.restarts + 1);
+  }
+}
+
 namespace kbla_test {
 
 // The 2D Laplacian (5-point stencil, Dirichlet) on an nx x nx grid, matrix-free, as a user functor.
