@@ -3,10 +3,11 @@
 // must run at >= 0.92x cuBLAS for the level to reach 1.05x, 7/8 of the multiplications). Not a library kernel.
 // C = A B, column-major, n x n (multiples of 128), random operands, checked against cuBLAS.
 //   make -C perf_tests/strassen dmma_probe BUILD=DIR;  DIR/dgemm_dmma_probe [n ...] [--json FILE]
-// The tile: 128 x 128 x 16 blocks, 8 warps of 64 x 32 (4 x 4 fragments of 16 x 8 in 64 accumulators per thread),
-// 3 cp.async stages (A k-major with 8 doubles of padding per row, B n-major with 4: the fragment loads are then two
-// wavefronts per request, the minimum for 256 bytes), one block per SM (198 registers); optionally the grouped block
-// order (8 tile rows sweep the columns together).
+// The tile: 128 x 128 x 32 blocks, 16 warps of 32 x 32 (2 x 4 fragments of 16 x 8, 32 accumulators per thread, 128
+// registers), 2 cp.async stages (A k-major with 8 doubles of padding per row, B n-major with 4: the fragment loads are
+// then two wavefronts per request, the minimum for 256 bytes), one block per SM; optionally the grouped block order
+// (8 tile rows sweep the columns together). Measured against 8 warps of 64 x 32 (224 registers) with 16-deep stages
+// (3 or 4) and 16 warps with 16-deep stages: this one was the fastest (docs/strassen.md).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -26,10 +27,10 @@
     }                                                                              \
   } while (0)
 
-constexpr int BM = 128, BN = 128, BK = 16, STAGES = 3;
-constexpr int WARPS_M = 2, WARPS_N = 4;           // 8 warps
-constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;  // 64 x 32 per warp
-constexpr int FM = WM / 16, FN = WN / 8;             // 4 x 4 fragments of 16 x 8
+constexpr int BM = 128, BN = 128, BK = 32, STAGES = 2;
+constexpr int WARPS_M = 4, WARPS_N = 4;              // 16 warps
+constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;  // 32 x 32 per warp
+constexpr int FM = WM / 16, FN = WN / 8;             // 2 x 4 fragments of 16 x 8
 constexpr int AS = BM + 8;   // As[k][m] row stride (doubles)
 constexpr int BS = BK + 4;   // Bs[n][k] row stride
 constexpr int A_STAGE = BK * AS, B_STAGE = BN * BS;
