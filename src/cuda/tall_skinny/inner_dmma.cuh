@@ -355,6 +355,86 @@ __device__ __forceinline__ void dmma_load_flat(double* s, const double* base, st
   }
 }
 
+// The kernel's epilogue, step 1: each P entry has exactly one owner per block, which adds it to the zero-kept workspace
+// W with one atomic. Complex three-product accumulators (acc[0..2] = sum a_r b_r, sum a_i b_i,
+// sum (a_r + a_i)(b_r - b_i)) go in already combined: real part to P_rr's slot, imaginary part to P_ri's; P_ii and
+// P_ir stay zero, so step 2's combine (P_rr + P_ii, P_ri - P_ir) reads them unchanged. The arguments come by value:
+// taken by reference (or field by field), ptxas scheduled some complex kernels differently.
+template <bool IsComplex, int WarpRowFragments, int WarpColumnFragments, bool ThreeProducts>
+__device__ __forceinline__ void dmma_add_to_workspace(
+    const DmmaArgs p, double (&acc)[ThreeProducts ? 3 : 1][WarpRowFragments][WarpColumnFragments][2], int pm0, int pn0,
+    int wm, int wn, int g, int t) {
+  const int Mr = p.Mr, Nr = p.Nr;
+  if constexpr (ThreeProducts) {
+#pragma unroll
+    for (int ii = 0; ii < WarpRowFragments; ++ii)
+#pragma unroll
+      for (int jj = 0; jj < WarpColumnFragments; ++jj) {
+        const int m = pm0 / 2 + wm * 8 * WarpRowFragments + 8 * ii + g;
+        const int n = pn0 / 2 + wn * 8 * WarpColumnFragments + 8 * jj + 2 * t;
+#pragma unroll
+        for (int q = 0; q < 2; ++q)
+          if (m < p.M && n + q < p.N) {
+            const double rr = acc[0][ii][jj][q], ii2 = acc[1][ii][jj][q];
+            double* w = p.W + std::int64_t(2 * m) * Nr + 2 * (n + q);
+            atomicAdd(w, rr + ii2);
+            atomicAdd(w + 1, rr - ii2 - acc[2][ii][jj][q]);
+          }
+      }
+  } else {
+#pragma unroll
+    for (int ii = 0; ii < WarpRowFragments; ++ii)
+#pragma unroll
+      for (int jj = 0; jj < WarpColumnFragments; ++jj) {
+        const int r = pm0 + wm * 8 * WarpRowFragments + 8 * ii + g;
+        const int c = pn0 + wn * 8 * WarpColumnFragments + 8 * jj + 2 * t;
+        if (r < Mr) {
+          if (c < Nr) atomicAdd(p.W + std::int64_t(r) * Nr + c, acc[0][ii][jj][0]);
+          if (c + 1 < Nr) atomicAdd(p.W + std::int64_t(r) * Nr + c + 1, acc[0][ii][jj][1]);
+        }
+      }
+  }
+}
+
+// Step 2, in the last block of a tile to finish (the kernel counts arrivals per tile): read the summed workspace,
+// write C = alpha P + beta C (complex: alpha (P_rr + P_ii + i (P_ri - P_ir)) + beta C) and leave the workspace zero
+// for the next call.
+template <bool IsComplex, int BlockRows, int BlockColumns, int BlockThreads>
+__device__ __forceinline__ void dmma_write_c_from_workspace(const DmmaArgs& p, int pm0, int pn0, int tid) {
+  const int Nr = p.Nr;
+  constexpr int CM = IsComplex ? BlockRows / 2 : BlockRows, CN = IsComplex ? BlockColumns / 2 : BlockColumns;
+  for (int e = tid; e < CM * CN; e += BlockThreads) {
+    const int m = (IsComplex ? pm0 / 2 : pm0) + e / CN, n = (IsComplex ? pn0 / 2 : pn0) + e % CN;
+    if (m >= p.M || n >= p.N) continue;
+    const std::int64_t off = p.crow ? std::int64_t(m) * p.ldc + n : m + std::int64_t(n) * p.ldc;
+    if constexpr (IsComplex) {
+      double* w0 = p.W + std::int64_t(2 * m) * Nr + 2 * n;
+      double* w1 = w0 + Nr;
+      const double rr = __ldcg(w0), ri = __ldcg(w0 + 1), ir = __ldcg(w1), ii = __ldcg(w1 + 1);
+      const double sr = rr + ii, si = ri - ir;
+      double outr = p.al_re * sr - p.al_im * si, outi = p.al_re * si + p.al_im * sr;
+      cpx<double>* cp = static_cast<cpx<double>*>(p.C) + off;
+      if (!p.beta_zero) {
+        const cpx<double> o = *cp;
+        outr += p.be_re * o.x - p.be_im * o.y;
+        outi += p.be_re * o.y + p.be_im * o.x;
+      }
+      *cp = cpx<double>{outr, outi};
+      __stcg(w0, 0.0);
+      __stcg(w0 + 1, 0.0);
+      __stcg(w1, 0.0);
+      __stcg(w1 + 1, 0.0);
+    } else {
+      double* w = p.W + std::int64_t(m) * Nr + n;
+      double out = p.al_re * __ldcg(w);
+      double* cp = static_cast<double*>(p.C) + off;
+      if (!p.beta_zero) out += p.be_re * (*cp);
+      *cp = out;
+      __stcg(w, 0.0);
+    }
+  }
+}
+
 template <bool IsComplex, int BlockRows, int BlockColumns, int WarpRowFragments, int WarpColumnFragments, int ChunkRows,
           int Stages, bool KMajor, InnerCopy CopyMode, bool ThreeProducts>
 __global__ void __launch_bounds__(DmmaShape<BlockRows, BlockColumns, WarpRowFragments, WarpColumnFragments, ChunkRows,
@@ -644,39 +724,8 @@ __global__ void __launch_bounds__(DmmaShape<BlockRows, BlockColumns, WarpRowFrag
   }
   cp_async_wait<0>();
 
-  // one owner per P entry: straight to the workspace
-  const int Mr = p.Mr, Nr = p.Nr;
-  if constexpr (ThreeProducts) {
-    // complex (m, n): real part to P_rr's slot, imaginary part to P_ri's; P_ii and P_ir stay zero, so the combine
-    // below (P_rr + P_ii, P_ri - P_ir) reads it unchanged
-#pragma unroll
-    for (int ii = 0; ii < WarpRowFragments; ++ii)
-#pragma unroll
-      for (int jj = 0; jj < WarpColumnFragments; ++jj) {
-        const int m = pm0 / 2 + wm * 8 * WarpRowFragments + 8 * ii + g;
-        const int n = pn0 / 2 + wn * 8 * WarpColumnFragments + 8 * jj + 2 * t;
-#pragma unroll
-        for (int q = 0; q < 2; ++q)
-          if (m < p.M && n + q < p.N) {
-            const double rr = acc[0][ii][jj][q], ii2 = acc[1][ii][jj][q];
-            double* w = p.W + std::int64_t(2 * m) * Nr + 2 * (n + q);
-            atomicAdd(w, rr + ii2);
-            atomicAdd(w + 1, rr - ii2 - acc[2][ii][jj][q]);
-          }
-      }
-  } else {
-#pragma unroll
-    for (int ii = 0; ii < WarpRowFragments; ++ii)
-#pragma unroll
-      for (int jj = 0; jj < WarpColumnFragments; ++jj) {
-        const int r = pm0 + wm * 8 * WarpRowFragments + 8 * ii + g;
-        const int c = pn0 + wn * 8 * WarpColumnFragments + 8 * jj + 2 * t;
-        if (r < Mr) {
-          if (c < Nr) atomicAdd(p.W + std::int64_t(r) * Nr + c, acc[0][ii][jj][0]);
-          if (c + 1 < Nr) atomicAdd(p.W + std::int64_t(r) * Nr + c + 1, acc[0][ii][jj][1]);
-        }
-      }
-  }
+  dmma_add_to_workspace<IsComplex, WarpRowFragments, WarpColumnFragments, ThreeProducts>(p, acc, pm0, pn0, wm, wn, g,
+                                                                                           t);
   __threadfence();
   __syncthreads();
   const int tile = blockIdx.y * gridDim.z + blockIdx.z;
@@ -684,37 +733,7 @@ __global__ void __launch_bounds__(DmmaShape<BlockRows, BlockColumns, WarpRowFrag
   __syncthreads();
   if (!s_last) return;
   __threadfence();
-  constexpr int CM = IsComplex ? BlockRows / 2 : BlockRows, CN = IsComplex ? BlockColumns / 2 : BlockColumns;
-  for (int e = tid; e < CM * CN; e += BT) {
-    const int m = (IsComplex ? pm0 / 2 : pm0) + e / CN, n = (IsComplex ? pn0 / 2 : pn0) + e % CN;
-    if (m >= p.M || n >= p.N) continue;
-    const std::int64_t off = p.crow ? std::int64_t(m) * p.ldc + n : m + std::int64_t(n) * p.ldc;
-    if constexpr (IsComplex) {
-      double* w0 = p.W + std::int64_t(2 * m) * Nr + 2 * n;
-      double* w1 = w0 + Nr;
-      const double rr = __ldcg(w0), ri = __ldcg(w0 + 1), ir = __ldcg(w1), ii = __ldcg(w1 + 1);
-      const double sr = rr + ii, si = ri - ir;
-      double outr = p.al_re * sr - p.al_im * si, outi = p.al_re * si + p.al_im * sr;
-      cpx<double>* cp = static_cast<cpx<double>*>(p.C) + off;
-      if (!p.beta_zero) {
-        const cpx<double> o = *cp;
-        outr += p.be_re * o.x - p.be_im * o.y;
-        outi += p.be_re * o.y + p.be_im * o.x;
-      }
-      *cp = cpx<double>{outr, outi};
-      __stcg(w0, 0.0);
-      __stcg(w0 + 1, 0.0);
-      __stcg(w1, 0.0);
-      __stcg(w1 + 1, 0.0);
-    } else {
-      double* w = p.W + std::int64_t(m) * Nr + n;
-      double out = p.al_re * __ldcg(w);
-      double* cp = static_cast<double*>(p.C) + off;
-      if (!p.beta_zero) out += p.be_re * (*cp);
-      *cp = out;
-      __stcg(w, 0.0);
-    }
-  }
+  dmma_write_c_from_workspace<IsComplex, BlockRows, BlockColumns, BT>(p, pm0, pn0, tid);
   if (tid == 0) p.counters[tile] = 0u;
 }
 
