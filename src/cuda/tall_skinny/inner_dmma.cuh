@@ -78,6 +78,8 @@ enum class InnerCopy {
 template <int BlockRows, int BlockColumns, int WarpRowFragments, int WarpColumnFragments, int ChunkRows, int Stages,
           bool KMajor, InnerCopy CopyMode = InnerCopy::pairs16, bool ThreeProducts = false>
 struct DmmaShape {
+  static constexpr int kBlockRows = BlockRows, kBlockColumns = BlockColumns, kChunkRows = ChunkRows, kStages = Stages;
+  static constexpr InnerCopy kCopyMode = CopyMode;
   static constexpr int WM = BlockRows / (8 * WarpRowFragments * (ThreeProducts ? 2 : 1)),
                        WN = BlockColumns / (8 * WarpColumnFragments * (ThreeProducts ? 2 : 1));
   static constexpr int NW = WM * WN, BT = 32 * NW;
@@ -355,6 +357,45 @@ __device__ __forceinline__ void dmma_load_flat(double* s, const double* base, st
   }
 }
 
+// Shared memory that the staging of a chunk never writes but the fragments read, zeroed once before the first barrier
+// (plain stores, visible after it) so that no stale value (NaN, Inf) ever meets a multiply (it could only reach
+// discarded outputs, but this keeps every accumulator finite and the result independent of what ran before). The
+// arguments come by value, as for dmma_add_to_workspace:
+//  - dense_complex_rows: columns J .. LD - 1 of every staged row;
+//  - the column-pair loaders (ColumnPairs): the rows of a tile past the matrix;
+//  - flat staging: [0, ChunkRows J) of a stage is filled; the fragments of the last row read up to
+//    (ChunkRows - 1) J + TileColumns - 1 (columns >= J: outputs that are never stored). (ChunkRows J + TileColumns - J
+//    <= ChunkRows LD: in bounds.)
+template <class Shape, bool ColumnPairs>
+__device__ __forceinline__ void dmma_zero_uncopied_shared(const DmmaArgs p, double* As, double* Bs, int pm0, int pn0,
+                                                          int tid) {
+  constexpr int BT = Shape::BT, LDA = Shape::LDA, LDB = Shape::LDB, Stages = Shape::kStages,
+                ChunkRows = Shape::kChunkRows, BlockRows = Shape::kBlockRows, BlockColumns = Shape::kBlockColumns;
+  constexpr InnerCopy CopyMode = Shape::kCopyMode;
+  constexpr bool FLAT =
+      (CopyMode == InnerCopy::flat_odd || CopyMode == InnerCopy::flat_2mod4 || CopyMode == InnerCopy::flat_4mod8);
+  if constexpr (CopyMode == InnerCopy::dense_complex_rows) {
+    for (int e = tid; e < Stages * ChunkRows * LDA; e += BT)
+      if (e % LDA >= p.Mr) As[e] = 0.0;
+    for (int e = tid; e < Stages * ChunkRows * LDB; e += BT)
+      if (e % LDB >= p.Nr) Bs[e] = 0.0;
+  }
+  if constexpr (ColumnPairs) {
+    for (int st = 0; st < Stages; ++st) {
+      for (int e = max(0, p.Mr - pm0) * LDA + tid; e < BlockRows * LDA; e += BT) As[st * Shape::SA + e] = 0.0;
+      for (int e = max(0, p.Nr - pn0) * LDB + tid; e < BlockColumns * LDB; e += BT) Bs[st * Shape::SB + e] = 0.0;
+    }
+  }
+  if constexpr (FLAT) {
+    for (int st = 0; st < Stages; ++st) {
+      for (int e = p.Mr * ChunkRows + tid; e < p.Mr * (ChunkRows - 1) + BlockRows; e += BT)
+        As[st * Shape::SA + e] = 0.0;
+      for (int e = p.Nr * ChunkRows + tid; e < p.Nr * (ChunkRows - 1) + BlockColumns; e += BT)
+        Bs[st * Shape::SB + e] = 0.0;
+    }
+  }
+}
+
 // The kernel's epilogue, step 1: each P entry has exactly one owner per block, which adds it to the zero-kept workspace
 // W with one atomic. Complex three-product accumulators (acc[0..2] = sum a_r b_r, sum a_i b_i,
 // sum (a_r + a_i)(b_r - b_i)) go in already combined: real part to P_rr's slot, imaginary part to P_ri's; P_ii and
@@ -494,21 +535,12 @@ __global__ void __launch_bounds__(DmmaShape<BlockRows, BlockColumns, WarpRowFrag
   if constexpr (CopyMode == InnerCopy::dense_complex_rows) {
     dra.init(p.Mr, tid);
     drb.init(p.Nr, tid);
-    // columns J .. LD - 1 of every row are never copied: zero once (visible after the first barrier)
-    for (int e = tid; e < Stages * ChunkRows * LDA; e += BT)
-      if (e % LDA >= p.Mr) As[e] = 0.0;
-    for (int e = tid; e < Stages * ChunkRows * LDB; e += BT)
-      if (e % LDB >= p.Nr) Bs[e] = 0.0;
   }
   if constexpr (COLPAIR) {
     cla.init(p.A, pm0, p.Mr, p.ac1, tid);
     clb.init(p.B, pn0, p.Nr, p.bc1, tid);
-    // rows past the matrix (never copied by the fast path): zero once, visible after the first barrier
-    for (int st = 0; st < Stages; ++st) {
-      for (int e = max(0, p.Mr - pm0) * LDA + tid; e < BlockRows * LDA; e += BT) As[st * Sh::SA + e] = 0.0;
-      for (int e = max(0, p.Nr - pn0) * LDB + tid; e < BlockColumns * LDB; e += BT) Bs[st * Sh::SB + e] = 0.0;
-    }
   }
+  dmma_zero_uncopied_shared<Sh, COLPAIR>(p, As, Bs, pm0, pn0, tid);
   // part: 0 = A only, 1 = B only, 2 = both
   auto load_stage = [&](std::int64_t chunk, int st, int part = 2) {
     const bool pa = part != 1, pb = part != 0;
@@ -531,20 +563,6 @@ __global__ void __launch_bounds__(DmmaShape<BlockRows, BlockColumns, WarpRowFrag
                                                                       p.bc1, p.bc2, p.bjfast, tid);
     }
   };
-  if constexpr (FLAT) {
-    // Flat staging fills [0, ChunkRows*J) of a stage; the fragments of the last row read up to (ChunkRows-1)*J +
-    // TileColumns - 1 (columns >= J, i.e. outputs that are never stored). That stretch is never written by a copy, so
-    // it is zeroed once here (plain stores, made visible by the loop's first __syncthreads), so that no stale
-    // shared memory (NaN, Inf) is ever read -- it could only reach discarded outputs, but this keeps every
-    // accumulator finite and the result independent of what ran before. (ChunkRows*J + TileColumns - J <= ChunkRows*LD:
-    // in bounds.)
-    for (int st = 0; st < Stages; ++st) {
-      for (int e = p.Mr * ChunkRows + tid; e < p.Mr * (ChunkRows - 1) + BlockRows; e += BT) As[st * Sh::SA + e] = 0.0;
-      for (int e = p.Nr * ChunkRows + tid; e < p.Nr * (ChunkRows - 1) + BlockColumns; e += BT)
-        Bs[st * Sh::SB + e] = 0.0;
-    }
-  }
-
   // ThreeProducts: acc[0] = sum a_r b_r, acc[1] = sum a_i b_i, acc[2] = sum (a_r + a_i)(b_r - b_i); else acc[0] = P
   double acc[ThreeProducts ? 3 : 1][WarpRowFragments][WarpColumnFragments][2];
 #pragma unroll
