@@ -44,6 +44,39 @@ struct LanczosHooks {
   bool explicit_residuals = true;
 };
 
+// Relative residuals of the pairs (values[j], X(:, j)): W holds A X on entry and A X - X diag(values) on return;
+// ||w_j|| / max(|values[j]|, sqrt(eps) max |values|), the Gram matrix of W summed over the ranks.
+template <class Scalar, class ExecSpace, class Block, class Reducer>
+std::vector<double> relative_residuals(const ExecSpace& exec, const Reducer& reducer, const Block& X, const Block& W,
+                                       const std::vector<double>& values) {
+  using memory_space = typename ExecSpace::memory_space;
+  using Small = Kokkos::View<Scalar**, Kokkos::LayoutLeft, memory_space>;
+  using HostSmall =
+      Kokkos::View<Scalar**, Kokkos::LayoutLeft, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Real = dense::mag_t<Scalar>;
+  const int k = int(values.size());
+  dense::Matrix<Scalar> D(k, k);
+  Real anorm = 0;
+  for (int j = 0; j < k; ++j) {
+    D(j, j) = Scalar(values[j]);
+    anorm = std::max(anorm, Real(std::abs(values[j])));
+  }
+  const Small Dd("kbla::eigen diag", k, k), Gd("kbla::eigen residual gram", k, k);
+  Kokkos::deep_copy(Dd, HostSmall(D.data(), k, k));
+  kbla::update(exec, Scalar(-1), X, Dd, Scalar(1), W);
+  kbla::inner(exec, Scalar(1), W, W, Scalar(0), Gd);
+  dense::Matrix<Scalar> G(k, k);
+  Kokkos::deep_copy(HostSmall(G.data(), k, k), Gd);
+  reducer.sum_host(G.data(), std::size_t(k) * k);
+  const Real guard = std::sqrt(std::numeric_limits<Real>::epsilon());
+  std::vector<double> residuals;
+  for (int j = 0; j < k; ++j) {
+    const Real denom = std::max(Real(std::abs(values[j])), guard * anorm);
+    residuals.push_back(double(std::sqrt(std::max(Real(0), dense::real(G(j, j)))) / denom));
+  }
+  return residuals;
+}
+
 template <class Scalar, class ExecSpace, class Operator, class Reducer>
 EigenResult<Scalar, typename ExecSpace::memory_space> block_lanczos(
     const ExecSpace& exec, const Operator& op, std::int64_t local_rows, const EigenOptions& options,
@@ -373,23 +406,7 @@ EigenResult<Scalar, typename ExecSpace::memory_space> block_lanczos(
     MV W("kbla::eigen residual", n_rows, nev);
     apply(result.eigenvectors, W);
     Kokkos::Timer t;
-    dense::Matrix<Scalar> D(nev, nev);
-    Real anorm = 0;
-    for (int j = 0; j < nev; ++j) {
-      D(j, j) = Scalar(result.eigenvalues[j]);
-      anorm = std::max(anorm, Real(std::abs(result.eigenvalues[j])));
-    }
-    const Small Dd("kbla::eigen diag", nev, nev), Gd("kbla::eigen residual gram", nev, nev);
-    to_device(D, Dd);
-    kbla::update(exec, Scalar(-1), result.eigenvectors, Dd, Scalar(1), W);
-    kbla::inner(exec, Scalar(1), W, W, Scalar(0), Gd);
-    dense::Matrix<Scalar> G(nev, nev);
-    Kokkos::deep_copy(HostSmall(G.data(), nev, nev), Gd);
-    reducer.sum_host(G.data(), std::size_t(nev) * nev);
-    for (int j = 0; j < nev; ++j) {
-      const Real denom = std::max(Real(std::abs(result.eigenvalues[j])), guard_factor * anorm);
-      result.residuals.push_back(double(std::sqrt(std::max(Real(0), dense::real(G(j, j)))) / denom));
-    }
+    result.residuals = relative_residuals<Scalar>(exec, reducer, result.eigenvectors, W, result.eigenvalues);
     result.timings.residuals += t.seconds();
   }
   exec.fence();
