@@ -1,24 +1,30 @@
-// dmma_probe: FP64 products on the FP64 tensor cores (mma.sync m16n8k4 f64, sm_90) against cuBLAS DGEMM on the same
+// dmma_probe: FP64 products on the FP64 tensor cores (mma.sync m16n8k8 f64, sm_90a) against cuBLAS DGEMM on the same
 // GPU, to learn what a fused FP64 Strassen level on DMMA can reach before it goes into the library. Not a library
-// kernel. Two forms of one tile kernel:
+// kernel. Forms:
 //  - classical: C = A B (the base a fused level builds on: it needs >= 0.92x cuBLAS for the level to reach 1.05x);
 //  - fused Strassen, one level: the 7 products M_i = (X + s Y)(V + t W) of the n/2 quadrants in one launch
-//    (blockIdx.z = i), the operand sums formed at the fragment loads from both quadrants staged in shared memory,
-//    each M_i added into its one or two quadrants of C by atomics (C cleared first); no workspace.
-// C = A B, column-major, n x n (multiples of 256), random operands, both checked against cuBLAS.
+//    (blockIdx.z = i), each M_i added into its one or two quadrants of C by atomics (C cleared first); no workspace.
+// Two ways of filling shared memory:
+//  - cp.async stages issued by every warp (one term per operand: the classical product only), as cuBLAS's sm_90
+//    DGEMM tile does (128 x 64 blocks of 4 warps, two blocks per SM);
+//  - warp-specialised: producer warpgroups load a k-slab of both terms into registers, add them and store the sum
+//    once (Huang et al.'s packing with the sum formed on the way in: shared traffic as for the classical product),
+//    into a ring of slabs guarded by full / empty mbarriers; two consumer warpgroups multiply; setmaxnreg gives the
+//    consumers the registers the producers do not need.
+// Warp tiles of 64 x 32 (4 x 4 fragments of 16 x 8, 64 accumulators per thread). k inside a k8 step is relabelled
+// (mma slot t <-> k = 2t, slot t + 4 <-> k = 2t + 1) so that a B fragment pair is one 16-byte shared load; A is
+// staged k-major with rows of BM + 2 doubles (a half-warp's fragment loads then hit 16 distinct 8-byte banks).
+// C = A B, column-major, n x n (multiples of 256), random operands, all forms checked against cuBLAS.
 //   make -C perf_tests/strassen dmma_probe BUILD=DIR;  DIR/dmma_probe [n ...] [--json FILE]
-// The tile: 128 x 128 blocks, 16 warps of 32 x 32 (2 x 4 fragments of 16 x 8, 32 accumulators per thread), 2
-// cp.async stages of 32 rows of k (classical) or 16 (fused: both quadrants of an operand sum staged side by side), A
-// k-major with 8 doubles of padding per row, B n-major with 4 (fragment loads are then two wavefronts per 256-byte
-// request, the minimum), one block per SM, blocks in grouped order (8 tile rows sweep the tile columns together, A
-// panels reused from L2). The tiles measured on the way are in docs/strassen.md.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,26 +37,43 @@
     }                                                                         \
   } while (0)
 
-constexpr int BM = 128, BN = 128, STAGES = 2;
-constexpr int WARPS_M = 4, WARPS_N = 4;              // 16 warps
-constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;  // 32 x 32 per warp
-constexpr int FM = WM / 16, FN = WN / 8;             // 2 x 4 fragments of 16 x 8
-constexpr int AS = BM + 8;                           // A tile rows [k][m] (doubles)
-constexpr int THREADS = 32 * WARPS_M * WARPS_N;
 constexpr int GROUP_ROWS = 8;
-// A stage holds Quadrants tiles of each operand (2: the fused level stages both terms of an operand sum), Depth rows of
-// k deep: 32 for the classical product, 16 for the fused level, so that two stages fit in shared memory either way.
-template <int Depth, int Quadrants>
+
+// The cp.async tile (classical product only): blocks of BlockM x BlockN, BlocksPerSM resident.
+template <int BlockM, int BlockN, int WarpsM, int WarpsN, int Depth, int Stages, int BlocksPerSM>
 struct Tile {
-  static constexpr int BK = Depth;
-  static constexpr int BS = BK + 4;  // B tile rows [n][k]
-  static constexpr int A_TILE = BK * AS, B_TILE = BN * BS;
-  static constexpr int B_OFFSET = Quadrants * A_TILE;
-  static constexpr int STAGE = Quadrants * (A_TILE + B_TILE);
+  static constexpr int BM = BlockM, BN = BlockN, BK = Depth, STAGES = Stages, MIN_BLOCKS = BlocksPerSM;
+  static constexpr int WARPS_M = WarpsM, WARPS_N = WarpsN, THREADS = 32 * WarpsM * WarpsN;
+  static constexpr int WM = BM / WarpsM, WN = BN / WarpsN, FM = WM / 16, FN = WN / 8;
+  static constexpr int AS = BM + 2;  // A rows [k][m]: a half-warp's fragment loads (rows 2t, 2t + 1) hit 16 banks
+  static constexpr int BS = BK % 16 == 0 ? BK + 8 : BK;  // B rows [n][k]: rows 1 apart start 64 bytes apart
+  static constexpr int A_TILE = BK * AS, B_TILE = BN * BS, STAGE = A_TILE + B_TILE;
   static constexpr int SMEM = STAGES * STAGE * 8;
+  static constexpr int A_PAIRS = BK * BM / 2 / THREADS, B_PAIRS = BK * BN / 2 / THREADS;  // 16-byte pieces
+  static_assert(A_PAIRS * THREADS * 2 == BK * BM && B_PAIRS * THREADS * 2 == BK * BN, "slab not split evenly");
+  static_assert(BK % 8 == 0, "k8 steps");
 };
-using ClassicalTile = Tile<32, 1>;
-using FusedTile = Tile<16, 2>;
+
+// Warp-specialised tile: 128 x 128 blocks, consumer warps 0-7 (64 x 32 each), then Producers warpgroups of 128
+// threads: 1 (stages both operands) or 2 (one stages A, the other B: twice the loads in flight). A producer holds one
+// slab of its operands' terms in registers; setmaxnreg moves the rest of its registers to the consumers.
+template <int Depth, int Stages, int ProducerRegisters, int ConsumerRegisters, int Producers>
+struct SpecTile {
+  static constexpr int PRODUCERS = Producers;
+  static constexpr int BM = 128, BN = 128, BK = Depth, STAGES = Stages;
+  static constexpr int WARPS_M = 2, WARPS_N = 4, CONSUMERS = 32 * WARPS_M * WARPS_N;
+  static constexpr int THREADS = 128;  // the producer warpgroup: the threads that stage a slab
+  static constexpr int BLOCK_THREADS = CONSUMERS + Producers * THREADS;
+  static constexpr int PRODUCER_REGISTERS = ProducerRegisters, CONSUMER_REGISTERS = ConsumerRegisters;
+  static_assert(Producers * THREADS * ProducerRegisters + CONSUMERS * ConsumerRegisters <= 64512, "register file");
+  static constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N, FM = WM / 16, FN = WN / 8;
+  static constexpr int AS = BM + 2;
+  static constexpr int BS = BK % 16 == 0 ? BK + 8 : BK;
+  static constexpr int A_TILE = BK * AS, B_TILE = BN * BS, STAGE = A_TILE + B_TILE;
+  static constexpr int SMEM = STAGES * STAGE * 8;
+  static constexpr int A_PAIRS = BK * BM / 2 / THREADS, B_PAIRS = BK * BN / 2 / THREADS;
+  static_assert(A_PAIRS * THREADS * 2 == BK * BM && B_PAIRS * THREADS * 2 == BK * BN, "slab not split evenly");
+};
 
 // One product of the level: op(A) = A[a_first] + a_sign A[a_second] (a_second < 0: A[a_first] alone), likewise B;
 // the result goes to C[c_first] * c_first_sign and, if c_second >= 0, C[c_second] * c_second_sign. Quadrant q:
@@ -86,121 +109,175 @@ __device__ __forceinline__ void wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
 }
 
-__device__ __forceinline__ void mma16n8k4(double (&c)[4], double a0, double a1, double b0) {
-  asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+// a0 / a1: rows g / g + 8 at mma slot t, a2 / a3 at slot t + 4; b0 / b1: slots t / t + 4 of column g.
+__device__ __forceinline__ void mma16n8k8(double (&c)[4], const double (&a)[4], double b0, double b1) {
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+               "{%0,%1,%2,%3};\n"
                : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
-               : "d"(a0), "d"(a1), "d"(b0));
+               : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b0), "d"(b1));
 }
 
 __device__ __forceinline__ std::size_t quadrant(int q, int h, int ld) {
   return std::size_t(q & 1) * h + std::size_t(q >> 1) * h * std::size_t(ld);
 }
 
-// Stage k-tile kt of the A rows [m0, m0 + BM) and B columns [n0, n0 + BN) of one quadrant into As / Bs.
-template <int BK>
-__device__ __forceinline__ void stage_a(double* as, const double* A, int ld, int m0, int k0, int tid) {
-#pragma unroll
-  for (int i = 0; i < (BK * BM / 2) / THREADS; ++i) {
-    const int p = tid + i * THREADS, k = p / (BM / 2), m = (p % (BM / 2)) * 2;
-    cp16(as + k * AS + m, A + std::size_t(k0 + k) * ld + m0 + m);
-  }
+// Piece p of a slab: A (k, m .. m + 1) with k = p / (BM / 2); B (k .. k + 1, n) with n = p / (BK / 2).
+template <class T>
+__device__ __forceinline__ std::size_t a_global(int p, int ld) {
+  return std::size_t(p / (T::BM / 2)) * ld + (p % (T::BM / 2)) * 2;
 }
-template <int BK>
-__device__ __forceinline__ void stage_b(double* bs, const double* B, int ld, int n0, int k0, int tid) {
-  constexpr int BS = BK + 4;
+template <class T>
+__device__ __forceinline__ int a_shared(int p) {
+  return (p / (T::BM / 2)) * T::AS + (p % (T::BM / 2)) * 2;
+}
+template <class T>
+__device__ __forceinline__ std::size_t b_global(int p, int ld) {
+  return std::size_t(p / (T::BK / 2)) * ld + (p % (T::BK / 2)) * 2;
+}
+template <class T>
+__device__ __forceinline__ int b_shared(int p) {
+  return (p / (T::BK / 2)) * T::BS + (p % (T::BK / 2)) * 2;
+}
+
+// The operands of one block: the first and (for sums) second term's top-left corners of this block's panels.
+struct Panels {
+  const double *a0, *a1, *b0, *b1;
+  double a_sign, b_sign;
+  bool two_a, two_b;
+};
+
+// Registers holding a slab's pieces of both terms until they are summed into shared memory.
+template <class T, bool StageA = true, bool StageB = true>
+struct Staged {
+  double2 a[StageA ? T::A_PAIRS : 1][2], b[StageB ? T::B_PAIRS : 1][2];
+
+  __device__ __forceinline__ void load(const Panels& pn, int ld, int k0, int tid) {
 #pragma unroll
-  for (int i = 0; i < (BK * BN / 2) / THREADS; ++i) {
-    const int p = tid + i * THREADS, c = p / (BK / 2), k = (p % (BK / 2)) * 2;
-    cp16(bs + c * BS + k, B + std::size_t(n0 + c) * ld + k0 + k);
+    for (int i = 0; i < (StageA ? T::A_PAIRS : 0); ++i) {
+      const std::size_t off = a_global<T>(tid + i * T::THREADS, ld) + std::size_t(k0) * ld;
+      a[i][0] = __ldcg(reinterpret_cast<const double2*>(pn.a0 + off));
+      if (pn.two_a) a[i][1] = __ldcg(reinterpret_cast<const double2*>(pn.a1 + off));
+    }
+#pragma unroll
+    for (int i = 0; i < (StageB ? T::B_PAIRS : 0); ++i) {
+      const std::size_t off = b_global<T>(tid + i * T::THREADS, ld) + k0;
+      b[i][0] = __ldcg(reinterpret_cast<const double2*>(pn.b0 + off));
+      if (pn.two_b) b[i][1] = __ldcg(reinterpret_cast<const double2*>(pn.b1 + off));
+    }
+  }
+  __device__ __forceinline__ void store(const Panels& pn, double* stage, int tid) const {
+#pragma unroll
+    for (int i = 0; i < (StageA ? T::A_PAIRS : 0); ++i) {
+      double2 v = a[i][0];
+      if (pn.two_a) {
+        v.x = fma(pn.a_sign, a[i][1].x, v.x);
+        v.y = fma(pn.a_sign, a[i][1].y, v.y);
+      }
+      *reinterpret_cast<double2*>(stage + a_shared<T>(tid + i * T::THREADS)) = v;
+    }
+#pragma unroll
+    for (int i = 0; i < (StageB ? T::B_PAIRS : 0); ++i) {
+      double2 v = b[i][0];
+      if (pn.two_b) {
+        v.x = fma(pn.b_sign, b[i][1].x, v.x);
+        v.y = fma(pn.b_sign, b[i][1].y, v.y);
+      }
+      *reinterpret_cast<double2*>(stage + T::A_TILE + b_shared<T>(tid + i * T::THREADS)) = v;
+    }
+  }
+};
+
+template <class T>
+__device__ __forceinline__ void copy_async(const Panels& pn, int ld, double* stage, int k0, int tid) {
+#pragma unroll
+  for (int i = 0; i < T::A_PAIRS; ++i) {
+    const int p = tid + i * T::THREADS;
+    cp16(stage + a_shared<T>(p), pn.a0 + a_global<T>(p, ld) + std::size_t(k0) * ld);
+  }
+#pragma unroll
+  for (int i = 0; i < T::B_PAIRS; ++i) {
+    const int p = tid + i * T::THREADS;
+    cp16(stage + T::A_TILE + b_shared<T>(p), pn.b0 + b_global<T>(p, ld) + k0);
   }
 }
 
-// blockIdx.z: the product; blockIdx.x / y: its h x h tile, in grouped order. accumulate: atomics into C (the fused
-// level), else plain stores (the classical product).
+// The warp's k8 steps over one staged slab.
 template <class T>
-__global__ void __launch_bounds__(THREADS, 1) dmma_products(int h, int ld, const double* __restrict__ A,
-                                                            const double* __restrict__ B, double* __restrict__ C,
-                                                            bool accumulate) {
-  constexpr int BK = T::BK, BS = T::BS, A_TILE = T::A_TILE, B_TILE = T::B_TILE, STAGE = T::STAGE;
-  constexpr int B_OFFSET = T::B_OFFSET;
-  extern __shared__ double smem[];
-  const Product pr = c_products[blockIdx.z];
-  const bool two_a = pr.a_second >= 0, two_b = pr.b_second >= 0;
-  const double* A0 = A + quadrant(pr.a_first, h, ld);
-  const double* A1 = A + quadrant(two_a ? pr.a_second : pr.a_first, h, ld);
-  const double* B0 = B + quadrant(pr.b_first, h, ld);
-  const double* B1 = B + quadrant(two_b ? pr.b_second : pr.b_first, h, ld);
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int wm = warp % WARPS_M, wn = warp / WARPS_M;
-  const int g = lane >> 2, t = lane & 3;
+__device__ __forceinline__ void multiply_slab(const double* stage, int wm, int wn, int g, int t,
+                                              double (&acc)[T::FM][T::FN][4]) {
+  const double* as = stage + wm * T::WM + g;
+  const double* bs = stage + T::A_TILE + (wn * T::WN + g) * T::BS + 2 * t;
+#pragma unroll
+  for (int kk = 0; kk < T::BK; kk += 8) {
+    double2 b[T::FN];
+#pragma unroll
+    for (int j = 0; j < T::FN; ++j) b[j] = *reinterpret_cast<const double2*>(bs + j * 8 * T::BS + kk);
+#pragma unroll
+    for (int i = 0; i < T::FM; ++i) {
+      double a[4];
+      const double* ai = as + (kk + 2 * t) * T::AS + i * 16;
+      a[0] = ai[0];
+      a[1] = ai[8];
+      a[2] = ai[T::AS];
+      a[3] = ai[T::AS + 8];
+#pragma unroll
+      for (int j = 0; j < T::FN; ++j) mma16n8k8(acc[i][j], a, b[j].x, b[j].y);
+    }
+  }
+}
+
+// This block's tile corner (m0, n0) of its product's h x h result, blocks in grouped order (GROUP_ROWS tile rows
+// sweep the tile columns together, so A panels are reused from L2), and the panels of its operand terms.
+template <class T>
+__device__ __forceinline__ Panels block_panels(const Product& pr, int h, int ld, const double* A, const double* B,
+                                               int& m0, int& n0) {
   const int tiles_m = gridDim.x, tiles_n = gridDim.y;
   const int id = blockIdx.x + blockIdx.y * tiles_m;
   const int per_group = GROUP_ROWS * tiles_n, first = id / per_group * GROUP_ROWS;
   const int rows = min(tiles_m - first, GROUP_ROWS);
-  const int m0 = (first + (id % per_group) % rows) * BM, n0 = (id % per_group) / rows * BN;
-  const int ktiles = h / BK;
-  auto stage = [&](int s, int kt) {
-    double* base = smem + s * STAGE;
-    stage_a<BK>(base, A0, ld, m0, kt * BK, tid);
-    if (two_a) stage_a<BK>(base + A_TILE, A1, ld, m0, kt * BK, tid);
-    stage_b<BK>(base + B_OFFSET, B0, ld, n0, kt * BK, tid);
-    if (two_b) stage_b<BK>(base + B_OFFSET + B_TILE, B1, ld, n0, kt * BK, tid);
-  };
-  double acc[FM][FN][4];
+  m0 = (first + (id % per_group) % rows) * T::BM;
+  n0 = (id % per_group) / rows * T::BN;
+  Panels pn;
+  pn.two_a = pr.a_second >= 0;
+  pn.two_b = pr.b_second >= 0;
+  pn.a_sign = pr.a_sign;
+  pn.b_sign = pr.b_sign;
+  pn.a0 = A + quadrant(pr.a_first, h, ld) + m0;
+  pn.a1 = A + quadrant(pn.two_a ? pr.a_second : pr.a_first, h, ld) + m0;
+  pn.b0 = B + quadrant(pr.b_first, h, ld) + std::size_t(n0) * ld;
+  pn.b1 = B + quadrant(pn.two_b ? pr.b_second : pr.b_first, h, ld) + std::size_t(n0) * ld;
+  return pn;
+}
+
+template <class T>
+__device__ __forceinline__ void clear(double (&acc)[T::FM][T::FN][4]) {
 #pragma unroll
-  for (int i = 0; i < FM; ++i)
+  for (int i = 0; i < T::FM; ++i)
 #pragma unroll
-    for (int j = 0; j < FN; ++j)
+    for (int j = 0; j < T::FN; ++j)
 #pragma unroll
       for (int q = 0; q < 4; ++q) acc[i][j][q] = 0;
-#pragma unroll
-  for (int s = 0; s < STAGES - 1; ++s) {
-    if (s < ktiles) stage(s, s);
-    commit();
-  }
-  const double sa = pr.a_sign, sb = pr.b_sign;
-  for (int kt = 0; kt < ktiles; ++kt) {
-    wait<STAGES - 2>();
-    __syncthreads();
-    if (kt + STAGES - 1 < ktiles) stage((kt + STAGES - 1) % STAGES, kt + STAGES - 1);
-    commit();
-    const double* as = smem + (kt % STAGES) * STAGE + wm * WM;
-    const double* bs = smem + (kt % STAGES) * STAGE + B_OFFSET + (wn * WN) * BS;
-#pragma unroll
-    for (int kk = 0; kk < BK; kk += 4) {
-      double a[FM][2], b[FN];
-#pragma unroll
-      for (int i = 0; i < FM; ++i)
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          const int at = (kk + t) * AS + i * 16 + g + 8 * r;
-          a[i][r] = two_a ? as[at] + sa * as[A_TILE + at] : as[at];
-        }
-#pragma unroll
-      for (int j = 0; j < FN; ++j) {
-        const int bt = (j * 8 + g) * BS + kk + t;
-        b[j] = two_b ? bs[bt] + sb * bs[B_TILE + bt] : bs[bt];
-      }
-#pragma unroll
-      for (int i = 0; i < FM; ++i)
-#pragma unroll
-        for (int j = 0; j < FN; ++j) mma16n8k4(acc[i][j], a[i][0], a[i][1], b[j]);
-    }
-  }
-  wait<0>();
-  // fragment (i, j): entries (g, 2t), (g, 2t + 1), (g + 8, 2t), (g + 8, 2t + 1) of its 16 x 8 block
+}
+
+// The warp's accumulators into its product's one or two C quadrants: atomics (the fused level, C cleared first) or
+// plain stores (the classical product). Fragment (i, j) holds entries (g, 2t), (g, 2t + 1), (g + 8, 2t),
+// (g + 8, 2t + 1) of its 16 x 8 block.
+template <class T>
+__device__ __forceinline__ void write_c(const Product& pr, int h, int ld, double* C, int m0, int n0, int wm, int wn,
+                                        int g, int t, bool accumulate, const double (&acc)[T::FM][T::FN][4]) {
   for (int out = 0; out < 2; ++out) {
     const int q = out == 0 ? pr.c_first : pr.c_second;
     if (q < 0) break;
     const double sign = out == 0 ? pr.c_first_sign : pr.c_second_sign;
     double* Cq = C + quadrant(q, h, ld);
 #pragma unroll
-    for (int i = 0; i < FM; ++i)
+    for (int i = 0; i < T::FM; ++i)
 #pragma unroll
-      for (int j = 0; j < FN; ++j)
+      for (int j = 0; j < T::FN; ++j)
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
-          const int m = m0 + wm * WM + i * 16 + g + 8 * (e >> 1), c = n0 + wn * WN + j * 8 + 2 * t + (e & 1);
+          const int m = m0 + wm * T::WM + i * 16 + g + 8 * (e >> 1);
+          const int c = n0 + wn * T::WN + j * 8 + 2 * t + (e & 1);
           double* p = Cq + std::size_t(c) * ld + m;
           if (accumulate)
             atomicAdd(p, sign * acc[i][j][e]);
@@ -208,6 +285,194 @@ __global__ void __launch_bounds__(THREADS, 1) dmma_products(int h, int ld, const
             *p = sign * acc[i][j][e];
         }
   }
+}
+
+// Every warp multiplies; all threads issue the cp.async stages (one term per operand: the classical product).
+template <class T>
+__global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
+    dmma_products(int h, int ld, const double* __restrict__ A, const double* __restrict__ B, double* __restrict__ C,
+                  bool accumulate) {
+  extern __shared__ __align__(16) double smem[];
+  const Product pr = c_products[blockIdx.z];
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int wm = warp % T::WARPS_M, wn = warp / T::WARPS_M;
+  const int g = lane >> 2, t = lane & 3;
+  int m0, n0;
+  const Panels pn = block_panels<T>(pr, h, ld, A, B, m0, n0);
+  const int ktiles = h / T::BK;
+  double acc[T::FM][T::FN][4];
+  clear<T>(acc);
+#pragma unroll
+  for (int s = 0; s < T::STAGES - 1; ++s) {
+    if (s < ktiles) copy_async<T>(pn, ld, smem + s * T::STAGE, s * T::BK, tid);
+    commit();
+  }
+  for (int kt = 0; kt < ktiles; ++kt) {
+    wait<T::STAGES - 2>();
+    __syncthreads();
+    const int next = kt + T::STAGES - 1;
+    if (next < ktiles) copy_async<T>(pn, ld, smem + (next % T::STAGES) * T::STAGE, next * T::BK, tid);
+    commit();
+    multiply_slab<T>(smem + (kt % T::STAGES) * T::STAGE, wm, wn, g, t, acc);
+  }
+  wait<0>();
+  write_c<T>(pr, h, ld, C, m0, n0, wm, wn, g, t, accumulate, acc);
+}
+
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+  return (unsigned)__cvta_generic_to_shared(p);
+}
+__device__ __forceinline__ void barrier_init(std::uint64_t* bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(shared_address(bar)), "r"(count));
+}
+__device__ __forceinline__ void barrier_arrive(std::uint64_t* bar) {  // release: the slab's stores before it
+  asm volatile("{\n .reg .b64 state;\n mbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" ::"r"(
+                   shared_address(bar))
+               : "memory");
+}
+__device__ __forceinline__ void barrier_wait(std::uint64_t* bar, unsigned parity) {  // acquire
+  asm volatile(
+      "{\n .reg .pred done;\n wait_%=:\n mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n @!done bra "
+      "wait_%=;\n}\n" ::"r"(shared_address(bar)),
+      "r"(parity)
+      : "memory");
+}
+template <int Registers>
+__device__ __forceinline__ void registers_decrease() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Registers));
+}
+template <int Registers>
+__device__ __forceinline__ void registers_increase() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Registers));
+}
+
+// Cycles the warps of a measured launch spent waiting on the ring, summed over lane 0 of every warp: consumers on
+// full, their whole loop, producers on empty, their whole loop (a diagnostic: not in timed launches).
+__device__ unsigned long long g_ring_cycles[4];
+
+// A producer's loop: slab kt's terms into registers, then (once the consumers have left its stage) the sums into
+// the stage, then its arrival on full.
+template <class T, class SlabRegisters, bool Measure>
+__device__ __forceinline__ void produce(const Panels& pn, int ld, int ktiles, int ptid, double* smem,
+                                        std::uint64_t* full, std::uint64_t* empty) {
+  SlabRegisters staged;
+  long long waited = 0, begin = Measure ? clock64() : 0;
+  for (int kt = 0; kt < ktiles; ++kt) {
+    const int s = kt % T::STAGES;
+    staged.load(pn, ld, kt * T::BK, ptid);
+    if (kt >= T::STAGES) {
+      const long long before = Measure ? clock64() : 0;
+      barrier_wait(&empty[s], ((kt / T::STAGES) & 1) ^ 1);
+      if (Measure) waited += clock64() - before;
+    }
+    staged.store(pn, smem + s * T::STAGE, ptid);
+    barrier_arrive(&full[s]);
+  }
+  if (Measure && (ptid & 31) == 0) {
+    atomicAdd(&g_ring_cycles[2], (unsigned long long)waited);
+    atomicAdd(&g_ring_cycles[3], (unsigned long long)(clock64() - begin));
+  }
+}
+
+// Warp-specialised form (SpecTile). full[s]: the producer's 128 threads arrive once slab s is stored; empty[s]: each
+// consumer warp arrives once it has read slab s. Slab kt lives in stage kt % STAGES, in that stage's round kt / STAGES.
+template <class T, bool Measure = false>
+__global__ void __launch_bounds__(T::BLOCK_THREADS, 1)
+    dmma_specialized(int h, int ld, const double* __restrict__ A, const double* __restrict__ B,
+                     double* __restrict__ C, bool accumulate) {
+  extern __shared__ __align__(16) double smem[];
+  __shared__ std::uint64_t full[T::STAGES], empty[T::STAGES];
+  const Product pr = c_products[blockIdx.z];
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  if (tid == 0)
+    for (int s = 0; s < T::STAGES; ++s) {
+      barrier_init(&full[s], T::PRODUCERS * T::THREADS);
+      barrier_init(&empty[s], T::CONSUMERS / 32);
+    }
+  __syncthreads();
+  int m0, n0;
+  const Panels pn = block_panels<T>(pr, h, ld, A, B, m0, n0);
+  const int ktiles = h / T::BK;
+  if (warp >= T::CONSUMERS / 32) {
+    registers_decrease<T::PRODUCER_REGISTERS>();
+    const int ptid = tid - T::CONSUMERS;
+    if constexpr (T::PRODUCERS == 1) {
+      produce<T, Staged<T>, Measure>(pn, ld, ktiles, ptid, smem, full, empty);
+    } else if (ptid < T::THREADS) {
+      produce<T, Staged<T, true, false>, Measure>(pn, ld, ktiles, ptid, smem, full, empty);
+    } else {
+      produce<T, Staged<T, false, true>, Measure>(pn, ld, ktiles, ptid - T::THREADS, smem, full, empty);
+    }
+    return;
+  }
+  registers_increase<T::CONSUMER_REGISTERS>();
+  const int wm = warp % T::WARPS_M, wn = warp / T::WARPS_M;
+  const int g = lane >> 2, t = lane & 3;
+  double acc[T::FM][T::FN][4];
+  clear<T>(acc);
+  long long waited = 0, begin = Measure ? clock64() : 0;
+  for (int kt = 0; kt < ktiles; ++kt) {
+    const int s = kt % T::STAGES;
+    const long long before = Measure ? clock64() : 0;
+    barrier_wait(&full[s], (kt / T::STAGES) & 1);
+    if (Measure) waited += clock64() - before;
+    multiply_slab<T>(smem + s * T::STAGE, wm, wn, g, t, acc);
+    __syncwarp();
+    if (lane == 0) barrier_arrive(&empty[s]);
+  }
+  if (Measure && lane == 0) {
+    atomicAdd(&g_ring_cycles[0], (unsigned long long)waited);
+    atomicAdd(&g_ring_cycles[1], (unsigned long long)(clock64() - begin));
+  }
+  write_c<T>(pr, h, ld, C, m0, n0, wm, wn, g, t, accumulate, acc);
+}
+
+// The forms measured: name, tile, and whether it is the fused level.
+struct Form {
+  std::string name;
+  bool fused;
+  std::function<void(int n, const double* A, const double* B, double* C)> launch, measured;  // measured: may be empty
+  int registers, smem;
+};
+
+template <class T, bool Specialized = false>
+Form make_form(const std::string& name, bool fused) {
+  using Kernel = void (*)(int, int, const double*, const double*, double*, bool);
+  Kernel kernel;
+  int threads;
+  Kernel measured = nullptr;
+  if constexpr (Specialized) {
+    kernel = dmma_specialized<T>;
+    measured = dmma_specialized<T, true>;
+    threads = T::BLOCK_THREADS;
+    CK(cudaFuncSetAttribute(measured, cudaFuncAttributeMaxDynamicSharedMemorySize, T::SMEM));
+  } else {
+    kernel = dmma_products<T>;
+    threads = T::THREADS;
+  }
+  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::SMEM));
+  cudaFuncAttributes attr;
+  CK(cudaFuncGetAttributes(&attr, kernel));
+  Form f;
+  f.name = name;
+  f.fused = fused;
+  f.registers = attr.numRegs;
+  f.smem = T::SMEM;
+  auto launcher = [fused, threads](Kernel k) {
+    return [fused, threads, k](int n, const double* A, const double* B, double* C) {
+      if (fused) {
+        CK(cudaMemcpyToSymbolAsync(c_products, kStrassen, sizeof kStrassen));
+        CK(cudaMemsetAsync(C, 0, std::size_t(n) * n * 8));
+        k<<<dim3(n / 2 / T::BM, n / 2 / T::BN, 7), threads, T::SMEM>>>(n / 2, n, A, B, C, true);
+      } else {
+        CK(cudaMemcpyToSymbolAsync(c_products, kClassical, sizeof kClassical));
+        k<<<dim3(n / T::BM, n / T::BN, 1), threads, T::SMEM>>>(n, n, A, B, C, false);
+      }
+    };
+  };
+  f.launch = launcher(kernel);
+  if (measured) f.measured = launcher(measured);
+  return f;
 }
 
 int main(int argc, char** argv) {
@@ -221,19 +486,33 @@ int main(int argc, char** argv) {
   }
   if (sizes.empty()) sizes = {4096, 8192, 16384};
   for (int n : sizes)
-    if (n <= 0 || n % (2 * BM) != 0) {
-      printf("dmma_probe: sizes must be positive multiples of %d, got %d\n", 2 * BM, n);
+    if (n <= 0 || n % 256 != 0) {
+      printf("dmma_probe: sizes must be positive multiples of 256, got %d\n", n);
       return 1;
     }
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
+  int clock_khz = 0;
+  CK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
+  // FP64 tensor-core roofline at the maximum SM clock: 256 flops per SM per cycle on sm_90 (H100 / H200 SXM)
+  const double peak_tflops = prop.multiProcessorCount * 256.0 * clock_khz * 1e3 / 1e12;
   cublasHandle_t handle;
   cublasCreate(&handle);
-  CK(cudaFuncSetAttribute(dmma_products<ClassicalTile>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                          ClassicalTile::SMEM));
-  CK(cudaFuncSetAttribute(dmma_products<FusedTile>, cudaFuncAttributeMaxDynamicSharedMemorySize, FusedTile::SMEM));
+  // 128 x 64 blocks of 4 warps, two per SM (cuBLAS's sm_90 DGEMM shape); 128 x 128 blocks of 8 warps, one per SM.
+  using Async64 = Tile<128, 64, 2, 2, 16, 3, 2>;
+  using One16 = SpecTile<16, 4, 152, 176, 1>;
+  using Two16 = SpecTile<16, 4, 80, 168, 2>;
+
+  std::vector<Form> forms = {
+      make_form<Async64>("classical, cp.async 128x64 (4 warps, 2 blocks/SM), 3 slabs of 16", false),
+      make_form<One16, true>("classical, 1 producer WG, 4 slabs of 16", false),
+      make_form<One16, true>("fused 1L, 1 producer WG (152/176 regs), 4 slabs of 16", true),
+      make_form<Two16, true>("fused 1L, 2 producer WGs (80/168 regs), 4 slabs of 16", true),
+
+  };
+  for (const Form& f : forms) printf("form %-60s %3d registers, %6d bytes shared\n", f.name.c_str(), f.registers, f.smem);
   std::string rows;
-  for (int n : sizes) {
+  for (int n : sizes) {  // per size: errors, timings, ring waits, rows
     const std::size_t count = std::size_t(n) * n;
     std::vector<double> hA(count), hB(count);
     srand(1);
@@ -247,35 +526,17 @@ int main(int argc, char** argv) {
     CK(cudaMemcpy(A, hA.data(), count * 8, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(B, hB.data(), count * 8, cudaMemcpyHostToDevice));
     const double one = 1, zero = 0;
-    auto classical = [&] {
-      CK(cudaMemcpyToSymbolAsync(c_products, kClassical, sizeof kClassical));
-      dmma_products<ClassicalTile><<<dim3(n / BM, n / BN, 1), THREADS, ClassicalTile::SMEM>>>(n, n, A, B, C, false);
-    };
-    auto strassen = [&] {
-      CK(cudaMemcpyToSymbolAsync(c_products, kStrassen, sizeof kStrassen));
-      CK(cudaMemsetAsync(C, 0, count * 8));
-      dmma_products<FusedTile><<<dim3(n / 2 / BM, n / 2 / BN, 7), THREADS, FusedTile::SMEM>>>(n / 2, n, A, B, C, true);
-    };
     auto vendor = [&] { cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A, n, B, n, &zero, R, n); };
     vendor();
     std::vector<double> hR(count), hC(count);
     CK(cudaMemcpy(hR.data(), R, count * 8, cudaMemcpyDeviceToHost));
     double largest = 0;
     for (double x : hR) largest = std::max(largest, std::abs(x));
-    auto error_of = [&](auto call) {  // max |C - C_cublas| / max |C_cublas|
-      call();
-      CK(cudaDeviceSynchronize());
-      CK(cudaMemcpy(hC.data(), C, count * 8, cudaMemcpyDeviceToHost));
-      double diff = 0;
-      for (std::size_t i = 0; i < count; ++i) diff = std::max(diff, std::abs(hC[i] - hR[i]));
-      return diff / largest;
-    };
-    const double classical_error = error_of(classical), strassen_error = error_of(strassen);
     cudaEvent_t start, stop;
     cudaEventCreate(&start);
     cudaEventCreate(&stop);
-    // median of 3 batches of calls between two events; the three forms alternate over 2 rounds
-    auto time_ms = [&](auto call) {
+    // median of 3 batches of calls between two events
+    auto time_ms = [&](const std::function<void()>& call) {
       const int reps = n >= 8192 ? 5 : 20;
       std::vector<float> ms;
       for (int r = 0; r < 3; ++r) {
@@ -290,25 +551,69 @@ int main(int argc, char** argv) {
       std::sort(ms.begin(), ms.end());
       return ms[1];
     };
-    float t_classical = 0, t_strassen = 0, t_vendor = 0;
-    for (int round = 0; round < 2; ++round) {
-      t_classical = time_ms(classical);
-      t_strassen = time_ms(strassen);
-      t_vendor = time_ms(vendor);
+    std::vector<double> errors(forms.size());
+    for (std::size_t f = 0; f < forms.size(); ++f) {  // max |C - C_cublas| / max |C_cublas|
+      CK(cudaMemset(C, 0xff, count * 8));
+      forms[f].launch(n, A, B, C);
+      CK(cudaDeviceSynchronize());
+      CK(cudaMemcpy(hC.data(), C, count * 8, cudaMemcpyDeviceToHost));
+      double diff = 0;
+      for (std::size_t i = 0; i < count; ++i) diff = std::max(diff, std::abs(hC[i] - hR[i]));
+      errors[f] = std::isnan(diff) ? INFINITY : diff / largest;
+    }
+    // a warm-up round, then 3 rounds in which each form is timed right after cuBLAS: a form's ratio is against the
+    // cuBLAS timings next to it (the chip's clock under the power cap drifts between rounds)
+    auto median = [](std::vector<float> v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    std::vector<std::vector<float>> form_samples(forms.size()), vendor_samples(forms.size());
+    std::vector<float> all_vendor;
+    for (int round = 0; round < 4; ++round)
+      for (std::size_t f = 0; f < forms.size(); ++f) {
+        const float v = time_ms(vendor), x = time_ms([&] { forms[f].launch(n, A, B, C); });
+        if (round == 0) continue;
+        vendor_samples[f].push_back(v);
+        form_samples[f].push_back(x);
+        all_vendor.push_back(v);
+      }
+    std::vector<float> ms(forms.size()), vendor_ms(forms.size());
+    for (std::size_t f = 0; f < forms.size(); ++f) {
+      ms[f] = median(form_samples[f]);
+      vendor_ms[f] = median(vendor_samples[f]);
+    }
+    const float t_vendor = median(all_vendor);
+    // where the warp-specialised forms' warps wait, from one measured launch each (not timed)
+    std::vector<double> consumer_wait(forms.size(), -1), producer_wait(forms.size(), -1);
+    for (std::size_t f = 0; f < forms.size(); ++f) {
+      if (!forms[f].measured) continue;
+      unsigned long long zero_cycles[4] = {0, 0, 0, 0}, cycles[4];
+      CK(cudaMemcpyToSymbol(g_ring_cycles, zero_cycles, sizeof zero_cycles));
+      forms[f].measured(n, A, B, C);
+      CK(cudaDeviceSynchronize());
+      CK(cudaMemcpyFromSymbol(cycles, g_ring_cycles, sizeof cycles));
+      consumer_wait[f] = 100.0 * cycles[0] / cycles[1];
+      producer_wait[f] = 100.0 * cycles[2] / cycles[3];
     }
     const double tf = 2.0 * n * n * double(n) / 1e9;  // classical flop count, for every form
-    printf("n %5d  cuBLAS %.1f TF/s | DMMA classical %.1f TF/s (%.3fx cuBLAS, err %.1e) | DMMA fused Strassen 1L "
-           "%.1f effective TF/s (%.3fx cuBLAS, err %.1e)\n",
-           n, tf / t_vendor, tf / t_classical, t_vendor / t_classical, classical_error, tf / t_strassen,
-           t_vendor / t_strassen, strassen_error);
-    char row[512];
-    snprintf(row, sizeof row,
-             "%s    {\"n\": %d, \"cublas_ms\": %.4f, \"classical_ms\": %.4f, \"strassen_ms\": %.4f, "
-             "\"classical_vs_cublas\": %.4f, \"strassen_vs_cublas\": %.4f, \"classical_rel_err\": %.2e, "
-             "\"strassen_rel_err\": %.2e}",
-             rows.empty() ? "" : ",\n", n, t_vendor, t_classical, t_strassen, t_vendor / t_classical,
-             t_vendor / t_strassen, classical_error, strassen_error);
-    rows += row;
+    printf("n %5d  cuBLAS %.1f TF/s (%.0f %% of the %.1f TF/s FP64 tensor roofline)\n", n, tf / t_vendor,
+           100 * tf / t_vendor / peak_tflops, peak_tflops);
+    for (std::size_t f = 0; f < forms.size(); ++f) {
+      printf("  %-58s %5.1f TF/s  %.3fx cuBLAS  err %.1e", forms[f].name.c_str(), tf / ms[f], vendor_ms[f] / ms[f],
+             errors[f]);
+      if (consumer_wait[f] >= 0)
+        printf("  waits: consumers %4.1f %%, producers %4.1f %%", consumer_wait[f], producer_wait[f]);
+      printf("\n");
+      char row[768];
+      snprintf(row, sizeof row,
+               "%s    {\"n\": %d, \"form\": \"%s\", \"fused\": %s, \"ms\": %.4f, \"cublas_ms\": %.4f, "
+               "\"vs_cublas\": %.4f, \"effective_tflops\": %.2f, \"pct_peak\": %.1f, \"cublas_pct_peak\": %.1f, "
+               "\"registers\": %d, \"rel_err\": %.2e, \"consumer_wait_pct\": %.1f, \"producer_wait_pct\": %.1f}",
+               rows.empty() ? "" : ",\n", n, forms[f].name.c_str(), forms[f].fused ? "true" : "false", ms[f],
+               vendor_ms[f], vendor_ms[f] / ms[f], tf / ms[f], 100 * tf / ms[f] / peak_tflops,
+               100 * tf / vendor_ms[f] / peak_tflops, forms[f].registers, errors[f], consumer_wait[f], producer_wait[f]);
+      rows += row;
+    }
     cudaFree(A);
     cudaFree(B);
     cudaFree(C);
@@ -320,13 +625,19 @@ int main(int argc, char** argv) {
       printf("cannot write %s\n", json);
       return 1;
     }
-    fprintf(f, "{\n  \"program\": \"dmma_probe\",\n  \"device\": \"%s\",\n  \"sm_count\": %d,\n", prop.name,
-            prop.multiProcessorCount);
     fprintf(f,
-            "  \"tile\": \"%dx%d blocks, k-depth %d (classical) / %d (fused, two quadrants staged), %d warps of %dx%d, "
-            "mma.sync m16n8k4 f64, %d cp.async stages, grouped block order\",\n",
-            BM, BN, ClassicalTile::BK, FusedTile::BK, WARPS_M * WARPS_N, WM, WN, STAGES);
-    fprintf(f, "  \"timing\": \"median of 3 batches of calls between events, second of 2 alternating rounds\",\n");
+            "{\n  \"program\": \"dmma_probe\",\n  \"device\": \"%s\",\n  \"sm_count\": %d,\n  \"max_sm_clock_mhz\": %d,\n"
+            "  \"fp64_tensor_peak_tflops\": %.2f,\n",
+            prop.name, prop.multiProcessorCount, clock_khz / 1000, peak_tflops);
+    fprintf(f, "  \"mma\": \"mma.sync m16n8k8 f64, warp tiles 64x32, grouped block order\",\n");
+    fprintf(f,
+            "  \"timing\": \"a timing: median of 3 batches of calls between events; after a warm-up round, 3 rounds in which "
+            "each form is timed right after cuBLAS; ms / cublas_ms: medians of a form's 3 timings and of the cuBLAS "
+            "timings next to them\",\n");
+    fprintf(f, "  \"rel_err\": \"max |C - C_cuBLAS| / max |C_cuBLAS|, operands uniform in [-0.5, 0.5]\",\n");
+    fprintf(f,
+            "  \"waits\": \"warp-specialised forms, one clock64-instrumented launch: share of the consumers' loop spent "
+            "waiting for full slabs and of the producers' loop waiting for empty stages (-1: not such a form)\",\n");
     fprintf(f, "  \"results\": [\n%s\n  ]\n}\n", rows.c_str());
     fclose(f);
   }
