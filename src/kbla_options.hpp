@@ -57,12 +57,16 @@ enum class GemmAlgorithm {
   classical,     // KokkosBlas::gemm (cuBLAS on CUDA) and the tall & skinny kernels; never changed silently
   strassen,      // 1 level of Strassen (7 products of half size, 18 additions); CUDA: the fused kernel, no workspace
   strassen2,     // 2 levels of Strassen; CUDA: one conventional level (workspace) over the fused 1-level kernel
+  strassen_conventional,  // `levels` levels of Strassen, operand sums and products through a workspace, leaves
+                          // on the vendor GEMM (CUDA: cuBLAS, so FP64 runs on the tensor cores). Elsewhere the
+                          // same recursion as strassen / strassen2.
   winograd,      // Winograd's variant (7 products, 15 additions), up to `levels` levels; CUDA: cuBLAS leaves.
                  // Slightly less accurate than Strassen (see above).
-  automatic,     // the fastest of classical, strassen, strassen2 and winograd with 1 and 2 levels for the shape,
-                 // measured on the running device once per class of calls (GemmOptions::tuning; deterministic:
-                 // classical); a Strassen type only when more than 3 % faster than classical. Opt-in like the
-                 // others: where a Strassen type wins, its error bound applies.
+  automatic,     // the fastest of classical, strassen, strassen2, strassen_conventional and winograd (each of the
+                 // last two with 1 and 2 levels) for the shape, measured on the running device once per class of
+                 // calls (GemmOptions::tuning; deterministic: classical); a Strassen type only when more than 3 %
+                 // faster than classical. Opt-in like the others: where a Strassen type wins, its error bound
+                 // applies.
 };
 
 struct GemmOptions {
@@ -77,12 +81,13 @@ struct GemmOptions {
   bool complex_3m = false;     // passed on to kbla::inner when a shape is routed there (see InnerOptions)
 
   // --- Strassen-type algorithms (ignored by classical) ---
-  // Levels of recursion of winograd (>= 0; 0 = classical). strassen is always 1 level, strassen2 always 2.
+  // Levels of recursion of winograd and strassen_conventional (>= 0; 0 = classical). strassen is always 1 level,
+  // strassen2 always 2.
   int levels = 1;
   // Recursion threshold: a (sub-)product is split only while min(m, n, k) >= winograd_tau; below it the
   // classical leaf is faster than the saved multiplication is worth (Li et al.'s tau). 0 = library default
   // (portable path: 64; CUDA winograd: the CUDA library's default). On the portable path it applies to all
-  // three algorithms; on CUDA only to winograd (fused / hybrid have fixed levels).
+  // Strassen types; on CUDA only to winograd (the others recurse as many levels as they name).
   std::int64_t winograd_tau = 0;
   // Optional workspace: memory the execution space can access (device memory of its memory space, e.g.
   // CudaSpace; host memory on host spaces), at least kbla::strassen_workspace_bytes<...>(...) bytes, not

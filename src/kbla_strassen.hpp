@@ -37,9 +37,11 @@ namespace kbla {
 namespace Impl {
 
 inline void check_strassen_options(const char* call, const GemmOptions& options) {
-  if (options.algorithm == GemmAlgorithm::winograd && options.levels < 0)
+  if ((options.algorithm == GemmAlgorithm::winograd || options.algorithm == GemmAlgorithm::strassen_conventional) &&
+      options.levels < 0)
     throw_invalid(std::string(call) + ": options.levels is " + std::to_string(options.levels) +
-                  " but must be >= 0 (levels of Winograd recursion)");
+                  " but must be >= 0 (levels of " +
+                  (options.algorithm == GemmAlgorithm::winograd ? "Winograd" : "Strassen") + " recursion)");
   if (options.winograd_tau < 0)
     throw_invalid(std::string(call) + ": options.winograd_tau is " + std::to_string(options.winograd_tau) +
                   " but must be >= 0 (0 = library default)");
@@ -101,7 +103,8 @@ void strassen_gemm(const ExecSpace& exec, const char transA[], const char transB
     };
     const Impl::AutomaticGemmCandidate c = Impl::choose_automatic_gemm<ExecSpace, AViewType, BViewType, CViewType>(
         exec, call, s.tA, s.tB, s.m, s.n, s.k, beta == Scalar(0), resolved, run, [&](const GemmOptions& o) {
-          return Impl::Strassen<ExecSpace, AViewType, BViewType, CViewType>::levels_run(o, A, B, C, s.m, s.n, s.k);
+          using Spec = Impl::Strassen<ExecSpace, AViewType, BViewType, CViewType>;
+          return Impl::StrassenRun{Spec::implementation(o, A, B, C), Spec::levels_run(o, A, B, C, s.m, s.n, s.k)};
         });
     resolved = Impl::automatic_gemm_options(resolved, c);
   }

@@ -27,12 +27,14 @@ TYPED_TEST_SUITE(StrassenTest, StrassenConfigs);
 
 const char kTrans[] = {'N', 'T', 'C'};
 const kbla::GemmAlgorithm kAlgorithms[] = {kbla::GemmAlgorithm::strassen, kbla::GemmAlgorithm::strassen2,
+                                           kbla::GemmAlgorithm::strassen_conventional,
                                            kbla::GemmAlgorithm::winograd};
 
 const char* algorithm_name(kbla::GemmAlgorithm a) {
   switch (a) {
     case kbla::GemmAlgorithm::strassen: return "strassen";
     case kbla::GemmAlgorithm::strassen2: return "strassen2";
+    case kbla::GemmAlgorithm::strassen_conventional: return "strassen_conventional";
     case kbla::GemmAlgorithm::winograd: return "winograd";
     case kbla::GemmAlgorithm::call_default: return "call_default";
     case kbla::GemmAlgorithm::automatic: return "automatic";
@@ -70,10 +72,11 @@ struct StrassenBound {
 
 StrassenBound bound_for(const kbla::GemmOptions& o) {
   if (o.algorithm == kbla::GemmAlgorithm::automatic) return {2, true};  // the loosest of its candidates
-  const int L = o.algorithm == kbla::GemmAlgorithm::strassen    ? 1
-                : o.algorithm == kbla::GemmAlgorithm::strassen2 ? 2
-                : o.algorithm == kbla::GemmAlgorithm::winograd  ? o.levels
-                                                                : 0;
+  const int L = o.algorithm == kbla::GemmAlgorithm::strassen                ? 1
+                : o.algorithm == kbla::GemmAlgorithm::strassen2             ? 2
+                : o.algorithm == kbla::GemmAlgorithm::strassen_conventional ? o.levels
+                : o.algorithm == kbla::GemmAlgorithm::winograd              ? o.levels
+                                                                            : 0;
   return {L, o.algorithm == kbla::GemmAlgorithm::winograd};
 }
 
@@ -343,7 +346,9 @@ void LiAccuracyMatrix() {
   }
   for (auto a : kAlgorithms)
     for (int levels : {1, 2}) {
-      if (a != kbla::GemmAlgorithm::winograd && levels == 2) continue;
+      const bool leveled =
+          a == kbla::GemmAlgorithm::winograd || a == kbla::GemmAlgorithm::strassen_conventional;
+      if (!leveled && levels == 2) continue;
       run_case<TypeParam>(mk, Case{'N', 'N', n, n, n, options_for(a, levels), Coef::One, Coef::Zero, true},
                           [&](auto& A, auto& B) {
                             A.set([&](int i, int j) { return ScalarInfo<Scalar>::make((i == j) + u[i] * v[j], 0); });
@@ -446,6 +451,9 @@ TEST(StrassenRouting, GemmUsesRequestedAlgorithm) {
   neg.levels = -2;
   EXPECT_TRUE(throws_invalid([&] { kbla::gemm(Exec(), "N", "N", 1.0, A.view, B.view, 0.0, C.view, neg); },
                              {"kbla::gemm", "options.levels is -2"}));
+  neg.algorithm = kbla::GemmAlgorithm::strassen_conventional;
+  EXPECT_TRUE(throws_invalid([&] { kbla::gemm(Exec(), "N", "N", 1.0, A.view, B.view, 0.0, C.view, neg); },
+                             {"kbla::gemm", "options.levels is -2", "Strassen recursion"}));
   EXPECT_TRUE(C.unchanged());
 }
 
@@ -471,7 +479,8 @@ std::string temp_cache(const char* name) {
 }
 
 long long calls(const kbla::AutomaticGemmStats& s) {
-  return s.classical_chosen + s.strassen_chosen + s.strassen2_chosen + s.winograd_chosen + s.winograd2_chosen;
+  return s.classical_chosen + s.strassen_chosen + s.strassen2_chosen + s.strassen_conventional_chosen +
+         s.strassen_conventional2_chosen + s.winograd_chosen + s.winograd2_chosen;
 }
 
 }  // namespace automatic_gemm
@@ -576,6 +585,43 @@ TEST(StrassenAutomatic, DeterministicAndModelOnlyTakeClassical) {
     EXPECT_EQ(after.classes_measured, before.classes_measured);
     EXPECT_EQ(after.classical_chosen, before.classical_chosen + 1);
   }
+  std::remove(cache.c_str());
+}
+
+// strassen_conventional runs the strassen / strassen2 recursion on the portable path: there it is no candidate of
+// its own (a cache naming it is not followed); where it runs other code (the CUDA library's conventional levels
+// over cuBLAS) it is one, and a recorded choice of it runs.
+TEST(StrassenAutomatic, CandidatesRunningTheSameCodeAreOne) {
+  using namespace automatic_gemm;
+  using Spec = kbla::Impl::Strassen<Exec, MatrixView, MatrixView, MatrixView>;
+  using Candidate = kbla::Impl::AutomaticGemmCandidate;
+  Maker mk(__LINE__);
+  const std::string cache = temp_cache("twins");
+  const int m = 64, n = 72, k = 80;
+  auto A = mk.matrix<double, L, Dev>(m, k);
+  auto B = mk.matrix<double, L, Dev>(k, n);
+  auto C = mk.matrix<double, L, Dev>(m, n);
+  kbla::GemmOptions o = automatic_options(cache);
+  o.winograd_tau = 16;
+  const auto implementation = [&](Candidate c) {
+    return Spec::implementation(kbla::Impl::automatic_gemm_options(o, c), A.view, B.view, C.view);
+  };
+  const bool distinct = implementation(Candidate::strassen_conventional) != implementation(Candidate::strassen);
+  const bool portable = !kbla::Impl::strassen_tpl_spec_avail<Exec, MatrixView, MatrixView, MatrixView>::value;
+  if (portable) EXPECT_FALSE(distinct);
+  EXPECT_NE(implementation(Candidate::winograd), implementation(Candidate::strassen));
+  const std::string device = kbla::Impl::route_device_key(Exec(), "gemm automatic");
+  const std::string cls =
+      kbla::Impl::automatic_gemm_class<MatrixView, MatrixView, MatrixView>("kbla::gemm", 'N', 'N', m, n, k, false);
+  kbla::tuning::process_choice_cache(cache).record(device, cls,
+                                                   kbla::tuning::Choice{"strassen_conventional", 1e-3});
+  const kbla::AutomaticGemmStats before = kbla::automatic_gemm_stats();
+  run_case<Cfg, Via::Gemm>(mk, Case{'N', 'N', m, n, k, o});
+  const kbla::AutomaticGemmStats after = kbla::automatic_gemm_stats();
+  const kbla::GemmOptions conventional = kbla::Impl::automatic_gemm_options(o, Candidate::strassen_conventional);
+  const bool candidate = distinct && Spec::levels_run(conventional, A.view, B.view, C.view, m, n, k) >= 1;
+  EXPECT_EQ(after.strassen_conventional_chosen, before.strassen_conventional_chosen + (candidate ? 1 : 0));
+  EXPECT_EQ(calls(after), calls(before) + 1);
   std::remove(cache.c_str());
 }
 

@@ -109,6 +109,8 @@ Args parse(int argc, char** argv) {
 std::string chosen_between(const kbla::AutomaticGemmStats& before, const kbla::AutomaticGemmStats& after) {
   if (after.strassen_chosen > before.strassen_chosen) return "strassen";
   if (after.strassen2_chosen > before.strassen2_chosen) return "strassen2";
+  if (after.strassen_conventional_chosen > before.strassen_conventional_chosen) return "strassen_conventional";
+  if (after.strassen_conventional2_chosen > before.strassen_conventional2_chosen) return "strassen_conventional2";
   if (after.winograd_chosen > before.winograd_chosen) return "winograd";
   if (after.winograd2_chosen > before.winograd2_chosen) return "winograd2";
   return "classical";

@@ -1,5 +1,7 @@
 // GemmAlgorithm::automatic: for a class of products on a device, the fastest of the classical product and the
-// Strassen-type algorithms the library has (strassen, strassen2, winograd with 1 and 2 levels), measured once.
+// Strassen-type algorithms the library has (strassen, strassen2, strassen_conventional and winograd with 1 and 2
+// levels each), measured once; candidates that run the same code (on the portable path strassen_conventional is
+// the strassen / strassen2 recursion) are timed once.
 // Where Strassen pays depends on the device (peak rate against bandwidth), the precision, the shape and the vendor
 // GEMM it competes with, so nothing is predicted from the shape: a Strassen request that names no variant is
 // never slower than classical (to the measurement), and gets the fastest variant above the crossover.
@@ -48,19 +50,31 @@ struct AutomaticGemmStats {
   long long classical_chosen = 0;  // calls per algorithm run
   long long strassen_chosen = 0;
   long long strassen2_chosen = 0;
+  long long strassen_conventional_chosen = 0;   // 1 level
+  long long strassen_conventional2_chosen = 0;  // 2 levels
   long long winograd_chosen = 0;   // 1 level
   long long winograd2_chosen = 0;  // 2 levels
 };
 
 namespace Impl {
 
-enum class AutomaticGemmCandidate { classical, strassen, strassen2, winograd, winograd2 };
+enum class AutomaticGemmCandidate {
+  classical,
+  strassen,
+  strassen2,
+  strassen_conventional,
+  strassen_conventional2,
+  winograd,
+  winograd2
+};
 
 // The names in the cache file.
 inline const char* automatic_gemm_name(AutomaticGemmCandidate c) {
   switch (c) {
     case AutomaticGemmCandidate::strassen: return "strassen";
     case AutomaticGemmCandidate::strassen2: return "strassen2";
+    case AutomaticGemmCandidate::strassen_conventional: return "strassen_conventional";
+    case AutomaticGemmCandidate::strassen_conventional2: return "strassen_conventional2";
     case AutomaticGemmCandidate::winograd: return "winograd";
     case AutomaticGemmCandidate::winograd2: return "winograd2";
     default: return "classical";
@@ -69,8 +83,13 @@ inline const char* automatic_gemm_name(AutomaticGemmCandidate c) {
 
 inline const std::vector<AutomaticGemmCandidate>& automatic_gemm_candidates() {
   static const std::vector<AutomaticGemmCandidate> all{
-      AutomaticGemmCandidate::classical, AutomaticGemmCandidate::strassen, AutomaticGemmCandidate::strassen2,
-      AutomaticGemmCandidate::winograd, AutomaticGemmCandidate::winograd2};
+      AutomaticGemmCandidate::classical,
+      AutomaticGemmCandidate::strassen,
+      AutomaticGemmCandidate::strassen2,
+      AutomaticGemmCandidate::strassen_conventional,
+      AutomaticGemmCandidate::strassen_conventional2,
+      AutomaticGemmCandidate::winograd,
+      AutomaticGemmCandidate::winograd2};
   return all;
 }
 
@@ -80,6 +99,14 @@ inline GemmOptions automatic_gemm_options(const GemmOptions& options, AutomaticG
   switch (c) {
     case AutomaticGemmCandidate::strassen: o.algorithm = GemmAlgorithm::strassen; break;
     case AutomaticGemmCandidate::strassen2: o.algorithm = GemmAlgorithm::strassen2; break;
+    case AutomaticGemmCandidate::strassen_conventional:
+      o.algorithm = GemmAlgorithm::strassen_conventional;
+      o.levels = 1;
+      break;
+    case AutomaticGemmCandidate::strassen_conventional2:
+      o.algorithm = GemmAlgorithm::strassen_conventional;
+      o.levels = 2;
+      break;
     case AutomaticGemmCandidate::winograd: o.algorithm = GemmAlgorithm::winograd; o.levels = 1; break;
     case AutomaticGemmCandidate::winograd2: o.algorithm = GemmAlgorithm::winograd; o.levels = 2; break;
     default: o.algorithm = GemmAlgorithm::classical; break;
@@ -103,6 +130,8 @@ inline void count_automatic_gemm_call(AutomaticGemmCandidate c) {
   switch (c) {
     case AutomaticGemmCandidate::strassen: ++s.strassen_chosen; break;
     case AutomaticGemmCandidate::strassen2: ++s.strassen2_chosen; break;
+    case AutomaticGemmCandidate::strassen_conventional: ++s.strassen_conventional_chosen; break;
+    case AutomaticGemmCandidate::strassen_conventional2: ++s.strassen_conventional2_chosen; break;
     case AutomaticGemmCandidate::winograd: ++s.winograd_chosen; break;
     case AutomaticGemmCandidate::winograd2: ++s.winograd2_chosen; break;
     default: ++s.classical_chosen; break;
@@ -134,6 +163,13 @@ std::string automatic_gemm_class(const char* call, char tA, char tB, std::int64_
          half_octaves(m) + " n " + half_octaves(n) + " k " + half_octaves(k) + (beta_zero ? " beta=0" : " beta!=0");
 }
 
+// What a Strassen-type candidate would run for the call: the code (Strassen<...>::implementation) and the levels it
+// recurses (Strassen<...>::levels_run).
+struct StrassenRun {
+  int implementation = 0;
+  int levels = 0;
+};
+
 // A Strassen-type candidate's time is compared with classical's after this factor (see choose_automatic_gemm).
 constexpr double kAutomaticGemmStrassenMargin = 1.03;
 
@@ -143,11 +179,11 @@ constexpr double kAutomaticGemmStrassenMargin = 1.03;
 using AutomaticGemmKey = std::tuple<std::string_view, char, char, int, int, int, bool, int, std::string, int>;
 
 // The candidate for this call. run(options, C_like) runs the product with those options into a View of C's shape
-// (the caller's C or the scratch one), on exec, without fencing.
-template <class ExecSpace, class AView, class BView, class CView, class Run, class LevelsRun>
+// (the caller's C or the scratch one), on exec, without fencing; what_runs(options) is its StrassenRun.
+template <class ExecSpace, class AView, class BView, class CView, class Run, class WhatRuns>
 AutomaticGemmCandidate choose_automatic_gemm(const ExecSpace& exec, const char* call, char tA, char tB, std::int64_t m,
                                              std::int64_t n, std::int64_t k, bool beta_zero,
-                                             const GemmOptions& options, const Run& run, const LevelsRun& levels_run) {
+                                             const GemmOptions& options, const Run& run, const WhatRuns& what_runs) {
   AutomaticGemmCandidate chosen = AutomaticGemmCandidate::classical;
   const bool in_parallel_region = inside_host_parallel_region();
   static tuning::DecisionMemo<AutomaticGemmKey, AutomaticGemmCandidate> decisions;  // one per instantiation
@@ -168,12 +204,24 @@ AutomaticGemmCandidate choose_automatic_gemm(const ExecSpace& exec, const char* 
     // A Strassen type that would not recurse as deep as its name says at this shape (below its threshold) is the
     // classical product, or the one-level variant, plus the Strassen path's own costs: not a candidate. Timing such
     // twins against each other only measured noise (on an H200 Winograd below its threshold won ties at 512-4096
-    // and left those calls slower than classical).
+    // and left those calls slower than classical). Likewise a candidate that runs the same code and levels as an
+    // earlier one (strassen_conventional on the portable path).
     std::vector<std::string> names;
+    std::vector<StrassenRun> runs;
     for (const AutomaticGemmCandidate c : automatic_gemm_candidates()) {
       const GemmOptions o = automatic_gemm_options(options, c);
-      if (c == AutomaticGemmCandidate::classical || levels_run(o) >= nominal_strassen_levels(o))
+      if (c == AutomaticGemmCandidate::classical) {
         names.push_back(automatic_gemm_name(c));
+        continue;
+      }
+      const StrassenRun r = what_runs(o);
+      if (r.levels < nominal_strassen_levels(o)) continue;
+      bool twin = false;
+      for (const StrassenRun& earlier : runs)
+        twin = twin || (earlier.implementation == r.implementation && earlier.levels == r.levels);
+      if (twin) continue;
+      runs.push_back(r);
+      names.push_back(automatic_gemm_name(c));
     }
     Scratch scratch;
     bool measured = false, scratch_failed = false;

@@ -53,6 +53,7 @@ inline int nominal_strassen_levels(const GemmOptions& o) {
   switch (o.algorithm) {
     case GemmAlgorithm::strassen: return 1;
     case GemmAlgorithm::strassen2: return 2;
+    case GemmAlgorithm::strassen_conventional: return o.levels;
     case GemmAlgorithm::winograd: return o.levels;
     default: return 0;
   }

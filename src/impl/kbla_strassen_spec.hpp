@@ -35,6 +35,11 @@ struct Strassen {
       throw std::logic_error(std::string(call) + ": Views not accessible from the execution space got past the checks");
     }
   }
+  // Which code runs these options: the Strassen or the Winograd recursion (strassen, strassen2 and
+  // strassen_conventional are one recursion here; GemmAlgorithm::automatic times it once per level count).
+  static int implementation(const GemmOptions& options, const AView&, const BView&, const CView&) {
+    return strassen_plan(options).winograd ? 1 : 0;
+  }
   // Levels of recursion run() takes for these operands and an m x n x k product (0: one classical product).
   static int levels_run(const GemmOptions& options, const AView&, const BView&, const CView&, std::int64_t m,
                         std::int64_t n, std::int64_t k) {

@@ -26,6 +26,7 @@ inline kbla::cuda::StrassenConfig cuda_strassen_config(const GemmOptions& option
   switch (options.algorithm) {
     case GemmAlgorithm::strassen: config.algorithm = kbla::cuda::StrassenAlgorithm::fused; break;
     case GemmAlgorithm::strassen2: config.algorithm = kbla::cuda::StrassenAlgorithm::hybrid; break;
+    case GemmAlgorithm::strassen_conventional: config.algorithm = kbla::cuda::StrassenAlgorithm::conventional; break;
     case GemmAlgorithm::winograd: config.algorithm = kbla::cuda::StrassenAlgorithm::winograd; break;
     default:  // classical through strassen_gemm: conventional with no level = one cuBLAS call
       config.algorithm = kbla::cuda::StrassenAlgorithm::conventional;
@@ -127,6 +128,13 @@ struct Strassen<Kokkos::Cuda, AView, BView, CView, true> {
                                                           raw_value(alpha), p1, ld1, p2, ld2, raw_value(beta),
                                                           raw_pointer(C), c.ld, workspace, workspace_bytes),
                         "kbla::strassen_gemm (CUDA)");
+  }
+
+  // Which code runs these options (the CUDA library's algorithm; the portable recursion for operands without unit
+  // stride): GemmAlgorithm::automatic times each only once.
+  static int implementation(const GemmOptions& options, const AView& A, const BView& B, const CView& C) {
+    if (!(raw_matrix(A).ok && raw_matrix(B).ok && raw_matrix(C).ok)) return strassen_plan(options).winograd ? 1 : 0;
+    return 100 + static_cast<int>(cuda_strassen_config(options).algorithm);
   }
 
   // Levels of recursion run() takes (0: one cuBLAS product), as the CUDA library plans them; operands without unit
