@@ -196,7 +196,8 @@ void ShapesPerAlgorithm() {
     }
 }
 
-// Deeper Winograd recursion (3 levels: 150 -> 75 -> 37 -> 18, peeling at two depths), and levels = 0 (classical).
+// Deeper Winograd recursion (3 levels: 150 -> 75 -> 37 -> 18, peeling at two depths), and levels = 0 (classical);
+// the same for strassen_conventional.
 template <class TypeParam>
 void WinogradLevels() {
   Maker mk(__LINE__);
@@ -204,6 +205,9 @@ void WinogradLevels() {
   run_case<TypeParam>(mk, Case{'T', 'N', 61, 59, 67, options_for(kbla::GemmAlgorithm::winograd, 0)});
   // library default threshold (the portable path does not split this; CUDA decides for itself)
   run_case<TypeParam>(mk, Case{'N', 'C', 80, 72, 90, options_for(kbla::GemmAlgorithm::winograd, 1, 0)});
+  // strassen_conventional takes `levels` the same way: 3 levels, and 0 (one classical product)
+  run_case<TypeParam>(mk, Case{'T', 'T', 150, 151, 157, options_for(kbla::GemmAlgorithm::strassen_conventional, 3)});
+  run_case<TypeParam>(mk, Case{'N', 'T', 61, 59, 67, options_for(kbla::GemmAlgorithm::strassen_conventional, 0)});
 }
 
 // All 9 trans pairs on one shape with odd m and k, even n, for every algorithm.
