@@ -88,6 +88,10 @@ inline StrassenPlan strassen_plan(const GemmOptions& o) {
   return p;
 }
 
+// Which code the portable path runs for these options: 0 the Strassen recursion (strassen, strassen2 and
+// strassen_conventional alike), 1 the Winograd recursion (GemmAlgorithm::automatic times each once per level count).
+inline int portable_strassen_implementation(const GemmOptions& o) { return strassen_plan(o).winograd ? 1 : 0; }
+
 inline std::size_t strassen_block_bytes(std::int64_t rows, std::int64_t cols, std::size_t scalar_bytes) {
   const std::size_t b = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) * scalar_bytes;
   return (b + kStrassenAlign - 1) / kStrassenAlign * kStrassenAlign;

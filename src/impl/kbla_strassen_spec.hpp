@@ -35,10 +35,9 @@ struct Strassen {
       throw std::logic_error(std::string(call) + ": Views not accessible from the execution space got past the checks");
     }
   }
-  // Which code runs these options: the Strassen or the Winograd recursion (strassen, strassen2 and
-  // strassen_conventional are one recursion here; GemmAlgorithm::automatic times it once per level count).
+  // Which code runs these options (see portable_strassen_implementation).
   static int implementation(const GemmOptions& options, const AView&, const BView&, const CView&) {
-    return strassen_plan(options).winograd ? 1 : 0;
+    return portable_strassen_implementation(options);
   }
   // Levels of recursion run() takes for these operands and an m x n x k product (0: one classical product).
   static int levels_run(const GemmOptions& options, const AView&, const BView&, const CView&, std::int64_t m,

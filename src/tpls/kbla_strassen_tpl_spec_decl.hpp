@@ -133,7 +133,7 @@ struct Strassen<Kokkos::Cuda, AView, BView, CView, true> {
   // Which code runs these options (the CUDA library's algorithm; the portable recursion for operands without unit
   // stride): GemmAlgorithm::automatic times each only once.
   static int implementation(const GemmOptions& options, const AView& A, const BView& B, const CView& C) {
-    if (!(raw_matrix(A).ok && raw_matrix(B).ok && raw_matrix(C).ok)) return strassen_plan(options).winograd ? 1 : 0;
+    if (!(raw_matrix(A).ok && raw_matrix(B).ok && raw_matrix(C).ok)) return portable_strassen_implementation(options);
     return 100 + static_cast<int>(cuda_strassen_config(options).algorithm);
   }
 
