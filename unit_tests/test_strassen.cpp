@@ -487,6 +487,16 @@ long long calls(const kbla::AutomaticGemmStats& s) {
          s.strassen_conventional2_chosen + s.winograd_chosen + s.winograd2_chosen;
 }
 
+// What a tuning run on this device would have recorded for kbla::gemm's class of an N N m x n x k product with
+// beta != 0 (double, column-major): `choice`. Returns the class.
+std::string record_choice(const std::string& cache, int m, int n, int k, const char* choice) {
+  const std::string device = kbla::Impl::route_device_key(Exec(), "gemm automatic");
+  const std::string cls =
+      kbla::Impl::automatic_gemm_class<MatrixView, MatrixView, MatrixView>("kbla::gemm", 'N', 'N', m, n, k, false);
+  kbla::tuning::process_choice_cache(cache).record(device, cls, kbla::tuning::Choice{choice, 1e-3});
+  return cls;
+}
+
 }  // namespace automatic_gemm
 
 TEST(StrassenAutomatic, RightResultAndOneMeasurementPerClass) {
@@ -522,11 +532,8 @@ TEST(StrassenAutomatic, RecordedChoiceRuns) {
   kbla::GemmOptions o = automatic_options(cache);
   o.winograd_tau = 16;  // two Winograd levels at this shape on every backend (the defaults split far larger ones)
   // What a tuning run on this device would have recorded: winograd with 2 levels for this class.
-  const std::string device = kbla::Impl::route_device_key(Exec(), "gemm automatic");
-  const std::string cls =
-      kbla::Impl::automatic_gemm_class<MatrixView, MatrixView, MatrixView>("kbla::gemm", 'N', 'N', m, n, k, false);
+  const std::string cls = record_choice(cache, m, n, k, "winograd2");
   EXPECT_NE(cls.find("kbla::gemm automatic D NN AL BL CL"), std::string::npos) << cls;
-  kbla::tuning::process_choice_cache(cache).record(device, cls, kbla::tuning::Choice{"winograd2", 1e-3});
   const kbla::AutomaticGemmStats before = kbla::automatic_gemm_stats();
   run_case<Cfg, Via::Gemm>(mk, Case{'N', 'N', m, n, k, o});
   const kbla::AutomaticGemmStats after = kbla::automatic_gemm_stats();
@@ -562,10 +569,7 @@ TEST(StrassenAutomatic, TypesThatWouldNotRecurseAreNoCandidates) {
   EXPECT_EQ(levels(Candidate::winograd2, 16), 2);  // 34 / 2 = 17 >= 16
   EXPECT_EQ(levels(Candidate::winograd2, 20), 1);  // 17 < 20: one level only
   // A cache naming winograd for this class is not followed: the call runs another candidate, and right.
-  const std::string device = kbla::Impl::route_device_key(Exec(), "gemm automatic");
-  const std::string cls =
-      kbla::Impl::automatic_gemm_class<MatrixView, MatrixView, MatrixView>("kbla::gemm", 'N', 'N', m, n, k, false);
-  kbla::tuning::process_choice_cache(cache).record(device, cls, kbla::tuning::Choice{"winograd", 1e-3});
+  record_choice(cache, m, n, k, "winograd");
   const kbla::AutomaticGemmStats before = kbla::automatic_gemm_stats();
   run_case<Cfg, Via::Gemm>(mk, Case{'N', 'N', m, n, k, o});
   const kbla::AutomaticGemmStats after = kbla::automatic_gemm_stats();
@@ -614,11 +618,7 @@ TEST(StrassenAutomatic, CandidatesRunningTheSameCodeAreOne) {
   const bool portable = !kbla::Impl::strassen_tpl_spec_avail<Exec, MatrixView, MatrixView, MatrixView>::value;
   if (portable) EXPECT_FALSE(distinct);
   EXPECT_NE(implementation(Candidate::winograd), implementation(Candidate::strassen));
-  const std::string device = kbla::Impl::route_device_key(Exec(), "gemm automatic");
-  const std::string cls =
-      kbla::Impl::automatic_gemm_class<MatrixView, MatrixView, MatrixView>("kbla::gemm", 'N', 'N', m, n, k, false);
-  kbla::tuning::process_choice_cache(cache).record(device, cls,
-                                                   kbla::tuning::Choice{"strassen_conventional", 1e-3});
+  record_choice(cache, m, n, k, "strassen_conventional");
   const kbla::AutomaticGemmStats before = kbla::automatic_gemm_stats();
   run_case<Cfg, Via::Gemm>(mk, Case{'N', 'N', m, n, k, o});
   const kbla::AutomaticGemmStats after = kbla::automatic_gemm_stats();
