@@ -39,40 +39,37 @@
 
 constexpr int GROUP_ROWS = 8;
 
-// The cp.async tile (classical product only): blocks of BlockM x BlockN, BlocksPerSM resident.
-template <int BlockM, int BlockN, int WarpsM, int WarpsN, int Depth, int Stages, int BlocksPerSM>
-struct Tile {
-  static constexpr int BM = BlockM, BN = BlockN, BK = Depth, STAGES = Stages, MIN_BLOCKS = BlocksPerSM;
-  static constexpr int WARPS_M = WarpsM, WARPS_N = WarpsN, THREADS = 32 * WarpsM * WarpsN;
+// What both tiles share: BlockM x BlockN blocks, k-slabs of Depth in Stages shared stages, warps of (BM / WarpsM) x
+// (BN / WarpsN), and StagingThreads threads that copy a slab (16-byte pieces, A_PAIRS / B_PAIRS each).
+template <int BlockM, int BlockN, int WarpsM, int WarpsN, int Depth, int Stages, int StagingThreads>
+struct SlabGeometry {
+  static constexpr int BM = BlockM, BN = BlockN, BK = Depth, STAGES = Stages;
+  static constexpr int WARPS_M = WarpsM, WARPS_N = WarpsN, THREADS = StagingThreads;
   static constexpr int WM = BM / WarpsM, WN = BN / WarpsN, FM = WM / 16, FN = WN / 8;
   static constexpr int AS = BM + 2;  // A rows [k][m]: a half-warp's fragment loads (rows 2t, 2t + 1) hit 16 banks
   static constexpr int BS = BK % 16 == 0 ? BK + 8 : BK;  // B rows [n][k]: rows 1 apart start 64 bytes apart
   static constexpr int A_TILE = BK * AS, B_TILE = BN * BS, STAGE = A_TILE + B_TILE;
   static constexpr int SMEM = STAGES * STAGE * 8;
-  static constexpr int A_PAIRS = BK * BM / 2 / THREADS, B_PAIRS = BK * BN / 2 / THREADS;  // 16-byte pieces
+  static constexpr int A_PAIRS = BK * BM / 2 / THREADS, B_PAIRS = BK * BN / 2 / THREADS;
   static_assert(A_PAIRS * THREADS * 2 == BK * BM && B_PAIRS * THREADS * 2 == BK * BN, "slab not split evenly");
   static_assert(BK % 8 == 0, "k8 steps");
+};
+
+// The cp.async tile (classical product only): every warp multiplies and stages; BlocksPerSM resident.
+template <int BlockM, int BlockN, int WarpsM, int WarpsN, int Depth, int Stages, int BlocksPerSM>
+struct Tile : SlabGeometry<BlockM, BlockN, WarpsM, WarpsN, Depth, Stages, 32 * WarpsM * WarpsN> {
+  static constexpr int MIN_BLOCKS = BlocksPerSM;
 };
 
 // Warp-specialised tile: 128 x 128 blocks, consumer warps 0-7 (64 x 32 each), then Producers warpgroups of 128
 // threads: 1 (stages both operands) or 2 (one stages A, the other B: twice the loads in flight). A producer holds one
 // slab of its operands' terms in registers; setmaxnreg moves the rest of its registers to the consumers.
 template <int Depth, int Stages, int ProducerRegisters, int ConsumerRegisters, int Producers>
-struct SpecTile {
-  static constexpr int PRODUCERS = Producers;
-  static constexpr int BM = 128, BN = 128, BK = Depth, STAGES = Stages;
-  static constexpr int WARPS_M = 2, WARPS_N = 4, CONSUMERS = 32 * WARPS_M * WARPS_N;
-  static constexpr int THREADS = 128;  // the producer warpgroup: the threads that stage a slab
-  static constexpr int BLOCK_THREADS = CONSUMERS + Producers * THREADS;
+struct SpecTile : SlabGeometry<128, 128, 2, 4, Depth, Stages, 128> {  // THREADS: one producer warpgroup
+  static constexpr int PRODUCERS = Producers, CONSUMERS = 32 * 2 * 4;
+  static constexpr int BLOCK_THREADS = CONSUMERS + Producers * 128;
   static constexpr int PRODUCER_REGISTERS = ProducerRegisters, CONSUMER_REGISTERS = ConsumerRegisters;
-  static_assert(Producers * THREADS * ProducerRegisters + CONSUMERS * ConsumerRegisters <= 64512, "register file");
-  static constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N, FM = WM / 16, FN = WN / 8;
-  static constexpr int AS = BM + 2;
-  static constexpr int BS = BK % 16 == 0 ? BK + 8 : BK;
-  static constexpr int A_TILE = BK * AS, B_TILE = BN * BS, STAGE = A_TILE + B_TILE;
-  static constexpr int SMEM = STAGES * STAGE * 8;
-  static constexpr int A_PAIRS = BK * BM / 2 / THREADS, B_PAIRS = BK * BN / 2 / THREADS;
-  static_assert(A_PAIRS * THREADS * 2 == BK * BM && B_PAIRS * THREADS * 2 == BK * BN, "slab not split evenly");
+  static_assert(Producers * 128 * ProducerRegisters + CONSUMERS * ConsumerRegisters <= 64512, "register file");
 };
 
 // One product of the level: op(A) = A[a_first] + a_sign A[a_second] (a_second < 0: A[a_first] alone), likewise B;
