@@ -524,6 +524,25 @@ TEST(StrassenAutomatic, RightResultAndOneMeasurementPerClass) {
   std::remove(cache.c_str());
 }
 
+// A choice holds for the shape it was measured on: a size in the same half octave is a class of its own.
+TEST(StrassenAutomatic, EachShapeIsItsOwnClass) {
+  using namespace automatic_gemm;
+  Maker mk(__LINE__);
+  const std::string cache = temp_cache("shapes");
+  const std::string cls =
+      kbla::Impl::automatic_gemm_class<MatrixView, MatrixView, MatrixView>("kbla::gemm", 'N', 'N', 96, 80, 112, true);
+  EXPECT_NE(cls.find(" m 96 n 80 k 112 beta=0"), std::string::npos) << cls;
+  // 96, then 100 (a new class), then 96 again (its record).
+  for (const auto& [m, measures] : {std::pair<int, int>{96, 1}, {100, 1}, {96, 0}}) {
+    const kbla::AutomaticGemmStats before = kbla::automatic_gemm_stats();
+    run_case<Cfg, Via::Gemm>(mk, Case{'N', 'N', m, 80, 112, automatic_options(cache)});
+    const kbla::AutomaticGemmStats after = kbla::automatic_gemm_stats();
+    EXPECT_EQ(after.classes_measured, before.classes_measured + measures) << "m = " << m;
+    EXPECT_EQ(calls(after), calls(before) + 1);
+  }
+  std::remove(cache.c_str());
+}
+
 TEST(StrassenAutomatic, RecordedChoiceRuns) {
   using namespace automatic_gemm;
   Maker mk(__LINE__);

@@ -1,4 +1,4 @@
-// GemmAlgorithm::automatic: for a class of products on a device, the fastest of the classical product and the
+// GemmAlgorithm::automatic: for a shape of product on a device, the fastest of the classical product and the
 // Strassen-type algorithms the library has (strassen, strassen2, strassen_conventional and winograd with 1 and 2
 // levels each), measured once; candidates that run the same code (on the portable path strassen_conventional is
 // the strassen / strassen2 recursion) are timed once.
@@ -12,12 +12,15 @@
 // TuningMode::model_only or inside a host parallel region, the classical product; else every candidate runs on
 // the caller's A and B (read only) into a scratch C of the call's shape, and the fastest is recorded.
 //
-// Class: scalar, op(A) / op(B), the three layouts, half octaves of m, n and k, beta = 0 or not. The first call of a
-// class costs about 4 products per candidate (a warm-up, then the median of three; a candidate whose first timed
-// product is 1.5x the best so far is not repeated), and m x n scratch values; a Strassen type is chosen only when
-// it is more than 3 % faster than classical; a scratch C that cannot be allocated times nothing and runs the
-// classical product. Later calls of a class find the decision in a per-process table keyed by numbers
-// (tuning/kbla_decision_memo.hpp) instead of the choice cache's text keys.
+// Class: scalar, op(A) / op(B), the three layouts, m, n and k themselves, beta = 0 or not. Not size ranges: which
+// variant wins, and whether any beats classical, changes between nearby sizes with how the leaves fill the device's
+// waves (docs/performance.md: a rank-k product whose choice, measured 25 % smaller, lost to classical), so a choice
+// holds for the shape it was measured on. The first call of a class costs about 4 products per candidate (a
+// warm-up, then the median of three; a candidate whose first timed product is 1.5x the best so far is not
+// repeated), and m x n scratch values; a Strassen type is chosen only when it is more than 3 % faster than
+// classical; a scratch C that cannot be allocated times nothing and runs the classical product. Later calls of a
+// class find the decision in a per-process table keyed by numbers (tuning/kbla_decision_memo.hpp) instead of the
+// choice cache's text keys.
 #pragma once
 
 #include <kbla_options.hpp>
@@ -150,7 +153,7 @@ const char* automatic_gemm_layout_letter() {
   return letter ? letter : "S";
 }
 
-// e.g. "kbla::gemm automatic D NT AL BR CL m 2^13 n 2^13 k 2^12.5 beta=0" (the call: the classical candidate of
+// e.g. "kbla::gemm automatic D NT AL BR CL m 8192 n 8192 k 6144 beta=0" (the call: the classical candidate of
 // kbla::gemm routes tall & skinny shapes, that of kbla::strassen_gemm is one KokkosBlas::gemm).
 template <class AView, class BView, class CView>
 std::string automatic_gemm_class(const char* call, char tA, char tB, std::int64_t m, std::int64_t n, std::int64_t k,
@@ -160,7 +163,7 @@ std::string automatic_gemm_class(const char* call, char tA, char tB, std::int64_
   const std::string scalar = letter ? letter : "bytes" + std::to_string(sizeof(Scalar));
   return std::string(call) + " automatic " + scalar + " " + tA + tB + " A" + automatic_gemm_layout_letter<AView>() + " B" +
          automatic_gemm_layout_letter<BView>() + " C" + automatic_gemm_layout_letter<CView>() + " m " +
-         half_octaves(m) + " n " + half_octaves(n) + " k " + half_octaves(k) + (beta_zero ? " beta=0" : " beta!=0");
+         std::to_string(m) + " n " + std::to_string(n) + " k " + std::to_string(k) + (beta_zero ? " beta=0" : " beta!=0");
 }
 
 // What a Strassen-type candidate would run for the call: the code (Strassen<...>::implementation) and the levels it
@@ -174,9 +177,10 @@ struct StrassenRun {
 constexpr double kAutomaticGemmStrassenMargin = 1.03;
 
 // The decisions already made in this process for one instantiation (execution space, scalar and layouts fixed by
-// the types), keyed by what else makes the class: the call, the ops, the half octaves of m, n and k, beta = 0,
+// the types), keyed by what else makes the class: the call, the ops, m, n and k, beta = 0,
 // the device, and the tuning options that could give another answer (cache path, mode).
-using AutomaticGemmKey = std::tuple<std::string_view, char, char, int, int, int, bool, int, std::string, int>;
+using AutomaticGemmKey =
+    std::tuple<std::string_view, char, char, std::int64_t, std::int64_t, std::int64_t, bool, int, std::string, int>;
 
 // The candidate for this call. run(options, C_like) runs the product with those options into a View of C's shape
 // (the caller's C or the scratch one), on exec, without fencing; what_runs(options) is its StrassenRun.
@@ -187,9 +191,8 @@ AutomaticGemmCandidate choose_automatic_gemm(const ExecSpace& exec, const char* 
   AutomaticGemmCandidate chosen = AutomaticGemmCandidate::classical;
   const bool in_parallel_region = inside_host_parallel_region();
   static tuning::DecisionMemo<AutomaticGemmKey, AutomaticGemmCandidate> decisions;  // one per instantiation
-  const AutomaticGemmKey key{std::string_view(call), tA, tB, route_row_bucket(m), route_row_bucket(n),
-                             route_row_bucket(k), beta_zero, route_device_number(exec), options.tuning.cache_path,
-                             static_cast<int>(options.tuning.mode)};
+  const AutomaticGemmKey key{std::string_view(call), tA, tB, m, n, k, beta_zero, route_device_number(exec),
+                             options.tuning.cache_path, static_cast<int>(options.tuning.mode)};
   if (!options.deterministic && !in_parallel_region && decisions.find(key, chosen)) {
     count_automatic_gemm_call(chosen);
     return chosen;
