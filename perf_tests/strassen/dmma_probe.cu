@@ -6,7 +6,9 @@
 //    (blockIdx.z = i), each M_i added into its one or two quadrants of C by atomics (C cleared first); no workspace.
 // Two ways of filling shared memory:
 //  - cp.async stages issued by every warp (one term per operand: the classical product only), as cuBLAS's sm_90
-//    DGEMM tile does (128 x 64 blocks of 4 warps, two blocks per SM);
+//    DGEMM tile does (128 x 64 blocks of 4 warps, two blocks per SM); plain, and with the fragments of the next k8
+//    step loaded while the current one multiplies, across slab boundaries (two fragment sets in registers, about
+//    the 246 registers cuBLAS's kernel uses);
 //  - warp-specialised: producer warpgroups load a k-slab of both terms into registers, add them and store the sum
 //    once (Huang et al.'s packing with the sum formed on the way in: shared traffic as for the classical product),
 //    into a ring of slabs guarded by full / empty mbarriers; two consumer warpgroups multiply; setmaxnreg gives the
@@ -15,7 +17,7 @@
 // (mma slot t <-> k = 2t, slot t + 4 <-> k = 2t + 1) so that a B fragment pair is one 16-byte shared load; A is
 // staged k-major with rows of BM + 2 doubles (a half-warp's fragment loads then hit 16 distinct 8-byte banks).
 // C = A B, column-major, n x n (multiples of 256), random operands, all forms checked against cuBLAS.
-//   make -C perf_tests/strassen dmma_probe BUILD=DIR;  DIR/dmma_probe [n ...] [--json FILE]
+//   make -C perf_tests/strassen dmma_probe BUILD=DIR;  DIR/dmma_probe [n ...] [--only TEXT] [--json FILE]
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -223,6 +225,38 @@ __device__ __forceinline__ void multiply_slab(const double* stage, int wm, int w
   }
 }
 
+// One k8 step's fragments of a warp: B pairs (slots t, t + 4 of its columns) and A quads (see mma16n8k8).
+template <class T>
+struct Fragments {
+  double2 b[T::FN];
+  double a[T::FM][4];
+};
+
+template <class T>
+__device__ __forceinline__ void load_fragments(const double* stage, int kk, int wm, int wn, int g, int t,
+                                               Fragments<T>& f) {
+  const double* as = stage + wm * T::WM + g + (kk + 2 * t) * T::AS;
+  const double* bs = stage + T::A_TILE + (wn * T::WN + g) * T::BS + 2 * t + kk;
+#pragma unroll
+  for (int j = 0; j < T::FN; ++j) f.b[j] = *reinterpret_cast<const double2*>(bs + j * 8 * T::BS);
+#pragma unroll
+  for (int i = 0; i < T::FM; ++i) {
+    const double* ai = as + i * 16;
+    f.a[i][0] = ai[0];
+    f.a[i][1] = ai[8];
+    f.a[i][2] = ai[T::AS];
+    f.a[i][3] = ai[T::AS + 8];
+  }
+}
+
+template <class T>
+__device__ __forceinline__ void multiply_fragments(const Fragments<T>& f, double (&acc)[T::FM][T::FN][4]) {
+#pragma unroll
+  for (int i = 0; i < T::FM; ++i)
+#pragma unroll
+    for (int j = 0; j < T::FN; ++j) mma16n8k8(acc[i][j], f.a[i], f.b[j].x, f.b[j].y);
+}
+
 // This block's tile corner (m0, n0) of its product's h x h result, blocks in grouped order (GROUP_ROWS tile rows
 // sweep the tile columns together, so A panels are reused from L2), and the panels of its operand terms.
 template <class T>
@@ -311,6 +345,76 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     if (next < ktiles) copy_async<T>(pn, ld, smem + (next % T::STAGES) * T::STAGE, next * T::BK, tid);
     commit();
     multiply_slab<T>(smem + (kt % T::STAGES) * T::STAGE, wm, wn, g, t, acc);
+  }
+  wait<0>();
+  write_c<T>(pr, h, ld, C, m0, n0, wm, wn, g, t, accumulate, acc);
+}
+
+// copy_async with each operand's pieces addressed from one pointer (this thread's first piece) plus whole rows of
+// pieces, so the loop keeps two addresses live instead of one per piece.
+template <class T>
+__device__ __forceinline__ void copy_async_strided(const double* a_first, const double* b_first, int ld, double* stage,
+                                                   int tid) {
+  constexpr int A_ROWS = T::THREADS / (T::BM / 2), B_COLS = T::THREADS / (T::BK / 2);  // per step of THREADS pieces
+  static_assert(T::THREADS % (T::BM / 2) == 0 && T::THREADS % (T::BK / 2) == 0, "whole rows of pieces");
+  double* as = stage + a_shared<T>(tid);
+  double* bs = stage + T::A_TILE + b_shared<T>(tid);
+#pragma unroll
+  for (int i = 0; i < T::A_PAIRS; ++i) cp16(as + i * A_ROWS * T::AS, a_first + std::size_t(i * A_ROWS) * ld);
+#pragma unroll
+  for (int i = 0; i < T::B_PAIRS; ++i) cp16(bs + i * B_COLS * T::BS, b_first + std::size_t(i * B_COLS) * ld);
+}
+
+// The cp.async tile with the fragments of the next k8 step loaded while the current one multiplies, across slab
+// boundaries too: the block barrier sits before the last k8 step of a slab, after which that slab's stage is free
+// (every warp holds its last fragments in registers) and takes slab kt + STAGES, so all STAGES stages are in flight.
+template <class T>
+__global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
+    dmma_products_pipelined(int h, int ld, const double* __restrict__ A, const double* __restrict__ B,
+                            double* __restrict__ C, bool accumulate) {
+  static_assert(T::BK % 16 == 0, "an even number of k8 steps per slab: slab kt's first step uses buffer 0");
+  constexpr int STEPS = T::BK / 8;
+  extern __shared__ __align__(16) double smem[];
+  const Product pr = c_products[blockIdx.z];
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int wm = warp % T::WARPS_M, wn = warp / T::WARPS_M;
+  const int g = lane >> 2, t = lane & 3;
+  int m0, n0;
+  const Panels pn = block_panels<T>(pr, h, ld, A, B, m0, n0);
+  const int ktiles = h / T::BK;
+  double acc[T::FM][T::FN][4];
+  clear<T>(acc);
+  const double* a_next = pn.a0 + a_global<T>(tid, ld);  // this thread's first piece of the next slab to copy
+  const double* b_next = pn.b0 + b_global<T>(tid, ld);
+#pragma unroll
+  for (int s = 0; s < T::STAGES; ++s) {
+    if (s < ktiles) copy_async_strided<T>(a_next, b_next, ld, smem + s * T::STAGE, tid);
+    commit();
+    a_next += std::size_t(T::BK) * ld;
+    b_next += T::BK;
+  }
+  wait<T::STAGES - 1>();
+  __syncthreads();
+  Fragments<T> f[2];
+  load_fragments<T>(smem, 0, wm, wn, g, t, f[0]);
+  for (int kt = 0; kt < ktiles; ++kt) {
+    const double* stage = smem + (kt % T::STAGES) * T::STAGE;
+#pragma unroll
+    for (int step = 0; step < STEPS; ++step) {
+      if (step + 1 < STEPS) {
+        load_fragments<T>(stage, (step + 1) * 8, wm, wn, g, t, f[(step + 1) & 1]);
+      } else {
+        wait<T::STAGES - 2>();  // slab kt + 1 has landed
+        __syncthreads();        // and every warp is done reading slab kt
+        if (kt + T::STAGES < ktiles) copy_async_strided<T>(a_next, b_next, ld, smem + (kt % T::STAGES) * T::STAGE, tid);
+        commit();
+        a_next += std::size_t(T::BK) * ld;
+        b_next += T::BK;
+        if (kt + 1 < ktiles)
+          load_fragments<T>(smem + ((kt + 1) % T::STAGES) * T::STAGE, 0, wm, wn, g, t, f[(step + 1) & 1]);
+      }
+      multiply_fragments<T>(f[step & 1], acc);
+    }
   }
   wait<0>();
   write_c<T>(pr, h, ld, C, m0, n0, wm, wn, g, t, accumulate, acc);
@@ -432,7 +536,7 @@ struct Form {
   int registers, smem;
 };
 
-template <class T, bool Specialized = false>
+template <class T, bool Specialized = false, bool Pipelined = false>
 Form make_form(const std::string& name, bool fused) {
   using Kernel = void (*)(int, int, const double*, const double*, double*, bool);
   Kernel kernel;
@@ -444,7 +548,7 @@ Form make_form(const std::string& name, bool fused) {
     threads = T::BLOCK_THREADS;
     CK(cudaFuncSetAttribute(measured, cudaFuncAttributeMaxDynamicSharedMemorySize, T::SMEM));
   } else {
-    kernel = dmma_products<T>;
+    kernel = Pipelined ? dmma_products_pipelined<T> : dmma_products<T>;
     threads = T::THREADS;
   }
   CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, T::SMEM));
@@ -475,9 +579,12 @@ Form make_form(const std::string& name, bool fused) {
 int main(int argc, char** argv) {
   std::vector<int> sizes;
   const char* json = nullptr;
+  std::string only;  // --only TEXT: the forms whose names contain TEXT
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--json" && i + 1 < argc)
       json = argv[++i];
+    else if (std::string(argv[i]) == "--only" && i + 1 < argc)
+      only = argv[++i];
     else
       sizes.push_back(atoi(argv[i]));
   }
@@ -502,11 +609,15 @@ int main(int argc, char** argv) {
 
   std::vector<Form> forms = {
       make_form<Async64>("classical, cp.async 128x64 (4 warps, 2 blocks/SM), 3 slabs of 16", false),
+      make_form<Async64, false, true>("classical, cp.async 128x64, fragments double-buffered", false),
       make_form<One16, true>("classical, 1 producer WG, 4 slabs of 16", false),
       make_form<One16, true>("fused 1L, 1 producer WG (152/176 regs), 4 slabs of 16", true),
       make_form<Two16, true>("fused 1L, 2 producer WGs (80/168 regs), 4 slabs of 16", true),
 
   };
+  forms.erase(std::remove_if(forms.begin(), forms.end(),
+                             [&](const Form& f) { return f.name.find(only) == std::string::npos; }),
+              forms.end());
   for (const Form& f : forms) printf("form %-60s %3d registers, %6d bytes shared\n", f.name.c_str(), f.registers, f.smem);
   std::string rows;
   for (int n : sizes) {  // per size: errors, timings, ring waits, rows
