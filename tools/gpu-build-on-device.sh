@@ -26,7 +26,8 @@
 #   raw       the full tall & skinny raw sweeps, D and Z on GPU 0, S and C on GPU 1 (each 2-3 minutes on an H200)
 #   mpi       the MPI ctests, then perf_tests/eigen/run_mpi_scaling.sh with the route variants (2 GPUs)
 #   mpitest   the MPI ctests only (one GPU is enough: ranks then share it)
-#   automatic GPU 0: kbla_bench_gemm_automatic, square / rank-k / panel shapes, FP32 and FP64, 512 to 20480
+#   automatic GPU 0: kbla_bench_gemm_automatic, square / rank-k / panel shapes, FP32 and FP64, 512 to 20480 (the
+#            canonical run; 60 shapes measured, about 150 s on an H200)
 #   model     GPU 1: the tall & skinny benchmark with measuring off; GPU 0: the portable benchmark
 #   portable  build-gpu/portable (CUDA kernels off: the portable kernels and their route on the GPU): the unit
 #             tests and the portable benchmark, built and run (about 5 minutes on 16 cores)
@@ -146,7 +147,8 @@ mpitest)
 automatic)
   step automatic
   CUDA_VISIBLE_DEVICES=0 timeout 400 $B/perf_tests/strassen/kbla_bench_gemm_automatic \
-    --sizes 512,1024,2048,4096,8192,16384,20480 --json $OUT/gemm_automatic.json > $OUT/gemm_automatic.log 2>&1
+    --sizes 512,1024,2048,3072,4096,6144,8192,10240,12288,16384,20480 --reps 11 --json $OUT/gemm_automatic.json \
+    > $OUT/gemm_automatic.log 2>&1
   echo "automatic rc $?"; tail -50 $OUT/gemm_automatic.log ;;
 model)  # GPU 1: model-only tall & skinny; GPU 0: portable bench (CUDA off)
   step model

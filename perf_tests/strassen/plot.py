@@ -19,7 +19,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-ORDER = ["cublas", "simt_gemm", "fused_1L", "hybrid_2L", "conventional_1L", "conventional_2L", "winograd"]
+ORDER = ["cublas", "simt_gemm", "fused_1L", "hybrid_2L", "conventional_1L", "conventional_2L", "winograd", "auto"]
+# "auto": kbla::gemm with GemmAlgorithm::automatic (merged in from kbla_bench_gemm_automatic), drawn over the rest.
+AUTO_STYLE = {"color": "k", "lw": 2.2, "marker": "s", "ms": 3, "zorder": 5}
 
 
 def xval(r):
@@ -69,7 +71,8 @@ def summary(d, path):
                     pts = sorted((xval(r), r["ratio_to_cublas"]) for r in rows
                                  if r["algorithm"] == alg and r["status"] == "ok" and r.get("ratio_to_cublas"))
                     if pts:
-                        ax.plot(*zip(*pts), color=col, marker="o", ms=2, label=alg)
+                        style = AUTO_STYLE if alg == "auto" else {"color": col, "marker": "o", "ms": 2}
+                        ax.plot(*zip(*pts), label=alg, **style)
             if shape == "error":
                 ax.set_title("%s square: max normalized error" % prec.upper(), fontsize=9)
                 ax.set_xlabel("m = n = k")
