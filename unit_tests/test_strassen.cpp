@@ -562,6 +562,27 @@ TEST(StrassenAutomatic, RecordedChoiceRuns) {
   std::remove(cache.c_str());
 }
 
+// The decision a thread used last is only reused for the same class: another cache file is another class.
+TEST(StrassenAutomatic, EachCacheFileKeepsItsOwnChoice) {
+  using namespace automatic_gemm;
+  Maker mk(__LINE__);
+  const std::string first = temp_cache("first"), second = temp_cache("second");
+  const int m = 64, n = 72, k = 80;
+  kbla::GemmOptions in_first = automatic_options(first), in_second = automatic_options(second);
+  in_first.winograd_tau = in_second.winograd_tau = 16;  // two Winograd levels fit this shape on every backend
+  record_choice(first, m, n, k, "classical");
+  record_choice(second, m, n, k, "winograd2");
+  const kbla::AutomaticGemmStats before = kbla::automatic_gemm_stats();
+  for (const kbla::GemmOptions* o : {&in_first, &in_second, &in_first, &in_second})
+    run_case<Cfg, Via::Gemm>(mk, Case{'N', 'N', m, n, k, *o});
+  const kbla::AutomaticGemmStats after = kbla::automatic_gemm_stats();
+  EXPECT_EQ(after.classical_chosen, before.classical_chosen + 2);
+  EXPECT_EQ(after.winograd2_chosen, before.winograd2_chosen + 2);
+  EXPECT_EQ(after.classes_measured, before.classes_measured);
+  std::remove(first.c_str());
+  std::remove(second.c_str());
+}
+
 // Below its recursion threshold a Strassen type is the classical product plus its own costs, and two levels asked
 // for where only one fits are the one-level variant: neither is a candidate, even when a cache names it.
 TEST(StrassenAutomatic, TypesThatWouldNotRecurseAreNoCandidates) {
