@@ -318,6 +318,14 @@ __device__ __forceinline__ void write_c(const Product& pr, int h, int ld, double
   }
 }
 
+// Where a thread's warp sits in the block's tile (wm, wn) and the thread in its fragments (g, t).
+template <class T>
+struct WarpPlace {
+  int wm, wn, g, t;
+  __device__ explicit WarpPlace(int tid)
+      : wm((tid >> 5) % T::WARPS_M), wn((tid >> 5) / T::WARPS_M), g((tid & 31) >> 2), t(tid & 3) {}
+};
+
 // Every warp multiplies; all threads issue the cp.async stages (one term per operand: the classical product).
 template <class T>
 __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
@@ -325,9 +333,8 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
                   bool accumulate) {
   extern __shared__ __align__(16) double smem[];
   const Product pr = c_products[blockIdx.z];
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int wm = warp % T::WARPS_M, wn = warp / T::WARPS_M;
-  const int g = lane >> 2, t = lane & 3;
+  const int tid = threadIdx.x;
+  const WarpPlace<T> at(tid);
   int m0, n0;
   const Panels pn = block_panels<T>(pr, h, ld, A, B, m0, n0);
   const int ktiles = h / T::BK;
@@ -344,10 +351,10 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     const int next = kt + T::STAGES - 1;
     if (next < ktiles) copy_async<T>(pn, ld, smem + (next % T::STAGES) * T::STAGE, next * T::BK, tid);
     commit();
-    multiply_slab<T>(smem + (kt % T::STAGES) * T::STAGE, wm, wn, g, t, acc);
+    multiply_slab<T>(smem + (kt % T::STAGES) * T::STAGE, at.wm, at.wn, at.g, at.t, acc);
   }
   wait<0>();
-  write_c<T>(pr, h, ld, C, m0, n0, wm, wn, g, t, accumulate, acc);
+  write_c<T>(pr, h, ld, C, m0, n0, at.wm, at.wn, at.g, at.t, accumulate, acc);
 }
 
 // copy_async with each operand's pieces addressed from one pointer (this thread's first piece) plus whole rows of
@@ -376,9 +383,8 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
   constexpr int STEPS = T::BK / 8;
   extern __shared__ __align__(16) double smem[];
   const Product pr = c_products[blockIdx.z];
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int wm = warp % T::WARPS_M, wn = warp / T::WARPS_M;
-  const int g = lane >> 2, t = lane & 3;
+  const int tid = threadIdx.x;
+  const WarpPlace<T> at(tid);
   int m0, n0;
   const Panels pn = block_panels<T>(pr, h, ld, A, B, m0, n0);
   const int ktiles = h / T::BK;
@@ -396,13 +402,13 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
   wait<T::STAGES - 1>();
   __syncthreads();
   Fragments<T> f[2];
-  load_fragments<T>(smem, 0, wm, wn, g, t, f[0]);
+  load_fragments<T>(smem, 0, at.wm, at.wn, at.g, at.t, f[0]);
   for (int kt = 0; kt < ktiles; ++kt) {
     const double* stage = smem + (kt % T::STAGES) * T::STAGE;
 #pragma unroll
     for (int step = 0; step < STEPS; ++step) {
       if (step + 1 < STEPS) {
-        load_fragments<T>(stage, (step + 1) * 8, wm, wn, g, t, f[(step + 1) & 1]);
+        load_fragments<T>(stage, (step + 1) * 8, at.wm, at.wn, at.g, at.t, f[(step + 1) & 1]);
       } else {
         wait<T::STAGES - 2>();  // slab kt + 1 has landed
         __syncthreads();        // and every warp is done reading slab kt
@@ -411,13 +417,14 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
         a_next += std::size_t(T::BK) * ld;
         b_next += T::BK;
         if (kt + 1 < ktiles)
-          load_fragments<T>(smem + ((kt + 1) % T::STAGES) * T::STAGE, 0, wm, wn, g, t, f[(step + 1) & 1]);
+          load_fragments<T>(smem + ((kt + 1) % T::STAGES) * T::STAGE, 0, at.wm, at.wn, at.g, at.t,
+                            f[(step + 1) & 1]);
       }
       multiply_fragments<T>(f[step & 1], acc);
     }
   }
   wait<0>();
-  write_c<T>(pr, h, ld, C, m0, n0, wm, wn, g, t, accumulate, acc);
+  write_c<T>(pr, h, ld, C, m0, n0, at.wm, at.wn, at.g, at.t, accumulate, acc);
 }
 
 __device__ __forceinline__ unsigned shared_address(const void* p) {
