@@ -314,3 +314,17 @@ TEST(DecisionMemo, FindsWhatWasRecordedUnderItsKeyOnly) {
       EXPECT_EQ(value, 1000 * t + i);
     }
 }
+
+// A thread's last decision belongs to the memo it was found in: a new memo (here most likely at the address of the
+// one before) starts empty.
+TEST(DecisionMemo, ANewMemoKnowsNothingOfAnOldOne) {
+  using Key = std::tuple<int, std::string>;
+  int value = -1;
+  for (int round = 0; round < 3; ++round) {
+    kbla::tuning::DecisionMemo<Key, int> memo;
+    EXPECT_FALSE(memo.find(Key{5, "same"}, value)) << "round " << round;
+    memo.record(Key{5, "same"}, round);
+    ASSERT_TRUE(memo.find(Key{5, "same"}, value));
+    EXPECT_EQ(value, round);
+  }
+}

@@ -181,22 +181,6 @@ constexpr double kAutomaticGemmStrassenMargin = 1.03;
 using AutomaticGemmKey =
     std::tuple<std::string_view, char, char, std::int64_t, std::int64_t, std::int64_t, bool, int, std::string, int>;
 
-// One recorded decision and its key, compared field by field (no key built) against the next call's.
-struct AutomaticGemmLastDecision {
-  AutomaticGemmKey key;
-  AutomaticGemmCandidate chosen = AutomaticGemmCandidate::classical;
-  bool valid = false;
-  AutomaticGemmLastDecision() = default;
-  AutomaticGemmLastDecision(const AutomaticGemmKey& k, AutomaticGemmCandidate c) : key(k), chosen(c), valid(true) {}
-  bool matches(std::string_view call, char tA, char tB, std::int64_t m, std::int64_t n, std::int64_t k,
-               bool beta_zero, int device, const std::string& cache_path, int mode) const {
-    return valid && std::get<3>(key) == m && std::get<4>(key) == n && std::get<5>(key) == k &&
-           std::get<1>(key) == tA && std::get<2>(key) == tB && std::get<6>(key) == beta_zero &&
-           std::get<7>(key) == device && std::get<9>(key) == mode && std::get<0>(key) == call &&
-           std::get<8>(key) == cache_path;
-  }
-};
-
 // The candidate for this call. run(options, C_like) runs the product with those options into a View of C's shape
 // (the caller's C or the scratch one), on exec, without fencing; what_runs(options) is its StrassenRun.
 template <class ExecSpace, class AView, class BView, class CView, class Run, class WhatRuns>
@@ -206,20 +190,9 @@ AutomaticGemmCandidate choose_automatic_gemm(const ExecSpace& exec, const char* 
   AutomaticGemmCandidate chosen = AutomaticGemmCandidate::classical;
   const bool in_parallel_region = inside_host_parallel_region();
   static tuning::DecisionMemo<AutomaticGemmKey, AutomaticGemmCandidate> decisions;  // one per instantiation
-  // The decision this thread found last for this instantiation (decisions are final once recorded): a call that
-  // repeats the previous one's class, the usual case, skips the table's lock and lookup and copies no string.
-  static thread_local AutomaticGemmLastDecision last;
-  const int device = route_device_number(exec);
-  const int mode_number = static_cast<int>(options.tuning.mode);
-  const bool may_follow = !options.deterministic && !in_parallel_region;
-  if (may_follow && last.matches(call, tA, tB, m, n, k, beta_zero, device, options.tuning.cache_path, mode_number)) {
-    count_automatic_gemm_call(last.chosen);
-    return last.chosen;
-  }
-  const AutomaticGemmKey key{std::string_view(call), tA, tB, m, n, k, beta_zero, device, options.tuning.cache_path,
-                             mode_number};
-  if (may_follow && decisions.find(key, chosen)) {
-    last = AutomaticGemmLastDecision{key, chosen};
+  const AutomaticGemmKey key{std::string_view(call), tA, tB, m, n, k, beta_zero, route_device_number(exec),
+                             options.tuning.cache_path, static_cast<int>(options.tuning.mode)};
+  if (!options.deterministic && !in_parallel_region && decisions.find(key, chosen)) {
     count_automatic_gemm_call(chosen);
     return chosen;
   }
