@@ -80,8 +80,7 @@ void gemm(const ExecSpace& exec, const char transA[], const char transB[],
     };
     const Impl::AutomaticGemmCandidate c = Impl::choose_automatic_gemm<ExecSpace, AViewType, BViewType, CViewType>(
         exec, call, s.tA, s.tB, s.m, s.n, s.k, beta == Scalar(0), resolved, run, [&](const GemmOptions& o) {
-          using Spec = Impl::Strassen<ExecSpace, AViewType, BViewType, CViewType>;
-          return Impl::StrassenRun{Spec::implementation(o, A, B, C), Spec::levels_run(o, A, B, C, s.m, s.n, s.k)};
+          return Impl::strassen_run<ExecSpace>(o, A, B, C, s);
         });
     resolved = Impl::automatic_gemm_options(resolved, c);
   }

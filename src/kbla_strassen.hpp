@@ -59,6 +59,15 @@ std::size_t strassen_workspace_total(const GemmOptions& options, std::int64_t m,
                   StrassenTplWorkspace<ExecSpace, Scalar>::bytes(options, m, n, k));
 }
 
+// What a Strassen-type call with these options runs for the operands: its code and the levels it recurses
+// (GemmAlgorithm::automatic compares candidates by it).
+template <class ExecSpace, class AViewType, class BViewType, class CViewType>
+StrassenRun strassen_run(const GemmOptions& options, const AViewType& A, const BViewType& B, const CViewType& C,
+                         const GemmShape& s) {
+  using Spec = Strassen<ExecSpace, AViewType, BViewType, CViewType>;
+  return StrassenRun{Spec::implementation(options, A, B, C), Spec::levels_run(options, A, B, C, s.m, s.n, s.k)};
+}
+
 // Options of a Strassen-type call, checked with the other arguments (before anything is written).
 template <class ExecSpace, class Scalar>
 void check_strassen_call(const char* call, const GemmOptions& options, const GemmShape& s) {
@@ -103,8 +112,7 @@ void strassen_gemm(const ExecSpace& exec, const char transA[], const char transB
     };
     const Impl::AutomaticGemmCandidate c = Impl::choose_automatic_gemm<ExecSpace, AViewType, BViewType, CViewType>(
         exec, call, s.tA, s.tB, s.m, s.n, s.k, beta == Scalar(0), resolved, run, [&](const GemmOptions& o) {
-          using Spec = Impl::Strassen<ExecSpace, AViewType, BViewType, CViewType>;
-          return Impl::StrassenRun{Spec::implementation(o, A, B, C), Spec::levels_run(o, A, B, C, s.m, s.n, s.k)};
+          return Impl::strassen_run<ExecSpace>(o, A, B, C, s);
         });
     resolved = Impl::automatic_gemm_options(resolved, c);
   }
